@@ -1,0 +1,99 @@
+"""Audio values and the lossless 16-bit FLAC codec used on the wire.
+
+Every clip that comes from the wire goes through `decode_flac`, which checks
+size, container, sample rate, channels, length and finiteness before the
+samples reach any model. The sample rate is always read from the audio.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from math import gcd
+
+import numpy as np
+import soundfile as sf
+from scipy.signal import resample_poly
+
+from lib.errors import WireError
+
+MIN_SAMPLE_RATE = 8_000
+MAX_SAMPLE_RATE = 48_000
+MAX_CHANNELS = 2
+FLAC_MAGIC = b"fLaC"
+
+
+@dataclass(frozen=True)
+class Audio:
+    """Float32 mono samples in [-1, 1] at `sample_rate` Hz."""
+
+    samples: np.ndarray
+    sample_rate: int
+
+    def __post_init__(self) -> None:
+        samples = np.ascontiguousarray(np.asarray(self.samples, dtype=np.float32).reshape(-1))
+        object.__setattr__(self, "samples", samples)
+        object.__setattr__(self, "sample_rate", int(self.sample_rate))
+
+    @property
+    def seconds(self) -> float:
+        return len(self.samples) / self.sample_rate if self.sample_rate else 0.0
+
+
+def check_audio(audio: Audio, *, max_seconds: float, min_seconds: float = 0.0) -> Audio:
+    """Raise WireError unless `audio` has a sane rate, length and finite samples."""
+    if not MIN_SAMPLE_RATE <= audio.sample_rate <= MAX_SAMPLE_RATE:
+        raise WireError(
+            f"sample rate {audio.sample_rate} Hz is outside {MIN_SAMPLE_RATE}-{MAX_SAMPLE_RATE} Hz"
+        )
+    if audio.seconds > max_seconds:
+        raise WireError(f"audio is {audio.seconds:.2f} s long; the limit is {max_seconds:g} s")
+    if audio.seconds < min_seconds:
+        raise WireError(f"audio is {audio.seconds:.2f} s long; at least {min_seconds:g} s is needed")
+    if not np.isfinite(audio.samples).all():
+        raise WireError("audio contains NaN or infinite samples")
+    return audio
+
+
+def encode_flac(audio: Audio, *, max_seconds: float = 600.0) -> bytes:
+    """Lossless 16-bit FLAC bytes of `audio` (samples are clipped to [-1, 1])."""
+    check_audio(audio, max_seconds=max_seconds)
+    buffer = io.BytesIO()
+    sf.write(buffer, np.clip(audio.samples, -1.0, 1.0), audio.sample_rate, format="FLAC", subtype="PCM_16")
+    return buffer.getvalue()
+
+
+def decode_flac(data: bytes, *, max_seconds: float, max_bytes: int, min_seconds: float = 0.0) -> Audio:
+    """Decode and validate FLAC bytes from the wire; stereo is mixed down to mono."""
+    if len(data) > max_bytes:
+        raise WireError(f"audio is {len(data)} bytes; the limit is {max_bytes}", status=413)
+    if not data.startswith(FLAC_MAGIC):
+        raise WireError("audio is not a FLAC stream")
+    try:
+        with sf.SoundFile(io.BytesIO(data)) as stream:
+            rate, channels = stream.samplerate, stream.channels
+            if not MIN_SAMPLE_RATE <= rate <= MAX_SAMPLE_RATE:
+                raise WireError(f"sample rate {rate} Hz is outside {MIN_SAMPLE_RATE}-{MAX_SAMPLE_RATE} Hz")
+            if channels > MAX_CHANNELS:
+                raise WireError(f"audio has {channels} channels; at most {MAX_CHANNELS} are accepted")
+            # Read at most one frame past the limit, whatever the header claims,
+            # so a lying header cannot make us decode an unbounded stream.
+            limit = int(max_seconds * rate) + 1
+            frames = stream.read(frames=limit, dtype="float32", always_2d=True)
+    except sf.LibsndfileError:
+        raise WireError("audio could not be decoded as FLAC") from None
+    audio = Audio(frames.mean(axis=1), rate)
+    return check_audio(audio, max_seconds=max_seconds, min_seconds=min_seconds)
+
+
+def resample(audio: Audio, sample_rate: int) -> Audio:
+    """Polyphase resampling to `sample_rate` (a no-op when the rate matches)."""
+    if audio.sample_rate == sample_rate:
+        return audio
+    g = gcd(audio.sample_rate, sample_rate)
+    samples = resample_poly(audio.samples, sample_rate // g, audio.sample_rate // g)
+    return Audio(samples.astype(np.float32), sample_rate)
+
+
+def pcm16(audio: Audio) -> np.ndarray:
+    """The int16 samples FLAC actually carries: what 'the same audio' means on the wire."""
+    return np.round(np.clip(audio.samples, -1.0, 1.0) * 32767.0).astype(np.int16)

@@ -1,0 +1,25 @@
+"""One typed error for everything that crosses the wire or a flag.
+
+Its message is a single line meant for a person (no traceback, no payload
+echo), and it carries the HTTP status the miner answers with.
+"""
+from __future__ import annotations
+
+
+class WireError(ValueError):
+    """Hostile or malformed input: limits, undecodable audio, bad fields."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(" ".join(str(message).split()))
+        self.status = status
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class BackendError(RuntimeError):
+    """A generation backend could not be loaded or failed on a request."""
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).split()))

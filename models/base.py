@@ -1,0 +1,48 @@
+"""The one small interface per kind of generation backend.
+
+A backend loads once, picks its device once, and is then called from worker
+threads; it returns float32 mono `Audio` and never touches the filesystem
+with anything that came from the wire.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Optional
+
+from lib.audio import Audio
+
+__all__ = ["Audio", "Backend", "SpeechSynthesizer", "VoiceCloner", "MusicGenerator"]
+
+
+class Backend(ABC):
+    """What every backend reports for the response metadata."""
+
+    model_id: str = "unknown"
+    device: str = "cpu"
+
+    def warmup(self) -> None:
+        """Run one tiny request so the first real one is not a cold start."""
+
+
+class SpeechSynthesizer(Backend):
+    @abstractmethod
+    def synthesize(self, text: str, *, voice: Optional[str] = None, seed: int = 0) -> Audio:
+        """Speak `text`; `voice` is a backend-specific voice name or None for the default."""
+
+    def warmup(self) -> None:
+        self.synthesize("Warm up.", seed=0)
+
+
+class VoiceCloner(Backend):
+    @abstractmethod
+    def clone(self, text: str, reference: Audio, reference_text: str, *, seed: int = 0) -> Audio:
+        """Speak `text` in the voice of `reference` (whose transcript is `reference_text`)."""
+
+
+class MusicGenerator(Backend):
+    @abstractmethod
+    def generate(self, prompt: str, seconds: float, *, seed: int = 0) -> Audio:
+        """Render about `seconds` of music described by `prompt`."""
+
+    def warmup(self) -> None:
+        self.generate("warm up", 1.0, seed=0)
