@@ -20,6 +20,7 @@ MIN_SAMPLE_RATE = 8_000
 MAX_SAMPLE_RATE = 48_000
 MAX_CHANNELS = 2
 FLAC_MAGIC = b"fLaC"
+PCM16_SCALE = 32767.0
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def encode_flac(audio: Audio, *, max_seconds: float = 600.0) -> bytes:
     """Lossless 16-bit FLAC bytes of `audio` (samples are clipped to [-1, 1])."""
     check_audio(audio, max_seconds=max_seconds)
     buffer = io.BytesIO()
-    sf.write(buffer, np.clip(audio.samples, -1.0, 1.0), audio.sample_rate, format="FLAC", subtype="PCM_16")
+    sf.write(buffer, pcm16(audio), audio.sample_rate, format="FLAC", subtype="PCM_16")
     return buffer.getvalue()
 
 
@@ -78,10 +79,10 @@ def decode_flac(data: bytes, *, max_seconds: float, max_bytes: int, min_seconds:
             # Read at most one frame past the limit, whatever the header claims,
             # so a lying header cannot make us decode an unbounded stream.
             limit = int(max_seconds * rate) + 1
-            frames = stream.read(frames=limit, dtype="float32", always_2d=True)
+            frames = stream.read(frames=limit, dtype="int16", always_2d=True)
     except sf.LibsndfileError:
         raise WireError("audio could not be decoded as FLAC") from None
-    audio = Audio(frames.mean(axis=1), rate)
+    audio = Audio(frames.mean(axis=1, dtype=np.float64) / PCM16_SCALE, rate)
     return check_audio(audio, max_seconds=max_seconds, min_seconds=min_seconds)
 
 
@@ -95,5 +96,6 @@ def resample(audio: Audio, sample_rate: int) -> Audio:
 
 
 def pcm16(audio: Audio) -> np.ndarray:
-    """The int16 samples FLAC actually carries: what 'the same audio' means on the wire."""
-    return np.round(np.clip(audio.samples, -1.0, 1.0) * 32767.0).astype(np.int16)
+    """The int16 samples FLAC actually carries: what 'the same audio' means on the wire.
+    One scale (32767) both ways makes encode -> decode -> pcm16 exact."""
+    return np.round(np.clip(audio.samples, -1.0, 1.0) * PCM16_SCALE).astype(np.int16)

@@ -1,0 +1,102 @@
+"""btauth/1 both ways, and who may call a miner.
+
+Requests are signed by the validator's hotkey for the miner's hotkey.
+Responses are signed by the miner's hotkey for the validator under the
+pseudo-method RESPONSE, so a signed response can never be replayed as a
+request (the method is part of the signed payload).
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
+
+import bittensor as bt
+
+from lib.errors import WireError
+
+RESPONSE_METHOD = "RESPONSE"
+_http_auth = bt.http_auth
+
+
+def sign_request(wallet, path: str, body: bytes, miner_hotkey: str) -> dict[str, str]:
+    return _http_auth.sign(wallet, method="POST", path=path, body=body, receiver_ss58=miner_hotkey)
+
+
+def sign_response(wallet, path: str, body: bytes, validator_hotkey: str) -> dict[str, str]:
+    return _http_auth.sign(wallet, method=RESPONSE_METHOD, path=path, body=body, receiver_ss58=validator_hotkey)
+
+
+def _verify(headers: Mapping[str, str], body: bytes, *, method: str, path: str, self_hotkey: str, nonce_store) -> str:
+    try:
+        caller = _http_auth.verify(
+            headers, body, method=method, path=path, self_hotkey_ss58=self_hotkey, nonce_store=nonce_store
+        )
+    except _http_auth.AuthError as error:
+        raise WireError(f"authentication failed ({type(error).__name__}): {error}", status=401) from None
+    return caller.hotkey_ss58
+
+
+def verify_request(headers: Mapping[str, str], body: bytes, path: str, self_hotkey: str, nonce_store) -> str:
+    """The authenticated caller's hotkey, or WireError(401)."""
+    return _verify(headers, body, method="POST", path=path, self_hotkey=self_hotkey, nonce_store=nonce_store)
+
+
+def verify_response(
+    headers: Mapping[str, str], body: bytes, path: str, *, miner_hotkey: str, self_hotkey: str, nonce_store
+) -> None:
+    """Raise WireError(401) unless the response is signed by `miner_hotkey` for us."""
+    signer = _verify(headers, body, method=RESPONSE_METHOD, path=path, self_hotkey=self_hotkey, nonce_store=nonce_store)
+    if signer != miner_hotkey:
+        raise WireError("response was signed by a different hotkey than the miner's", status=401)
+
+
+@dataclass(frozen=True)
+class Member:
+    uid: int
+    stake: float
+    validator_permit: bool
+
+
+def members_of(metagraph: bt.Metagraph) -> dict[str, Member]:
+    return {
+        n.hotkey: Member(n.uid, float(n.total_stake.tao), bool(n.validator_permit)) for n in metagraph.neurons
+    }
+
+
+@dataclass
+class AccessPolicy:
+    """Registered, permitted and staked callers only; a sliding-window rate limit per hotkey."""
+
+    min_stake: float = 0.0
+    require_permit: bool = True
+    rate_limit: int = 120
+    rate_window_s: float = 60.0
+    members: dict[str, Member] = field(default_factory=dict)
+    _recent: dict[str, deque] = field(default_factory=dict, repr=False)
+
+    def update(self, metagraph: bt.Metagraph) -> None:
+        self.members = members_of(metagraph)
+        # Forget callers that left the metagraph so the table stays bounded.
+        for hotkey in list(self._recent):
+            if hotkey not in self.members:
+                del self._recent[hotkey]
+
+    def admit(self, hotkey: str, now: Optional[float] = None) -> float:
+        """The caller's priority (its stake), or WireError 403/429."""
+        member = self.members.get(hotkey)
+        if member is None:
+            raise WireError("caller hotkey is not registered on this subnet", status=403)
+        if self.require_permit and not member.validator_permit:
+            raise WireError("caller has no validator permit", status=403)
+        if member.stake < self.min_stake:
+            raise WireError(f"caller stake {member.stake:g} is below the minimum {self.min_stake:g}", status=403)
+        now = time.monotonic() if now is None else now
+        window = self._recent.setdefault(hotkey, deque())
+        while window and window[0] <= now - self.rate_window_s:
+            window.popleft()
+        if len(window) >= self.rate_limit:
+            raise WireError(f"rate limit: at most {self.rate_limit} requests per {self.rate_window_s:g} s", status=429)
+        window.append(now)
+        return member.stake

@@ -1,0 +1,205 @@
+"""Processes of a local subnet: offline chain file, wallets, miners, validator.
+
+Used by `audionet-localnet` and by the end-to-end tests, so both run the very
+same processes a user would start by hand.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Optional
+
+import httpx
+
+from lib.chain import OfflineChain
+from lib.wallet import create_wallet
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NETUID = 1
+VALIDATOR_STAKE = 1000.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class MinerProcess:
+    name: str
+    uid: int
+    hotkey: str
+    port: int
+    models: dict
+    process: subprocess.Popen
+    log_path: str
+
+
+@dataclass
+class LocalNet:
+    workdir: str
+    block_seconds: float = 1.0
+    miners: list[MinerProcess] = field(default_factory=list)
+    validator_uid: Optional[int] = None
+    validator_hotkey: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        os.makedirs(self.logs_dir, exist_ok=True)
+        self.chain_path = os.path.join(self.workdir, "chain.sqlite")
+        self.wallets = os.path.join(self.workdir, "wallets")
+        self.state_dir = os.path.join(self.workdir, "validator")
+        self.chain = OfflineChain(self.chain_path, NETUID, block_seconds=self.block_seconds)
+
+    @property
+    def logs_dir(self) -> str:
+        return os.path.join(self.workdir, "logs")
+
+    def common_args(self, name: str) -> list[str]:
+        return ["--netuid", str(NETUID), "--subtensor.network", f"offline:{self.chain_path}",
+                "--wallet.name", name, "--wallet.hotkey", "default", "--wallet.path", self.wallets]
+
+    def add_validator(self, name: str = "validator") -> str:
+        wallet = create_wallet(name, "default", self.wallets)
+        self.validator_hotkey = wallet.hotkey.ss58_address
+        self.validator_uid = self.chain.register(
+            self.validator_hotkey, wallet.coldkeypub.ss58_address, stake=VALIDATOR_STAKE, validator_permit=True
+        )
+        return self.validator_hotkey
+
+    def add_miner(self, name: str, models: Optional[dict] = None, extra_args: tuple = ()) -> MinerProcess:
+        wallet = create_wallet(name, "default", self.wallets)
+        hotkey = wallet.hotkey.ss58_address
+        uid = self.chain.register(hotkey, wallet.coldkeypub.ss58_address)
+        port = free_port()
+        args = self.common_args(name) + ["--axon.ip", "127.0.0.1", "--axon.port", str(port),
+                                         "--miner.sync_interval", "2"]
+        for service, spec in (models or {}).items():
+            args += [f"--{service}.model", spec]
+        log_path = os.path.join(self.logs_dir, f"{name}.log")
+        process = self._spawn("neurons.miner", args + list(extra_args), log_path)
+        miner = MinerProcess(name, uid, hotkey, port, dict(models or {}), process, log_path)
+        self.miners.append(miner)
+        return miner
+
+    def _spawn(self, module: str, args: list[str], log_path: str) -> subprocess.Popen:
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        with open(log_path, "ab") as log:
+            return subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env=env, stdout=log,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def wait_ready(self, timeout: float = 120.0) -> None:
+        """Block until every miner answers /v1/health (or raise with its log tail)."""
+        deadline = time.monotonic() + timeout
+        pending = list(self.miners)
+        while pending:
+            for miner in list(pending):
+                if miner.process.poll() is not None:
+                    raise RuntimeError(f"{miner.name} exited with {miner.process.returncode}:\n{tail(miner.log_path)}")
+                try:
+                    if httpx.get(f"http://127.0.0.1:{miner.port}/v1/health", timeout=1.0).status_code == 200:
+                        pending.remove(miner)
+                except httpx.HTTPError:
+                    pass
+            if pending and time.monotonic() > deadline:
+                raise TimeoutError(f"miners not ready after {timeout:g} s: {[m.name for m in pending]}")
+            time.sleep(0.3)
+
+    def validator_command(self, rounds: int, extra_args: tuple | list = ()) -> list[str]:
+        return self.common_args("validator") + [
+            "--neuron.state_dir", self.state_dir, "--neuron.rounds", str(rounds), "--neuron.epoch_length", "1",
+            "--neuron.round_interval", "1", *extra_args,
+        ]
+
+    def start_validator(self, rounds: int, extra_args: tuple | list = ()) -> subprocess.Popen:
+        return self._spawn("neurons.validator", self.validator_command(rounds, extra_args),
+                           os.path.join(self.logs_dir, "validator.log"))
+
+    def run_validator(self, rounds: int, extra_args: tuple | list = (), timeout: float = 900.0) -> int:
+        """Run the validator for `rounds` rounds with a progress bar; its exit code."""
+        from rich.progress import Progress
+
+        process = self.start_validator(rounds, extra_args)
+        deadline = time.monotonic() + timeout
+        with Progress(transient=True) as progress:
+            task = progress.add_task("validator rounds", total=rounds)
+            while process.poll() is None and time.monotonic() < deadline:
+                progress.update(task, completed=len(self.round_records()))
+                time.sleep(0.5)
+        if process.poll() is None:
+            stop_process(process)
+            return 124
+        return process.returncode
+
+    def round_records(self) -> list[dict]:
+        path = os.path.join(self.state_dir, "rounds.jsonl")
+        if not os.path.exists(path):
+            return []
+        with open(path) as handle:
+            return [json.loads(line) for line in handle if line.strip()]
+
+    def report(self) -> dict:
+        """Scores from the validator, weights from the chain, latency from the round log."""
+        with open(os.path.join(self.state_dir, "summary.json")) as handle:
+            summary = json.load(handle)
+        weights = self.chain.weights(self.validator_uid)
+        latencies: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        for record in self.round_records():
+            for result in record["results"]:
+                latencies[result["uid"]][result["service"]].append(result["latency_s"])
+        by_uid = {m["uid"]: m for m in summary["miners"]}
+        miners = []
+        for miner in self.miners:
+            entry = by_uid.get(miner.uid, {"scores": {}, "score": 0.0})
+            service_latency = {s: fmean(v) for s, v in latencies[miner.uid].items()}
+            all_latency = [x for v in latencies[miner.uid].values() for x in v]
+            miners.append({
+                "uid": miner.uid, "name": miner.name, "hotkey": miner.hotkey, "endpoint": f"127.0.0.1:{miner.port}",
+                "models": miner.models, "scores": entry["scores"], "score": entry["score"],
+                "weight": weights.get(miner.uid, 0.0), "latency_s": service_latency,
+                "mean_latency_s": fmean(all_latency) if all_latency else None,
+            })
+        return {"netuid": NETUID, "rounds": summary["round"], "block": summary["block"],
+                "validator": {"uid": self.validator_uid, "hotkey": self.validator_hotkey}, "miners": miners}
+
+    @staticmethod
+    def print_table(report: dict) -> None:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"audionet localnet: {report['rounds']} round(s), block {report['block']}")
+        for column in ("uid", "hotkey", "tts", "vc", "music", "weight", "mean latency s"):
+            table.add_column(column, justify="left" if column == "hotkey" else "right")
+        for m in report["miners"]:
+            scores = [f"{m['scores'].get(s, 0.0):.3f}" for s in ("tts", "vc", "music")]
+            latency = f"{m['mean_latency_s']:.2f}" if m["mean_latency_s"] is not None else "-"
+            table.add_row(str(m["uid"]), m["hotkey"][:12] + "…", *scores, f"{m['weight']:.3f}", latency)
+        Console().print(table)
+
+    def stop(self) -> None:
+        for miner in self.miners:
+            stop_process(miner.process)
+
+
+def stop_process(process: subprocess.Popen, grace: float = 5.0) -> None:
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def tail(path: str, lines: int = 20) -> str:
+    with open(path, errors="replace") as handle:
+        return "".join(handle.readlines()[-lines:])

@@ -1,0 +1,149 @@
+"""The miner's HTTP service: size cap -> btauth verify -> access policy ->
+parse -> stake-ordered queue -> backend (worker thread) -> FLAC -> signed response.
+
+Every failure is a JSON body `{"error": "<one line>"}` with a 4xx/5xx status;
+nothing a caller sends can crash the process or reach the filesystem.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from contextlib import asynccontextmanager
+from typing import Mapping
+
+import bittensor as bt
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from lib.audio import Audio, encode_flac
+from lib.auth import AccessPolicy, sign_response, verify_request
+from lib.chain import Chain
+from lib.errors import BackendError, WireError
+from lib.limiter import PriorityLimiter
+from lib.protocol import (
+    MAX_REQUEST_BYTES, MAX_SECONDS, RESPONSE_CONTENT_TYPE, MusicRequest, ResponseMeta, TTSRequest,
+    VCRequest, pack_response, parse_request, path_for, sha256_hex,
+)
+from models.base import Backend
+
+log = logging.getLogger("miner")
+
+async def read_capped(request: Request, limit: int) -> bytes:
+    """The body, refusing (413) before reading when Content-Length is too big
+    and while streaming when the sender lied or sent no length."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise WireError("Content-Length is not a number")
+        if int(declared) > limit:
+            raise WireError(f"request is {declared} bytes; the limit is {limit}", status=413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise WireError(f"request exceeds the limit of {limit} bytes", status=413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+def generate(backend: Backend, request) -> Audio:
+    """Dispatch one parsed request to its backend (runs in a worker thread)."""
+    if isinstance(request, TTSRequest):
+        return backend.synthesize(request.text, voice=request.voice, seed=request.seed)
+    if isinstance(request, VCRequest):
+        return backend.clone(request.text, request.reference(), request.reference_text, seed=request.seed)
+    if isinstance(request, MusicRequest):
+        return backend.generate(request.prompt, request.seconds, seed=request.seed)
+    raise TypeError(f"no backend call for {type(request).__name__}")
+
+class MinerService:
+    def __init__(
+        self, wallet, chain: Chain, backends: Mapping[str, Backend], policy: AccessPolicy,
+        concurrency: int = 1, max_waiting: int = 8, sync_interval: float = 60.0,
+    ):
+        self.wallet, self.chain, self.backends, self.policy = wallet, chain, dict(backends), policy
+        self.hotkey = wallet.hotkey.ss58_address
+        self.sync_interval = sync_interval
+        self.limiters = {service: PriorityLimiter(concurrency, max_waiting) for service in self.backends}
+        self.nonces = bt.http_auth.InMemoryNonceStore()
+        self.served = {service: 0 for service in self.backends}
+
+    async def sync(self) -> None:
+        self.policy.update(await self.chain.metagraph())
+
+    async def _sync_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.sync_interval)
+            try:
+                await self.sync()
+            except Exception as error:  # keep serving with the last metagraph
+                log.warning("metagraph sync failed: %s", error)
+
+    async def handle(self, service: str, http: Request) -> Response:
+        path = path_for(service)
+        body = await read_capped(http, MAX_REQUEST_BYTES[service])
+        caller = verify_request(http.headers, body, path, self.hotkey, self.nonces)
+        priority = self.policy.admit(caller)
+        request = parse_request(service, body)
+        async with self.limiters[service].slot(priority):
+            started = time.perf_counter()
+            try:
+                audio = await run_in_threadpool(generate, self.backends[service], request)
+            except (WireError, BackendError):
+                raise
+            except Exception as error:
+                log.exception("%s backend failed", service)
+                raise BackendError(f"{service} generation failed: {type(error).__name__}") from None
+            elapsed = time.perf_counter() - started
+        flac = await run_in_threadpool(encode_flac, audio, max_seconds=MAX_SECONDS[service] * 1.1 + 1.0)
+        backend = self.backends[service]
+        meta = ResponseMeta(
+            service=service, model=backend.model_id[:128], device=backend.device[:128], generation_s=elapsed,
+            seed=request.seed, request_sha256=sha256_hex(body),
+        )
+        payload = pack_response(meta, flac)
+        self.served[service] += 1
+        log.info("%s for %s: %.2f s audio in %.2f s", service, caller[:8], audio.seconds, elapsed)
+        return Response(payload, media_type=RESPONSE_CONTENT_TYPE, headers=sign_response(self.wallet, path, payload, caller))
+
+    def app(self) -> FastAPI:
+        @asynccontextmanager
+        async def lifespan(_app):
+            await self.sync()
+            task = asyncio.create_task(self._sync_forever())
+            yield
+            task.cancel()
+
+        app = FastAPI(title="audionet miner", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+
+        @app.exception_handler(WireError)
+        async def wire_error(_request, error: WireError):
+            return JSONResponse({"error": error.message}, status_code=error.status)
+
+        @app.exception_handler(BackendError)
+        async def backend_error(_request, error: BackendError):
+            return JSONResponse({"error": str(error)}, status_code=500)
+
+        for service in self.backends:
+            app.add_api_route(path_for(service), self._route(service), methods=["POST"])
+
+        @app.get("/v1/health")
+        async def health():
+            return {
+                "hotkey": self.hotkey,
+                "services": {
+                    s: {"model": b.model_id, "device": b.device, "busy": self.limiters[s].busy,
+                        "waiting": self.limiters[s].waiting, "served": self.served[s]}
+                    for s, b in self.backends.items()
+                },
+            }
+
+        return app
+
+    def _route(self, service: str):
+        async def route(request: Request) -> Response:
+            return await self.handle(service, request)
+
+        route.__name__ = f"post_{service}"
+        return route

@@ -1,0 +1,161 @@
+"""Validator rounds: sync -> sample miners -> query every service at once ->
+gate and reward -> EMA -> save state -> set weights once per epoch."""
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+import httpx
+import numpy as np
+
+from lib.audio import encode_flac
+from lib.chain import Chain
+from lib.client import Answer, MinerClient, Target
+from lib.prompts import make_music_prompt, make_seed, make_sentence
+from lib.protocol import SERVICES, MusicRequest, TTSRequest, VCRequest
+from lib.scoring.round import Scored, score_round
+from lib.scoring.state import ScoreState, atomic_write_json
+
+log = logging.getLogger("validator")
+
+
+@dataclass
+class ValidatorSettings:
+    state_dir: str
+    alpha: float = 0.1
+    sample_size: int = 16
+    epoch_length: int = 100  # blocks between set_weights
+    round_interval: float = 12.0
+    timeouts: dict[str, float] = field(default_factory=lambda: {"tts": 20.0, "vc": 30.0, "music": 40.0})
+    music_seconds: tuple[float, float] = (4.0, 10.0)
+    services: tuple[str, ...] = SERVICES
+    seed: Optional[int] = None
+
+
+class Validator:
+    def __init__(self, wallet, chain: Chain, settings: ValidatorSettings, reference_voice):
+        self.wallet, self.chain, self.settings = wallet, chain, settings
+        self.hotkey = wallet.hotkey.ss58_address
+        self.reference_voice = reference_voice  # SpeechSynthesizer that makes VC reference clips
+        self.rng = np.random.default_rng(settings.seed)
+        self.state_path = os.path.join(settings.state_dir, "state.json")
+        self.summary_path = os.path.join(settings.state_dir, "summary.json")
+        self.rounds_path = os.path.join(settings.state_dir, "rounds.jsonl")
+        self.state = ScoreState.load(self.state_path)
+        self.latency: dict[int, dict[str, float]] = {}
+        if self.state.round:
+            log.info("restored state: round %d, %d uids", self.state.round, len(self.state.hotkeys))
+
+    def make_request(self, service: str):
+        seed = make_seed(self.rng)
+        if service == "tts":
+            return TTSRequest(text=make_sentence(self.rng), seed=seed)
+        if service == "vc":
+            transcript = make_sentence(self.rng)
+            reference = self.reference_voice.synthesize(transcript, seed=make_seed(self.rng))
+            return VCRequest(text=make_sentence(self.rng), reference_text=transcript, seed=seed,
+                             reference_flac_b64=base64.b64encode(encode_flac(reference)).decode())
+        low, high = self.settings.music_seconds
+        return MusicRequest(prompt=make_music_prompt(self.rng), seconds=round(float(self.rng.uniform(low, high)), 1),
+                            seed=seed)
+
+    def sample_targets(self, metagraph) -> list[Target]:
+        targets = [Target(n.uid, n.hotkey, n.axon) for n in metagraph.neurons if n.axon and n.hotkey != self.hotkey]
+        if len(targets) > self.settings.sample_size:
+            chosen = self.rng.choice(len(targets), self.settings.sample_size, replace=False)
+            targets = [targets[i] for i in sorted(chosen)]
+        return targets
+
+    async def run_round(self, client: MinerClient) -> list[Scored]:
+        metagraph = await self.chain.metagraph()
+        for uid in self.state.sync(metagraph.hotkeys):
+            log.info("uid %d changed hotkey: its scores start again from 0", uid)
+            self.latency.pop(uid, None)
+        targets = self.sample_targets(metagraph)
+        # Each miner gets its own prompt and seed: deterministic models cannot
+        # collide as "duplicates", and a cached or copied answer cannot match.
+        jobs = [(t, self.make_request(s)) for t in targets for s in self.settings.services]
+        answers: list[Answer] = await asyncio.gather(
+            *(client.query(t, r, self.settings.timeouts[r.service]) for t, r in jobs)
+        )
+        scored = score_round(answers, self.settings.timeouts)
+        for item in scored:
+            uid, service = item.answer.target.uid, item.answer.service
+            self.state.update(service, uid, item.reward, self.settings.alpha)
+            self.latency.setdefault(uid, {})[service] = item.answer.latency_s
+        self.state.round += 1
+        block = metagraph.block
+        self._log_round(block, scored)
+        self.state.save(self.state_path)
+        if block - self.state.last_weights_block >= self.settings.epoch_length or self.state.last_weights_block < 0:
+            await self.set_weights(block)
+        self.write_summary(block)
+        return scored
+
+    async def set_weights(self, block: int) -> None:
+        weights = self.state.weights()
+        uids = [uid for uid, w in enumerate(weights) if w > 0]
+        if not uids:
+            log.info("no miner has earned weight yet; not setting weights")
+            return
+        try:
+            await self.chain.set_weights(uids, [weights[u] for u in uids])
+        except Exception as error:
+            log.error("set_weights failed (will retry next round): %s", error)
+            return
+        self.state.last_weights_block = block
+        self.state.save(self.state_path)
+        log.info("set weights on %d uids at block %d", len(uids), block)
+
+    def _log_round(self, block: int, scored: list[Scored]) -> None:
+        record = {
+            "round": self.state.round, "block": block, "time": time.time(), "alpha": self.settings.alpha,
+            "results": [
+                {"uid": s.answer.target.uid, "hotkey": s.answer.target.hotkey, "service": s.answer.service,
+                 "reward": s.reward, "gate": s.gate, "latency_s": round(s.answer.latency_s, 4),
+                 "model": s.answer.meta.model if s.answer.meta else None,
+                 "audio_s": round(s.answer.audio.seconds, 3) if s.answer.audio is not None else None,
+                 "ema": self.state.scores[s.answer.service][s.answer.target.uid]}
+                for s in scored
+            ],
+        }
+        with open(self.rounds_path, "a") as handle:
+            handle.write(json.dumps(record) + "\n")
+        for s in scored:
+            status = f"reward {s.reward:.3f}" if s.gate is None else f"0 ({s.gate})"
+            log.info("round %d uid %d %s: %s", self.state.round, s.answer.target.uid, s.answer.service, status)
+
+    def write_summary(self, block: int) -> None:
+        weights = self.state.weights()
+        miners = [
+            {"uid": uid, "hotkey": hotkey, "score": self.state.combined(uid), "weight": weights[uid],
+             "scores": {s: self.state.scores[s][uid] for s in SERVICES},
+             "latency_s": self.latency.get(uid, {})}
+            for uid, hotkey in enumerate(self.state.hotkeys) if hotkey != self.hotkey
+        ]
+        atomic_write_json(self.summary_path, {
+            "round": self.state.round, "block": block, "validator": self.hotkey,
+            "last_weights_block": self.state.last_weights_block, "miners": miners,
+        })
+
+    async def run(self, rounds: int = 0) -> None:
+        """Run `rounds` rounds (0 = forever), `round_interval` seconds apart."""
+        limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
+        async with httpx.AsyncClient(limits=limits) as http:
+            client = MinerClient(self.wallet, http)
+            done = 0
+            while rounds == 0 or done < rounds:
+                started = time.monotonic()
+                try:
+                    await self.run_round(client)
+                except Exception:
+                    log.exception("round failed; trying again next interval")
+                done += 1
+                if rounds == 0 or done < rounds:
+                    await asyncio.sleep(max(0.0, self.settings.round_interval - (time.monotonic() - started)))

@@ -1,0 +1,69 @@
+"""A whole subnet on loopback: offline chain, one validator, N miner processes.
+
+    audionet-localnet --miners 3 --rounds 2 --json out.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+if __package__ in (None, ""):  # `python neurons/localnet.py` from a checkout
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from lib.config import positive_int, setup_logging
+from lib.localnet import LocalNet
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="audionet-localnet", description=__doc__.split("\n")[0])
+    parser.add_argument("--miners", type=positive_int, default=3, help="miner processes to start")
+    parser.add_argument("--rounds", type=positive_int, default=2, help="validator rounds to run")
+    parser.add_argument("--json", dest="json_path", default=None, help="also write the results table here")
+    parser.add_argument("--workdir", default=None, help="keep chain, wallets, logs and state here (default: temp)")
+    parser.add_argument("--alpha", type=float, default=0.3, help="validator EMA alpha")
+    parser.add_argument("--tts.model", dest="tts_model", default=None, help="TTS backend spec for every miner")
+    parser.add_argument("--vc.model", dest="vc_model", default=None, help="VC backend spec for every miner")
+    parser.add_argument("--music.model", dest="music_model", default=None, help="music backend spec for every miner")
+    parser.add_argument("--seed", type=int, default=None, help="validator prompt seed")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    log = setup_logging("INFO", "localnet")
+    workdir = args.workdir or tempfile.mkdtemp(prefix="audionet-localnet-")
+    models = {k: v for k, v in (("tts", args.tts_model), ("vc", args.vc_model), ("music", args.music_model)) if v}
+    net = LocalNet(workdir)
+    try:
+        net.add_validator()
+        for index in range(args.miners):
+            net.add_miner(f"miner{index}", models=models)
+        net.wait_ready()
+        validator_args = ["--neuron.alpha", str(args.alpha)]
+        if args.seed is not None:
+            validator_args += ["--neuron.seed", str(args.seed)]
+        code = net.run_validator(args.rounds, extra_args=validator_args)
+        if code != 0:
+            log.error("validator exited with %d; logs in %s", code, net.logs_dir)
+            return 1
+        report = net.report()
+    finally:
+        net.stop()
+    net.print_table(report)
+    if args.json_path:
+        with open(args.json_path, "w") as handle:
+            json.dump(report, handle, indent=2)
+        log.info("wrote %s", args.json_path)
+    if args.workdir is None:
+        shutil.rmtree(workdir, ignore_errors=True)
+    else:
+        log.info("chain, wallets, logs and validator state kept in %s", workdir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

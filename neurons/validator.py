@@ -1,0 +1,71 @@
+"""audionet validator: queries miners, scores their audio, sets weights.
+
+    python neurons/validator.py --netuid 16 --subtensor.network finney \
+        --wallet.name my_cold --wallet.hotkey my_validator_hot
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+
+if __package__ in (None, ""):  # `python neurons/validator.py` from a checkout
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from lib.config import add_common_flags, flag, positive_int, setup_logging
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="audionet-validator", description=__doc__.split("\n")[0])
+    add_common_flags(parser)
+    neuron = parser.add_argument_group("validator")
+    flag(neuron, "neuron.state_dir", default=None,
+         help="where state.json, summary.json and rounds.jsonl live (default ~/.audionet/<network>-<netuid>-<hotkey>)")
+    flag(neuron, "neuron.alpha", type=float, default=0.1, help="EMA weight of the newest reward (0-1]")
+    flag(neuron, "neuron.sample_size", type=positive_int, default=16, help="miners queried per round")
+    flag(neuron, "neuron.epoch_length", type=positive_int, default=100, help="blocks between weight settings")
+    flag(neuron, "neuron.round_interval", type=float, default=12.0, help="seconds from round start to the next")
+    flag(neuron, "neuron.rounds", type=int, default=0, help="stop after this many rounds (0 = run forever)")
+    flag(neuron, "neuron.services", default="tts,vc,music", help="services to query")
+    flag(neuron, "neuron.seed", type=int, default=None, help="seed for prompts (default: fresh randomness)")
+    for service, default in (("tts", 20.0), ("vc", 30.0), ("music", 40.0)):
+        flag(neuron, f"neuron.timeout.{service}", type=float, default=default, help=f"{service} request timeout, s")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    log = setup_logging(args.logging_level, "validator")
+    if not 0.0 < args.neuron_alpha <= 1.0:
+        log.error("--neuron.alpha must be in (0, 1]")
+        return 2
+
+    from lib.chain import open_chain
+    from lib.validator_loop import Validator, ValidatorSettings
+    from lib.wallet import load_wallet
+    from models.baselines.espeak import EspeakSynthesizer
+
+    wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
+    chain = open_chain(args.subtensor_network, args.netuid, wallet)
+    network_slug = "offline" if args.subtensor_network.startswith("offline:") else args.subtensor_network
+    state_dir = args.neuron_state_dir or os.path.expanduser(
+        f"~/.audionet/{network_slug.replace('/', '_').replace(':', '_')}-{args.netuid}-{args.wallet_hotkey}"
+    )
+    settings = ValidatorSettings(
+        state_dir=state_dir, alpha=args.neuron_alpha, sample_size=args.neuron_sample_size,
+        epoch_length=args.neuron_epoch_length, round_interval=args.neuron_round_interval,
+        timeouts={s: getattr(args, f"neuron_timeout_{s}") for s in ("tts", "vc", "music")},
+        services=tuple(s.strip() for s in args.neuron_services.split(",") if s.strip()), seed=args.neuron_seed,
+    )
+    validator = Validator(wallet, chain, settings, reference_voice=EspeakSynthesizer())
+    log.info("hotkey %s, state in %s", validator.hotkey, state_dir)
+    try:
+        asyncio.run(validator.run(args.neuron_rounds))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,21 @@
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np
+import pytest
+
+from lib.audio import Audio
+
+
+def tone(seconds: float = 2.0, rate: int = 16_000, freq: float = 220.0, level: float = 0.5) -> Audio:
+    t = np.arange(int(seconds * rate)) / rate
+    return Audio(level * np.sin(2 * np.pi * freq * t), rate)
+
+
+@pytest.fixture
+def wallets(tmp_path):
+    """Password-less wallets made on demand: wallets('name') -> bt.Wallet."""
+    from lib.wallet import create_wallet
+
+    return lambda name: create_wallet(name, "default", str(tmp_path / "wallets"))
