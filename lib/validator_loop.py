@@ -91,8 +91,8 @@ class Validator:
             self.latency.setdefault(uid, {})[service] = item.answer.latency_s
         self.state.round += 1
         block = metagraph.block
-        self._log_round(block, scored)
         self.state.save(self.state_path)
+        self._log_round(block, scored)
         if block - self.state.last_weights_block >= self.settings.epoch_length or self.state.last_weights_block < 0:
             await self.set_weights(block)
         self.write_summary(block)

@@ -1,0 +1,48 @@
+"""Backends of a dishonest miner, loaded with `--<service>.model py:tests.e2e.garbage:<factory>`."""
+import numpy as np
+
+from lib.audio import Audio
+from models.base import MusicGenerator, SpeechSynthesizer, VoiceCloner
+
+
+class LoudNoiseTTS(SpeechSynthesizer):
+    """Full-scale noise of a plausible length: passes decoding, fails the clipping gate."""
+    model_id = "garbage:noise"
+
+    def synthesize(self, text, *, voice=None, seed=0):
+        rng = np.random.default_rng(seed)
+        return Audio(np.clip(rng.normal(0, 3.0, int(22_050 * len(text) * 0.07)), -1, 1), 22_050)
+
+
+class NanCloner(VoiceCloner):
+    """Non-finite samples: the miner refuses to encode them and answers 500."""
+    model_id = "garbage:nan"
+
+    def clone(self, text, reference, reference_text, *, seed=0):
+        return Audio(np.full(16_000, np.nan), 16_000)
+
+    def warmup(self):
+        pass
+
+
+class ShortMusic(MusicGenerator):
+    """A fixed 0.3 s blip whatever was asked: fails the length gate."""
+    model_id = "garbage:short"
+
+    def generate(self, prompt, seconds, *, seed=0):
+        return Audio(0.3 * np.sin(np.arange(9_600) * 0.05), 32_000)
+
+
+def tts(device="cpu"):
+    return LoudNoiseTTS()
+
+
+def vc(device="cpu"):
+    return NanCloner()
+
+
+def music(device="cpu"):
+    return ShortMusic()
+
+
+GARBAGE_MODELS = {service: f"py:tests.e2e.garbage:{service}" for service in ("tts", "vc", "music")}

@@ -1,0 +1,85 @@
+"""A whole subnet: honest miners earn weight, a garbage miner none, and a
+killed validator resumes from exactly the scores it saved."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from lib.localnet import ROOT, LocalNet
+from lib.scoring.state import ScoreState
+from tests.e2e.garbage import GARBAGE_MODELS
+
+pytestmark = pytest.mark.timeout(900)
+ALPHA = 0.3
+
+
+def wait_for_rounds(net, count, process, timeout=300):
+    deadline = time.monotonic() + timeout
+    state_path = os.path.join(net.state_dir, "state.json")
+    while len(net.round_records()) < count or ScoreState.load(state_path).round < count:
+        assert process.poll() is None, f"validator died:\n{open(os.path.join(net.logs_dir, 'validator.log')).read()[-3000:]}"
+        assert time.monotonic() < deadline, "validator too slow"
+        time.sleep(0.3)
+
+
+def check_restored(round_record, state_before: ScoreState):
+    """Every EMA in the round follows alpha * reward + (1 - alpha) * restored value, exactly."""
+    assert round_record["round"] == state_before.round + 1
+    for result in round_record["results"]:
+        old = state_before.scores[result["service"]][result["uid"]]
+        assert result["ema"] == ALPHA * result["reward"] + (1 - ALPHA) * old
+
+
+def test_honest_miners_earn_weight_garbage_earns_none_and_state_survives_a_kill(tmp_path):
+    net = LocalNet(str(tmp_path))
+    net.add_validator()
+    honest = [net.add_miner(f"honest{i}") for i in range(3)]
+    garbage = net.add_miner("garbage", models=GARBAGE_MODELS)
+    args = ["--neuron.alpha", str(ALPHA), "--neuron.seed", "11"]
+    try:
+        net.wait_ready()
+        assert net.run_validator(1, extra_args=args) == 0
+        report = net.report()
+        weights = {m["uid"]: m["weight"] for m in report["miners"]}
+        assert all(weights[m.uid] > 0 for m in honest), report
+        assert weights[garbage.uid] == 0.0
+        assert abs(sum(weights.values()) - 1.0) < 1e-6
+        gates = {(r["uid"], r["service"]): r["gate"] for r in net.round_records()[0]["results"]}
+        assert "clipped" in gates[(garbage.uid, "tts")]
+        assert "HTTP 500" in gates[(garbage.uid, "vc")]
+        assert "wrong length" in gates[(garbage.uid, "music")]
+        assert all(gates[(m.uid, s)] is None for m in honest for s in ("tts", "vc", "music")), gates
+
+        # Kill the validator between rounds 2 and 3, then restart it.
+        saved = ScoreState.load(os.path.join(net.state_dir, "state.json"))
+        process = net.start_validator(0, extra_args=args + ["--neuron.round_interval", "600"])
+        wait_for_rounds(net, 2, process)
+        time.sleep(1.0)  # past weight setting, into the 600 s wait between rounds
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        check_restored(net.round_records()[1], saved)
+        killed = ScoreState.load(os.path.join(net.state_dir, "state.json"))
+        assert killed.round == 2
+        assert net.run_validator(1, extra_args=args) == 0
+        check_restored(net.round_records()[2], killed)
+    finally:
+        net.stop()
+
+
+def test_localnet_command_prints_a_table_and_writes_json(tmp_path):
+    out = tmp_path / "out.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "neurons.localnet", "--miners", "2", "--rounds", "1", "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["rounds"] == 1 and len(report["miners"]) == 2
+    for miner in report["miners"]:
+        assert set(miner["scores"]) == {"tts", "vc", "music"} and miner["weight"] > 0
+        assert miner["mean_latency_s"] > 0 and miner["hotkey"][:12] in result.stdout
+    assert "weight" in result.stdout

@@ -1,0 +1,104 @@
+"""A real miner process on loopback, attacked with every btauth failure mode."""
+import base64
+import json
+import time
+
+import bittensor as bt
+import httpx
+import pytest
+
+from lib.auth import sign_request, verify_response
+from lib.localnet import LocalNet
+from lib.protocol import MAX_REQUEST_BYTES, decode_response_audio, sha256_hex, unpack_response
+from lib.wallet import create_wallet
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory):
+    net = LocalNet(str(tmp_path_factory.mktemp("miner-http")))
+    net.add_validator()
+    net.add_miner("open", extra_args=("--services", "tts,vc"))
+    net.add_miner("strict", extra_args=("--services", "tts", "--miner.rate_limit", "2"))
+    try:
+        net.wait_ready()
+        yield net
+    finally:
+        net.stop()
+
+
+def wallet(net, name):
+    return create_wallet(name, "default", net.wallets)
+
+
+def post(miner, path, body, headers):
+    return httpx.post(f"http://127.0.0.1:{miner.port}{path}", content=body, headers=headers, timeout=60)
+
+
+def test_signed_request_gets_signed_audio(net):
+    validator, miner = wallet(net, "validator"), net.miners[0]
+    body = json.dumps({"text": "Signed requests only, please.", "seed": 5}).encode()
+    response = post(miner, "/v1/tts", body, sign_request(validator, "/v1/tts", body, miner.hotkey))
+    assert response.status_code == 200, response.text
+    verify_response(response.headers, response.content, "/v1/tts", miner_hotkey=miner.hotkey,
+                    self_hotkey=validator.hotkey.ss58_address, nonce_store=bt.http_auth.InMemoryNonceStore())
+    meta, flac = unpack_response(response.content)
+    audio = decode_response_audio("tts", flac)
+    assert meta.request_sha256 == sha256_hex(body) and meta.model == "baseline:espeak" and meta.seed == 5
+    assert audio.sample_rate == 22_050 and 1.0 < audio.seconds < 6.0
+
+
+def test_every_auth_failure_is_a_clean_status_and_the_miner_keeps_serving(net):
+    validator, miner = wallet(net, "validator"), net.miners[0]
+    body = json.dumps({"text": "Hello.", "seed": 1}).encode()
+    good = lambda: sign_request(validator, "/v1/tts", body, miner.hotkey)  # noqa: E731
+    flipped = good()
+    sig = flipped["X-Bittensor-Signature"]
+    flipped["X-Bittensor-Signature"] = sig[:-1] + ("0" if sig[-1] != "0" else "1")
+    stale = bt.http_auth.sign(validator, method="POST", path="/v1/tts", body=body, receiver_ss58=miner.hotkey,
+                              nonce_ns=time.time_ns() - 60 * 10**9)
+    replayed = good()
+    assert post(miner, "/v1/tts", body, replayed).status_code == 200
+    cases = {
+        "unsigned": (body, {}, 401),
+        "bad signature": (body, flipped, 401),
+        "wrong receiver": (body, sign_request(validator, "/v1/tts", body, validator.hotkey.ss58_address), 401),
+        "stale": (body, stale, 401),
+        "replayed": (body, replayed, 401),
+        "tampered body": (body.replace(b"Hello", b"Hellp"), good(), 401),
+        "wrong path": (body, sign_request(validator, "/v1/vc", body, miner.hotkey), 401),
+        "unregistered": (body, sign_request(wallet(net, "stranger"), "/v1/tts", body, miner.hotkey), 403),
+        "no permit": (body, sign_request(wallet(net, "strict"), "/v1/tts", body, miner.hotkey), 403),
+    }
+    for name, (payload, headers, status) in cases.items():
+        response = post(miner, "/v1/tts", payload, headers)
+        assert response.status_code == status, f"{name}: {response.status_code} {response.text}"
+        assert "\n" not in response.json()["error"], name
+    assert post(miner, "/v1/tts", body, good()).status_code == 200
+
+
+def test_hostile_bodies_are_refused_before_work(net):
+    validator, miner = wallet(net, "validator"), net.miners[0]
+    huge = b"x" * (MAX_REQUEST_BYTES["tts"] + 1)
+    response = post(miner, "/v1/tts", huge, sign_request(validator, "/v1/tts", huge, miner.hotkey))
+    assert response.status_code == 413
+    for body, fragment in (
+        (b'{"text": ', "Invalid JSON"),
+        (b'{"text": "hi", "voice": "../../../etc/passwd"}', "'voice'"),
+        (json.dumps({"text": "a", "reference_text": "b", "seed": 1,
+                     "reference_flac_b64": base64.b64encode(b"RIFF" + b"\0" * 400).decode()}).encode(), "not a FLAC"),
+    ):
+        path = "/v1/vc" if b"reference" in body else "/v1/tts"
+        response = post(miner, path, body, sign_request(validator, path, body, miner.hotkey))
+        assert response.status_code == 400 and fragment in response.json()["error"], response.text
+    assert httpx.get(f"http://127.0.0.1:{miner.port}/v1/health").json()["services"]["tts"]["served"] >= 1
+
+
+def test_rate_limit_answers_429(net):
+    validator, miner = wallet(net, "validator"), net.miners[1]
+    statuses = []
+    for index in range(3):
+        body = json.dumps({"text": f"Number {index}.", "seed": index}).encode()
+        statuses.append(post(miner, "/v1/tts", body, sign_request(validator, "/v1/tts", body, miner.hotkey)).status_code)
+    assert statuses == [200, 200, 429]
