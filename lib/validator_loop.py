@@ -39,10 +39,11 @@ class ValidatorSettings:
 
 
 class Validator:
-    def __init__(self, wallet, chain: Chain, settings: ValidatorSettings, reference_voice):
+    def __init__(self, wallet, chain: Chain, settings: ValidatorSettings, reference_voice, reference_voices=(None,)):
         self.wallet, self.chain, self.settings = wallet, chain, settings
         self.hotkey = wallet.hotkey.ss58_address
-        self.reference_voice = reference_voice  # SpeechSynthesizer that makes VC reference clips
+        # A SpeechSynthesizer and its voice names: the VC reference clips are made fresh each round.
+        self.reference_voice, self.reference_voices = reference_voice, list(reference_voices)
         self.rng = np.random.default_rng(settings.seed)
         self.state_path = os.path.join(settings.state_dir, "state.json")
         self.summary_path = os.path.join(settings.state_dir, "summary.json")
@@ -58,7 +59,8 @@ class Validator:
             return TTSRequest(text=make_sentence(self.rng), seed=seed)
         if service == "vc":
             transcript = make_sentence(self.rng)
-            reference = self.reference_voice.synthesize(transcript, seed=make_seed(self.rng))
+            voice = self.reference_voices[int(self.rng.integers(len(self.reference_voices)))]
+            reference = self.reference_voice.synthesize(transcript, voice=voice, seed=make_seed(self.rng))
             return VCRequest(text=make_sentence(self.rng), reference_text=transcript, seed=seed,
                              reference_flac_b64=base64.b64encode(encode_flac(reference)).decode())
         low, high = self.settings.music_seconds

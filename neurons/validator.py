@@ -40,11 +40,15 @@ def main(argv=None) -> int:
     if not 0.0 < args.neuron_alpha <= 1.0:
         log.error("--neuron.alpha must be in (0, 1]")
         return 2
+    services = tuple(s.strip() for s in args.neuron_services.split(",") if s.strip())
+    if not services or set(services) - {"tts", "vc", "music"}:
+        log.error("--neuron.services takes a comma-separated subset of tts,vc,music")
+        return 2
 
     from lib.chain import open_chain
     from lib.validator_loop import Validator, ValidatorSettings
     from lib.wallet import load_wallet
-    from models.baselines.espeak import EspeakSynthesizer
+    from models.baselines.espeak import VOICES, EspeakSynthesizer
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
@@ -56,9 +60,10 @@ def main(argv=None) -> int:
         state_dir=state_dir, alpha=args.neuron_alpha, sample_size=args.neuron_sample_size,
         epoch_length=args.neuron_epoch_length, round_interval=args.neuron_round_interval,
         timeouts={s: getattr(args, f"neuron_timeout_{s}") for s in ("tts", "vc", "music")},
-        services=tuple(s.strip() for s in args.neuron_services.split(",") if s.strip()), seed=args.neuron_seed,
+        services=services, seed=args.neuron_seed,
     )
-    validator = Validator(wallet, chain, settings, reference_voice=EspeakSynthesizer())
+    validator = Validator(wallet, chain, settings, reference_voice=EspeakSynthesizer(),
+                          reference_voices=sorted(VOICES))
     log.info("hotkey %s, state in %s", validator.hotkey, state_dir)
     try:
         asyncio.run(validator.run(args.neuron_rounds))

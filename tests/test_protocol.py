@@ -7,7 +7,7 @@ import pytest
 from lib.audio import Audio, encode_flac
 from lib.errors import WireError
 from lib.protocol import (
-    MAX_REQUEST_BYTES, MAX_TEXT_CHARS, MusicRequest, ResponseMeta, TTSRequest, VCRequest, encode_request,
+    MAX_REQUEST_BYTES, MAX_TEXT_CHARS, MusicRequest, ResponseMeta, TTSRequest, encode_request,
     pack_response, parse_request, sha256_hex, unpack_response,
 )
 from tests.conftest import tone

@@ -1,16 +1,23 @@
 """Offline text-to-speech baseline: espeak-ng driven through ctypes.
 
-espeak-ng is a formant synthesiser: robotic but real, tiny, CPU-only and
-fully deterministic, which makes it a useful floor for validators to score
-against and a fallback when no neural model is available.
+espeak-ng is a formant synthesiser: robotic but real, tiny and CPU-only,
+which makes it a useful floor for validators to score against and a
+fallback when no neural model is available.
 
-The library keeps all of its state in C globals (current voice, parameters,
-the synth callback), so every call goes through one process-wide lock and the
-library is initialised once, lazily, on first use.
+Determinism needs care. espeak-ng keeps synthesis state in C statics that
+no API resets (pitch-flutter phase, echo buffer, AGC, and a noise generator
+seeded from the clock at initialisation), so two identical requests on one
+loaded library give different samples. Each request therefore loads a
+private, fresh copy of the library from an in-memory file (memfd), seeds its
+noise generator, speaks, and unloads it again: about 5 ms of overhead, and
+the copy is never shared with other espeak users in the process (e.g. a
+phonemiser), whose state we must not reset.
 """
 from __future__ import annotations
 
+import _ctypes
 import ctypes
+import os
 import threading
 from typing import Dict, List, Optional
 
@@ -20,7 +27,9 @@ from lib.audio import Audio
 from lib.errors import BackendError, WireError
 from models.base import SpeechSynthesizer
 
-__all__ = ["EspeakSynthesizer", "VOICES", "DEFAULT_VOICE"]
+__all__ = ["EspeakSynthesizer", "VOICES", "DEFAULT_VOICE", "SAMPLE_RATE"]
+
+SAMPLE_RATE = 22_050  # what espeak-ng reports at initialisation
 
 # espeak-ng API constants (speak_lib.h).
 _AUDIO_OUTPUT_SYNCHRONOUS = 2
@@ -48,77 +57,88 @@ _CALLBACK_TYPE = ctypes.CFUNCTYPE(
     ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.c_void_p
 )
 
+# One request at a time: bounds memory, and keeps the C callbacks simple.
+_LOCK = threading.Lock()
+_LIBRARY: Dict[str, object] = {}  # cached library bytes and data path
 
-class _Espeak:
-    """The single per-process espeak-ng instance; use only under `_LOCK`."""
 
-    def __init__(self) -> None:
+def _library_files() -> Dict[str, object]:
+    """The espeak-ng shared library's bytes and its data directory, read once."""
+    if not _LIBRARY:
         try:
             import espeakng_loader
 
-            lib = ctypes.CDLL(espeakng_loader.get_library_path())
+            with open(espeakng_loader.get_library_path(), "rb") as handle:
+                image = handle.read()
             data_path = espeakng_loader.get_data_path().encode()
-        except (ImportError, OSError) as exc:
-            raise BackendError(f"espeak-ng library could not be loaded: {exc}") from None
-        lib.espeak_Initialize.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
-        lib.espeak_Initialize.restype = ctypes.c_int
-        lib.espeak_SetSynthCallback.argtypes = [_CALLBACK_TYPE]
-        lib.espeak_SetSynthCallback.restype = None
-        lib.espeak_SetVoiceByName.argtypes = [ctypes.c_char_p]
-        lib.espeak_SetParameter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
-        lib.espeak_Synth.argtypes = [
-            ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int,
-            ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p,
-        ]
-        lib.espeak_Synchronize.argtypes = []
-        lib.espeak_ng_SetRandSeed.argtypes = [ctypes.c_long]
-        lib.espeak_ng_SetRandSeed.restype = None
-        self.sample_rate = lib.espeak_Initialize(_AUDIO_OUTPUT_SYNCHRONOUS, 0, data_path, 0)
-        if self.sample_rate <= 0:
-            raise BackendError("espeak-ng failed to initialise")
-        self.lib = lib
-        self._chunks: List[np.ndarray] = []
-        # Keep a reference to the ctypes callback: if it were garbage
-        # collected, espeak would call into freed memory.
-        self._callback = _CALLBACK_TYPE(self._on_audio)
-        lib.espeak_SetSynthCallback(self._callback)
+        except (ImportError, OSError, RuntimeError) as exc:
+            raise BackendError(f"espeak-ng could not be found: {exc}") from None
+        if not hasattr(os, "memfd_create"):
+            raise BackendError("the espeak baseline needs Linux (memfd_create)")
+        _LIBRARY.update(image=image, data_path=data_path, libc=ctypes.CDLL(None))
+        _LIBRARY["libc"].free.argtypes = [ctypes.c_void_p]
+    return _LIBRARY
 
-    def _on_audio(self, wav, num_samples, events) -> int:
+
+def _declare(lib: ctypes.CDLL) -> None:
+    lib.espeak_Initialize.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+    lib.espeak_SetSynthCallback.argtypes = [_CALLBACK_TYPE]
+    lib.espeak_SetSynthCallback.restype = None
+    lib.espeak_ListVoices.argtypes = [ctypes.c_void_p]
+    lib.espeak_ListVoices.restype = ctypes.c_void_p
+    lib.espeak_SetVoiceByName.argtypes = [ctypes.c_char_p]
+    lib.espeak_SetParameter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    lib.espeak_ng_SetRandSeed.argtypes = [ctypes.c_long]
+    lib.espeak_ng_SetRandSeed.restype = None
+    lib.espeak_Synth.argtypes = [
+        ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int,
+        ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p,
+    ]
+
+
+def _speak_fresh(text: bytes, voice: bytes, params: Dict[int, int], noise_seed: int) -> np.ndarray:
+    """Speak `text` on a freshly loaded private copy of espeak-ng; int16 samples."""
+    files = _library_files()
+    fd = os.memfd_create("espeak-ng", 0)
+    try:
+        os.write(fd, files["image"])
+        lib = ctypes.CDLL(f"/proc/self/fd/{fd}")
+    except OSError as exc:
+        raise BackendError(f"espeak-ng could not be loaded: {exc}") from None
+    finally:
+        os.close(fd)  # the loader keeps its own mapping
+    chunks: List[np.ndarray] = []
+
+    def on_audio(wav, num_samples, events) -> int:
         if wav and num_samples > 0:
-            self._chunks.append(np.ctypeslib.as_array(wav, shape=(num_samples,)).copy())
+            chunks.append(np.ctypeslib.as_array(wav, shape=(num_samples,)).copy())
         return 0  # 0 = keep synthesising
 
-    def speak(
-        self, text: bytes, voice: bytes, rate: int, pitch: int, pitch_range: int, noise_seed: int
-    ) -> np.ndarray:
-        lib = self.lib
-        # espeak's breath/fricative noise comes from an internal PRNG; reseed
-        # it so identical requests give identical samples.
-        lib.espeak_ng_SetRandSeed(noise_seed)
+    callback = _CALLBACK_TYPE(on_audio)  # must outlive every call below
+    voice_list = None
+    try:
+        _declare(lib)
+        if lib.espeak_Initialize(_AUDIO_OUTPUT_SYNCHRONOUS, 0, files["data_path"], 0) != SAMPLE_RATE:
+            raise BackendError("espeak-ng failed to initialise at 22050 Hz")
+        lib.espeak_SetSynthCallback(callback)
+        # Build the voice list ourselves: espeak keeps it in a static array that
+        # Terminate does not free, so we free it before unloading (no leak).
+        voice_list = lib.espeak_ListVoices(None)
         if lib.espeak_SetVoiceByName(voice) != _EE_OK:
             raise BackendError(f"espeak-ng has no voice {voice.decode()!r}")
-        # Parameters persist between calls, so set every one we rely on.
-        for parameter, value in ((_RATE, rate), (_VOLUME, 100), (_PITCH, pitch), (_RANGE, pitch_range)):
+        for parameter, value in params.items():
             lib.espeak_SetParameter(parameter, value, 0)
-        self._chunks = []
+        lib.espeak_ng_SetRandSeed(noise_seed)  # after Initialize, which seeds from the clock
         status = lib.espeak_Synth(text, len(text) + 1, 0, _POS_CHARACTER, 0, _CHARS_UTF8, None, None)
         lib.espeak_Synchronize()
-        chunks, self._chunks = self._chunks, []
         if status != _EE_OK:
             raise BackendError(f"espeak-ng synthesis failed with status {status}")
-        return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16)
-
-
-_LOCK = threading.Lock()
-_ENGINE: Optional[_Espeak] = None
-
-
-def _engine() -> _Espeak:
-    """The process-wide engine, created on first use; call with `_LOCK` held."""
-    global _ENGINE
-    if _ENGINE is None:
-        _ENGINE = _Espeak()
-    return _ENGINE
+    finally:
+        lib.espeak_Terminate()
+        if voice_list:
+            files["libc"].free(voice_list)
+        _ctypes.dlclose(lib._handle)
+    return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16)
 
 
 def _trim_silence(samples: np.ndarray, sample_rate: int) -> np.ndarray:
@@ -130,23 +150,19 @@ def _trim_silence(samples: np.ndarray, sample_rate: int) -> np.ndarray:
 
 
 class EspeakSynthesizer(SpeechSynthesizer):
-    """espeak-ng TTS; `seed` picks speaking rate, pitch and pitch range.
+    """espeak-ng TTS at 22050 Hz; `seed` picks speaking rate, pitch and pitch range.
 
     `voice` is None (meaning `default_voice`) or a key of `VOICES`.
     """
 
     model_id = "baseline:espeak"
     device = "cpu"
+    sample_rate = SAMPLE_RATE
 
     def __init__(self, default_voice: str = DEFAULT_VOICE) -> None:
         if default_voice not in VOICES:
             raise ValueError(f"unknown espeak voice {default_voice!r}")
         self.default_voice = default_voice
-
-    @property
-    def sample_rate(self) -> int:
-        with _LOCK:
-            return _engine().sample_rate
 
     @staticmethod
     def prosody(seed: int) -> Dict[str, int]:
@@ -173,26 +189,25 @@ class EspeakSynthesizer(SpeechSynthesizer):
     ) -> Audio:
         """Synthesise with explicit prosody (espeak units; values are clamped).
 
-        `seed` only seeds espeak's noise source here; `synthesize` also derives
-        the prosody from it.
+        Here `seed` only seeds espeak's breath/fricative noise; `synthesize`
+        also derives the prosody from it.
         """
         voice_name = self.default_voice if voice is None else voice
         if not isinstance(voice_name, str) or voice_name not in VOICES:
             raise WireError(f"unknown voice; choose one of: {', '.join(sorted(VOICES))}")
-        # NUL would silently truncate the C string; control characters are noise.
+        # NUL would silently truncate the C string; other control characters are noise.
         cleaned = "".join(ch if ch.isprintable() else " " for ch in str(text)).strip()
         if not cleaned:
             raise BackendError("no text to speak")
-        rate = int(np.clip(rate, 80, 450))
-        pitch = int(np.clip(pitch, 0, 100))
-        pitch_range = int(np.clip(pitch_range, 0, 100))
+        params = {
+            _RATE: int(np.clip(rate, 80, 450)),
+            _VOLUME: 100,
+            _PITCH: int(np.clip(pitch, 0, 100)),
+            _RANGE: int(np.clip(pitch_range, 0, 100)),
+        }
         with _LOCK:
-            engine = _engine()
-            pcm = engine.speak(
-                cleaned.encode("utf-8"), VOICES[voice_name], rate, pitch, pitch_range, int(seed) & 0x7FFFFFFF
-            )
-            sample_rate = engine.sample_rate
-        samples = _trim_silence(pcm.astype(np.float32) / 32768.0, sample_rate)
+            pcm = _speak_fresh(cleaned.encode("utf-8"), VOICES[voice_name], params, int(seed) & 0x7FFFFFFF)
+        samples = _trim_silence(pcm.astype(np.float32) / 32768.0, SAMPLE_RATE)
         if samples.size == 0:
             raise BackendError("espeak-ng produced no audio for this text")
-        return Audio(np.clip(samples, -1.0, 1.0), sample_rate)
+        return Audio(np.clip(samples, -1.0, 1.0), SAMPLE_RATE)

@@ -1,0 +1,170 @@
+"""Offline voice-cloning baseline: espeak-ng speech reshaped with the WORLD vocoder.
+
+The text is spoken by `EspeakSynthesizer`, then WORLD (pyworld) splits it
+into pitch (F0), spectral envelope and aperiodicity. Two things are moved
+toward the reference speaker:
+
+* pitch: voiced-frame log-F0 is shifted and scaled so its median and spread
+  match the reference's;
+* timbre: the spectral envelope is stretched along frequency by one ratio
+  (clamped to 0.8-1.25), the ratio that best lines up the average envelopes
+  of the two voices (a crude vocal-tract-length / formant shift).
+
+Crude by design: it is the floor a neural cloner must beat, and it needs no
+model weights. `reference_text` is accepted for the interface but unused:
+neural cloners align it with the reference audio, this baseline does not.
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import numpy as np
+import pyworld
+
+from lib.audio import Audio, resample
+from lib.errors import WireError
+from models.base import VoiceCloner
+from models.baselines.espeak import EspeakSynthesizer
+
+__all__ = ["WorldVoiceCloner", "f0_stats", "WORK_RATE"]
+
+WORK_RATE = 22_050  # espeak's native rate, so the TTS is never resampled
+FRAME_PERIOD_MS = 5.0
+F0_FLOOR_HZ, F0_CEIL_HZ = 60.0, 700.0
+MAX_REFERENCE_SECONDS = 30.0  # more adds analysis time, not accuracy
+MIN_VOICED_FRAMES = 20  # 0.1 s of voiced speech
+WARP_LIMITS = (0.8, 1.25)
+PEAK = 10 ** (-1 / 20)  # -1 dBFS
+
+_FFT_SIZE = pyworld.get_cheaptrick_fft_size(WORK_RATE, F0_FLOOR_HZ)
+
+
+def _as_world(audio: Audio, max_seconds: Optional[float] = None) -> np.ndarray:
+    """Float64 samples at WORK_RATE, as pyworld wants them."""
+    if not np.isfinite(audio.samples).all():
+        raise WireError("audio contains NaN or infinite samples")
+    if audio.sample_rate <= 0 or audio.samples.size == 0:
+        raise WireError("audio is empty")
+    if max_seconds is not None:
+        audio = Audio(audio.samples[: int(max_seconds * audio.sample_rate)], audio.sample_rate)
+    return np.ascontiguousarray(resample(audio, WORK_RATE).samples, dtype=np.float64)
+
+
+def _pitch(x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """F0 per 5 ms frame (0 = unvoiced) and the frame times; DIO + StoneMask is
+    ~10x faster than Harvest and good enough for clean speech."""
+    f0, times = pyworld.dio(
+        x, WORK_RATE, f0_floor=F0_FLOOR_HZ, f0_ceil=F0_CEIL_HZ, frame_period=FRAME_PERIOD_MS
+    )
+    return pyworld.stonemask(x, f0, times, WORK_RATE), times
+
+
+def _log_f0_stats(f0: np.ndarray) -> Tuple[float, float]:
+    log_f0 = np.log(f0[f0 > 0])
+    return float(np.median(log_f0)), float(np.std(log_f0))
+
+
+def f0_stats(audio: Audio) -> Tuple[float, float]:
+    """(median F0 in Hz, standard deviation of log-F0) over voiced frames.
+
+    Returns (0.0, 0.0) when fewer than 0.1 s of the audio is voiced.
+    """
+    f0, _ = _pitch(_as_world(audio, MAX_REFERENCE_SECONDS))
+    if np.count_nonzero(f0) < MIN_VOICED_FRAMES:
+        return 0.0, 0.0
+    median, spread = _log_f0_stats(f0)
+    return float(np.exp(median)), spread
+
+
+def _mean_log_envelope(sp: np.ndarray, f0: np.ndarray) -> np.ndarray:
+    return np.log(sp[f0 > 0] + 1e-12).mean(axis=0)
+
+
+def estimate_warp(source_env: np.ndarray, target_env: np.ndarray, top_hz: float = 5000.0) -> float:
+    """Frequency stretch ratio that best maps `source_env` onto `target_env`.
+
+    Both are mean log envelopes over the cheaptrick bins. On a log-frequency
+    axis a stretch is a shift, so we try shifts within WARP_LIMITS and keep
+    the one with the highest correlation over 150 Hz-`top_hz` (where formants
+    live and where a band-limited reference still has content).
+    """
+    bins_hz = np.arange(source_env.size) * WORK_RATE / _FFT_SIZE
+    grid = np.geomspace(150.0, top_hz, 256)
+    target = np.interp(grid, bins_hz, target_env)
+    best_ratio, best_score = 1.0, -np.inf
+    for ratio in np.geomspace(*WARP_LIMITS, 45):
+        # warped(f) = source(f / ratio): formants move up when ratio > 1.
+        warped = np.interp(grid / ratio, bins_hz, source_env)
+        score = np.corrcoef(warped, target)[0, 1]
+        if score > best_score:
+            best_ratio, best_score = float(ratio), score
+    return best_ratio
+
+
+def warp_envelope(sp: np.ndarray, ratio: float) -> np.ndarray:
+    """Stretch every frame of a spectral envelope along frequency by `ratio`."""
+    bins = sp.shape[1]
+    source = np.clip(np.arange(bins) / ratio, 0, bins - 1)
+    low = np.floor(source).astype(int)
+    high = np.minimum(low + 1, bins - 1)
+    frac = source - low
+    log_sp = np.log(sp + 1e-12)  # interpolate in the log domain, like formants
+    return np.exp(log_sp[:, low] * (1 - frac) + log_sp[:, high] * frac)
+
+
+def map_f0(f0: np.ndarray, source: Tuple[float, float], target: Tuple[float, float]) -> np.ndarray:
+    """Match voiced log-F0 median and spread (log-domain stats) to `target`."""
+    (src_median, src_std), (dst_median, dst_std) = source, target
+    scale = float(np.clip(dst_std / max(src_std, 1e-3), 0.5, 2.0))
+    out = np.zeros_like(f0)
+    voiced = f0 > 0
+    out[voiced] = np.exp((np.log(f0[voiced]) - src_median) * scale + dst_median)
+    return np.where(voiced, np.clip(out, F0_FLOOR_HZ, F0_CEIL_HZ), 0.0)
+
+
+class WorldVoiceCloner(VoiceCloner):
+    """espeak-ng speech moved toward the reference's pitch and formants with WORLD.
+
+    `tts` defaults to a new `EspeakSynthesizer`; `voice` is the espeak voice
+    the text is first spoken with.
+    """
+
+    model_id = "baseline:world-vc"
+    device = "cpu"
+    sample_rate = WORK_RATE
+
+    def __init__(self, tts: Optional[EspeakSynthesizer] = None, voice: str = "en-us") -> None:
+        self.tts = tts if tts is not None else EspeakSynthesizer()
+        self.voice = voice
+
+    def warmup(self) -> None:
+        reference = self.tts.synthesize("Warm up the cloner.", seed=1)
+        self.clone("Warm up.", reference, "Warm up the cloner.", seed=0)
+
+    def clone(self, text: str, reference: Audio, reference_text: str, *, seed: int = 0) -> Audio:
+        del reference_text  # unused by this baseline (see module docstring)
+        ref = _as_world(reference, MAX_REFERENCE_SECONDS)
+        ref_f0, ref_times = _pitch(ref)
+        if np.count_nonzero(ref_f0) < MIN_VOICED_FRAMES:
+            raise WireError("reference audio has too little voiced speech to clone")
+        ref_sp = pyworld.cheaptrick(ref, ref_f0, ref_times, WORK_RATE, fft_size=_FFT_SIZE)
+
+        speech = self.tts.synthesize(text, voice=self.voice, seed=seed)  # seed -> prosody
+        x = _as_world(speech)
+        f0, times = _pitch(x)
+        sp = pyworld.cheaptrick(x, f0, times, WORK_RATE, fft_size=_FFT_SIZE)
+        ap = pyworld.d4c(x, f0, times, WORK_RATE, fft_size=_FFT_SIZE)
+
+        if np.count_nonzero(f0) >= MIN_VOICED_FRAMES:
+            f0 = map_f0(f0, _log_f0_stats(f0), _log_f0_stats(ref_f0))
+            # A reference resampled up from a low rate has nothing above its Nyquist.
+            top_hz = min(5000.0, 0.45 * reference.sample_rate)
+            ratio = estimate_warp(_mean_log_envelope(sp, f0), _mean_log_envelope(ref_sp, ref_f0), top_hz)
+            sp = warp_envelope(sp, ratio)
+
+        y = pyworld.synthesize(f0, sp, ap, WORK_RATE, FRAME_PERIOD_MS)
+        y = np.nan_to_num(y, nan=0.0, posinf=0.0, neginf=0.0)
+        peak = float(np.max(np.abs(y))) if y.size else 0.0
+        if peak > 0:
+            y = y * (PEAK / peak)
+        return Audio(y.astype(np.float32), WORK_RATE)
