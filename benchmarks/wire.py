@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import platform
 import statistics
 import time
@@ -70,25 +71,40 @@ def measure(audio: Audio, runs: int) -> dict:
     return results
 
 
+PROMPTS = (
+    "upbeat jazz with piano, bass and drums, 120 bpm",
+    "calm ambient pad and strings, slow",
+    "sad piano ballad",
+    "energetic rock with guitar and drums",
+)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", dest="json_path")
     args = parser.parse_args(argv)
-    audio = ProceduralMusicGenerator().generate("upbeat jazz with piano, bass and drums, 120 bpm", args.seconds, seed=1)
-    results = measure(audio, args.runs)
-    anchor = results["anchor: JSON float list"]
-    print(f"{args.seconds:g} s of {audio.sample_rate} Hz music, median of {args.runs} runs, CPU: {platform.processor() or platform.machine()}")
-    print(f"{'format':30} {'bytes':>12} {'enc+dec CPU ms':>15} {'bytes ratio':>12} {'CPU ratio':>10}")
-    for name, row in results.items():
-        row["bytes_ratio"] = anchor["bytes"] / row["bytes"]
-        row["cpu_ratio"] = anchor["cpu_s"] / row["cpu_s"]
-        print(f"{name:30} {row['bytes']:>12,} {row['cpu_s'] * 1000:>15.1f} {row['bytes_ratio']:>11.1f}x {row['cpu_ratio']:>9.1f}x")
+    generator = ProceduralMusicGenerator()
+    print(f"{args.seconds:g} s of 32 kHz music per clip, median CPU of {args.runs} runs, machine: {platform.machine()}, {os.cpu_count()} cores")
+    print(f"{'clip':38} {'format':28} {'bytes':>11} {'enc+dec CPU ms':>15} {'bytes ratio':>12} {'CPU ratio':>10}")
+    clips = []
+    for prompt in PROMPTS:
+        results = measure(generator.generate(prompt, args.seconds, seed=1), args.runs)
+        anchor = results["anchor: JSON float list"]
+        for name, row in results.items():
+            row["bytes_ratio"] = anchor["bytes"] / row["bytes"]
+            row["cpu_ratio"] = anchor["cpu_s"] / row["cpu_s"]
+            print(f"{prompt[:38]:38} {name:28} {row['bytes']:>11,} {row['cpu_s'] * 1000:>15.1f} "
+                  f"{row['bytes_ratio']:>11.1f}x {row['cpu_ratio']:>9.1f}x")
+        clips.append({"prompt": prompt, "results": results})
+    ours = [clip["results"]["audionet: binary FLAC body"] for clip in clips]
+    for key, label in (("bytes_ratio", "bytes"), ("cpu_ratio", "encode+decode CPU")):
+        values = [row[key] for row in ours]
+        print(f"binary FLAC body vs anchor, {label}: min {min(values):.1f}x, median {statistics.median(values):.1f}x")
     if args.json_path:
         with open(args.json_path, "w") as handle:
-            json.dump({"seconds": args.seconds, "sample_rate": audio.sample_rate, "runs": args.runs,
-                       "results": results}, handle, indent=2)
+            json.dump({"seconds": args.seconds, "runs": args.runs, "clips": clips}, handle, indent=2)
     return 0
 
 

@@ -59,7 +59,9 @@ def encode_flac(audio: Audio, *, max_seconds: float = 600.0) -> bytes:
     """Lossless 16-bit FLAC bytes of `audio` (samples are clipped to [-1, 1])."""
     check_audio(audio, max_seconds=max_seconds)
     buffer = io.BytesIO()
-    sf.write(buffer, pcm16(audio), audio.sample_rate, format="FLAC", subtype="PCM_16")
+    # FLAC level 7 of 8: ~7% fewer bytes than the default for ~3 ms more CPU per
+    # 15 s clip; level 8 saves <1% more and costs 3.5 ms more (benchmarks/wire.py).
+    sf.write(buffer, pcm16(audio), audio.sample_rate, format="FLAC", subtype="PCM_16", compression_level=0.875)
     return buffer.getvalue()
 
 
@@ -82,7 +84,8 @@ def decode_flac(data: bytes, *, max_seconds: float, max_bytes: int, min_seconds:
             frames = stream.read(frames=limit, dtype="int16", always_2d=True)
     except sf.LibsndfileError:
         raise WireError("audio could not be decoded as FLAC") from None
-    audio = Audio(frames.mean(axis=1, dtype=np.float64) / PCM16_SCALE, rate)
+    mono = frames[:, 0] if channels == 1 else frames.mean(axis=1, dtype=np.float32)
+    audio = Audio(mono.astype(np.float32) * np.float32(1.0 / PCM16_SCALE), rate)
     return check_audio(audio, max_seconds=max_seconds, min_seconds=min_seconds)
 
 

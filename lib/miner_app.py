@@ -96,7 +96,11 @@ class MinerService:
                 log.exception("%s backend failed", service)
                 raise BackendError(f"{service} generation failed: {type(error).__name__}") from None
             elapsed = time.perf_counter() - started
-        flac = await run_in_threadpool(encode_flac, audio, max_seconds=MAX_SECONDS[service] * 1.1 + 1.0)
+        try:
+            flac = await run_in_threadpool(encode_flac, audio, max_seconds=MAX_SECONDS[service] * 1.1 + 1.0)
+        except WireError as error:  # our backend's fault, not the caller's: 500
+            log.error("%s backend produced invalid audio: %s", service, error)
+            raise BackendError(f"{service} backend produced invalid audio: {error}") from None
         backend = self.backends[service]
         meta = ResponseMeta(
             service=service, model=backend.model_id[:128], device=backend.device[:128], generation_s=elapsed,

@@ -19,7 +19,6 @@ import _ctypes
 import ctypes
 import os
 import threading
-from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -27,7 +26,7 @@ from lib.audio import Audio
 from lib.errors import BackendError, WireError
 from models.base import SpeechSynthesizer
 
-__all__ = ["EspeakSynthesizer", "VOICES", "DEFAULT_VOICE", "SAMPLE_RATE"]
+__all__ = ["DEFAULT_VOICE", "SAMPLE_RATE", "VOICES", "EspeakSynthesizer"]
 
 SAMPLE_RATE = 22_050  # what espeak-ng reports at initialisation
 
@@ -42,7 +41,7 @@ _EE_OK = 0
 # only ever a dictionary key, never handed to espeak or used as a path.
 _ACCENTS = {"en-us": "en-us", "en-gb": "en"}
 _VARIANTS = ["", "+f1", "+f2", "+f3", "+f4", "+m1", "+m2", "+m3", "+m4"]
-VOICES: Dict[str, bytes] = {
+VOICES: dict[str, bytes] = {
     accent + variant: (spec + variant).encode("ascii")
     for accent, spec in _ACCENTS.items()
     for variant in _VARIANTS
@@ -59,10 +58,10 @@ _CALLBACK_TYPE = ctypes.CFUNCTYPE(
 
 # One request at a time: bounds memory, and keeps the C callbacks simple.
 _LOCK = threading.Lock()
-_LIBRARY: Dict[str, object] = {}  # cached library bytes and data path
+_LIBRARY: dict[str, object] = {}  # cached library bytes and data path
 
 
-def _library_files() -> Dict[str, object]:
+def _library_files() -> dict[str, object]:
     """The espeak-ng shared library's bytes and its data directory, read once."""
     if not _LIBRARY:
         try:
@@ -96,18 +95,19 @@ def _declare(lib: ctypes.CDLL) -> None:
     ]
 
 
-def _speak_fresh(text: bytes, voice: bytes, params: Dict[int, int], noise_seed: int) -> np.ndarray:
+def _speak_fresh(text: bytes, voice: bytes, params: dict[int, int], noise_seed: int) -> np.ndarray:
     """Speak `text` on a freshly loaded private copy of espeak-ng; int16 samples."""
     files = _library_files()
     fd = os.memfd_create("espeak-ng", 0)
     try:
-        os.write(fd, files["image"])
+        with open(fd, "wb", closefd=False) as image:
+            image.write(files["image"])
         lib = ctypes.CDLL(f"/proc/self/fd/{fd}")
     except OSError as exc:
         raise BackendError(f"espeak-ng could not be loaded: {exc}") from None
     finally:
         os.close(fd)  # the loader keeps its own mapping
-    chunks: List[np.ndarray] = []
+    chunks: list[np.ndarray] = []
 
     def on_audio(wav, num_samples, events) -> int:
         if wav and num_samples > 0:
@@ -165,23 +165,23 @@ class EspeakSynthesizer(SpeechSynthesizer):
         self.default_voice = default_voice
 
     @staticmethod
-    def prosody(seed: int) -> Dict[str, int]:
+    def prosody(seed: int) -> dict[str, int]:
         """The seed's speaking rate (wpm), pitch (0-100) and pitch range (0-100)."""
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(int(seed) % 2**64)  # any int, negative included
         return {
             "rate": int(rng.integers(150, 186)),
             "pitch": int(rng.integers(35, 66)),
             "pitch_range": int(rng.integers(30, 71)),
         }
 
-    def synthesize(self, text: str, *, voice: Optional[str] = None, seed: int = 0) -> Audio:
+    def synthesize(self, text: str, *, voice: str | None = None, seed: int = 0) -> Audio:
         return self.speak(text, voice=voice, seed=seed, **self.prosody(seed))
 
     def speak(
         self,
         text: str,
         *,
-        voice: Optional[str] = None,
+        voice: str | None = None,
         rate: int = 170,
         pitch: int = 50,
         pitch_range: int = 50,

@@ -16,17 +16,15 @@ neural cloners align it with the reference audio, this baseline does not.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
-
 import numpy as np
 import pyworld
 
 from lib.audio import Audio, resample
 from lib.errors import WireError
 from models.base import VoiceCloner
-from models.baselines.espeak import EspeakSynthesizer
+from models.baselines.espeak import VOICES, EspeakSynthesizer
 
-__all__ = ["WorldVoiceCloner", "f0_stats", "WORK_RATE"]
+__all__ = ["WORK_RATE", "WorldVoiceCloner", "f0_stats"]
 
 WORK_RATE = 22_050  # espeak's native rate, so the TTS is never resampled
 FRAME_PERIOD_MS = 5.0
@@ -39,7 +37,7 @@ PEAK = 10 ** (-1 / 20)  # -1 dBFS
 _FFT_SIZE = pyworld.get_cheaptrick_fft_size(WORK_RATE, F0_FLOOR_HZ)
 
 
-def _as_world(audio: Audio, max_seconds: Optional[float] = None) -> np.ndarray:
+def _as_world(audio: Audio, max_seconds: float | None = None) -> np.ndarray:
     """Float64 samples at WORK_RATE, as pyworld wants them."""
     if not np.isfinite(audio.samples).all():
         raise WireError("audio contains NaN or infinite samples")
@@ -50,7 +48,7 @@ def _as_world(audio: Audio, max_seconds: Optional[float] = None) -> np.ndarray:
     return np.ascontiguousarray(resample(audio, WORK_RATE).samples, dtype=np.float64)
 
 
-def _pitch(x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def _pitch(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """F0 per 5 ms frame (0 = unvoiced) and the frame times; DIO + StoneMask is
     ~10x faster than Harvest and good enough for clean speech."""
     f0, times = pyworld.dio(
@@ -59,12 +57,12 @@ def _pitch(x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return pyworld.stonemask(x, f0, times, WORK_RATE), times
 
 
-def _log_f0_stats(f0: np.ndarray) -> Tuple[float, float]:
+def _log_f0_stats(f0: np.ndarray) -> tuple[float, float]:
     log_f0 = np.log(f0[f0 > 0])
     return float(np.median(log_f0)), float(np.std(log_f0))
 
 
-def f0_stats(audio: Audio) -> Tuple[float, float]:
+def f0_stats(audio: Audio) -> tuple[float, float]:
     """(median F0 in Hz, standard deviation of log-F0) over voiced frames.
 
     Returns (0.0, 0.0) when fewer than 0.1 s of the audio is voiced.
@@ -109,10 +107,10 @@ def warp_envelope(sp: np.ndarray, ratio: float) -> np.ndarray:
     high = np.minimum(low + 1, bins - 1)
     frac = source - low
     log_sp = np.log(sp + 1e-12)  # interpolate in the log domain, like formants
-    return np.exp(log_sp[:, low] * (1 - frac) + log_sp[:, high] * frac)
+    return np.ascontiguousarray(np.exp(log_sp[:, low] * (1 - frac) + log_sp[:, high] * frac))
 
 
-def map_f0(f0: np.ndarray, source: Tuple[float, float], target: Tuple[float, float]) -> np.ndarray:
+def map_f0(f0: np.ndarray, source: tuple[float, float], target: tuple[float, float]) -> np.ndarray:
     """Match voiced log-F0 median and spread (log-domain stats) to `target`."""
     (src_median, src_std), (dst_median, dst_std) = source, target
     scale = float(np.clip(dst_std / max(src_std, 1e-3), 0.5, 2.0))
@@ -129,11 +127,13 @@ class WorldVoiceCloner(VoiceCloner):
     the text is first spoken with.
     """
 
-    model_id = "baseline:world-vc"
+    model_id = "baseline:world"
     device = "cpu"
     sample_rate = WORK_RATE
 
-    def __init__(self, tts: Optional[EspeakSynthesizer] = None, voice: str = "en-us") -> None:
+    def __init__(self, tts: EspeakSynthesizer | None = None, voice: str = "en-us") -> None:
+        if voice not in VOICES:
+            raise ValueError(f"unknown espeak voice {voice!r}")
         self.tts = tts if tts is not None else EspeakSynthesizer()
         self.voice = voice
 
