@@ -18,6 +18,8 @@ from typing import Optional, Sequence
 
 import bittensor as bt
 
+from lib.errors import ConfigError
+
 REAL_NETWORKS = ("finney", "test", "local", "archive")
 
 
@@ -203,6 +205,6 @@ def open_chain(network: str, netuid: int, wallet=None) -> Chain:
     if network.startswith("offline:"):
         path = network.removeprefix("offline:")
         if not os.path.exists(path):
-            raise FileNotFoundError(f"offline chain {path} does not exist (create it with audionet-localnet)")
+            raise ConfigError(f"offline chain {path} does not exist (create it with audionet-localnet)")
         return OfflineChain(path, netuid, wallet)
     return SubtensorChain(network, netuid, wallet)

@@ -23,3 +23,10 @@ class BackendError(RuntimeError):
 
     def __init__(self, message: str):
         super().__init__(" ".join(str(message).split()))
+
+
+class ConfigError(RuntimeError):
+    """A flag, wallet or chain that cannot be used as given (start-up only)."""
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).split()))

@@ -36,6 +36,7 @@ class ValidatorSettings:
     music_seconds: tuple[float, float] = (4.0, 10.0)
     services: tuple[str, ...] = SERVICES
     seed: Optional[int] = None
+    save_audio_dir: Optional[str] = None  # keep every valid clip as FLAC, for listening
 
 
 class Validator:
@@ -95,6 +96,8 @@ class Validator:
         block = metagraph.block
         self.state.save(self.state_path)
         self._log_round(block, scored)
+        if self.settings.save_audio_dir:
+            self._save_audio(scored)
         if block - self.state.last_weights_block >= self.settings.epoch_length or self.state.last_weights_block < 0:
             await self.set_weights(block)
         self.write_summary(block)
@@ -132,6 +135,16 @@ class Validator:
         for s in scored:
             status = f"reward {s.reward:.3f}" if s.gate is None else f"0 ({s.gate})"
             log.info("round %d uid %d %s: %s", self.state.round, s.answer.target.uid, s.answer.service, status)
+
+    def _save_audio(self, scored: list[Scored]) -> None:
+        """round-<n>/uid-<uid>-<service>.flac: names from our own counters, never from the wire."""
+        folder = os.path.join(self.settings.save_audio_dir, f"round-{self.state.round:05d}")
+        os.makedirs(folder, exist_ok=True)
+        for item in scored:
+            if item.answer.audio is not None:
+                name = f"uid-{item.answer.target.uid:03d}-{item.answer.service}.flac"
+                with open(os.path.join(folder, name), "wb") as handle:
+                    handle.write(encode_flac(item.answer.audio))
 
     def write_summary(self, block: int) -> None:
         weights = self.state.weights()

@@ -5,6 +5,8 @@ import os
 
 import bittensor as bt
 
+from lib.errors import ConfigError
+
 
 def load_wallet(name: str, hotkey: str, path: str) -> bt.Wallet:
     """Load an existing wallet; one clear line if its hotkey file is missing."""
@@ -12,7 +14,7 @@ def load_wallet(name: str, hotkey: str, path: str) -> bt.Wallet:
     try:
         wallet.hotkey  # noqa: B018 - reads the hotkey file now, not mid-request
     except Exception as error:  # bittensor raises several kinds for a missing/locked key
-        raise SystemExit(f"cannot load hotkey '{hotkey}' of wallet '{name}' under {path}: {error}") from None
+        raise ConfigError(f"cannot load hotkey '{hotkey}' of wallet '{name}' under {path}: {error}") from None
     return wallet
 
 

@@ -43,7 +43,7 @@ def main(argv=None) -> int:
         for index in range(args.miners):
             net.add_miner(f"miner{index}", models=models)
         net.wait_ready()
-        validator_args = ["--neuron.alpha", str(args.alpha)]
+        validator_args = ["--neuron.alpha", str(args.alpha), "--neuron.save_audio", os.path.join(workdir, "audio")]
         if args.seed is not None:
             validator_args += ["--neuron.seed", str(args.seed)]
         code = net.run_validator(args.rounds, extra_args=validator_args)

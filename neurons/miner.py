@@ -53,15 +53,33 @@ def resolve_device(device: str) -> str:
         return "cpu"
 
 
+async def publish(chain, ip: str, port: int) -> None:
+    """Publish the endpoint, then drop the connection: it belongs to this
+    short-lived event loop, and uvicorn's loop reconnects lazily."""
+    try:
+        await chain.serve(ip, port)
+    finally:
+        await chain.close()
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     log = setup_logging(args.logging_level, "miner")
+    from lib.errors import BackendError, ConfigError
+
+    try:
+        return run(args, log)
+    except (ConfigError, BackendError) as error:
+        log.error("%s", error)
+        return 2
+
+
+def run(args, log) -> int:
 
     import uvicorn
 
     from lib.auth import AccessPolicy
     from lib.chain import open_chain
-    from lib.errors import BackendError
     from lib.miner_app import MinerService
     from lib.wallet import load_wallet
     from models.registry import load_backend
@@ -70,11 +88,7 @@ def main(argv=None) -> int:
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
     device = resolve_device(args.device)
     services = [s.strip() for s in args.services.split(",") if s.strip()]
-    try:
-        backends = {s: load_backend(s, getattr(args, f"{s}_model"), device=device) for s in services}
-    except BackendError as error:
-        log.error("%s", error)
-        return 2
+    backends = {s: load_backend(s, getattr(args, f"{s}_model"), device=device) for s in services}
     policy = AccessPolicy(
         min_stake=args.miner_min_stake, require_permit=not args.miner_allow_no_permit, rate_limit=args.miner_rate_limit
     )
@@ -88,7 +102,7 @@ def main(argv=None) -> int:
             log.error("set --axon.external_ip (the address validators reach) or pass --axon.no_publish")
             return 2
         try:
-            asyncio.run(chain.serve(external_ip, args.axon_external_port or args.axon_port))
+            asyncio.run(publish(chain, external_ip, args.axon_external_port or args.axon_port))
         except Exception as error:
             log.error("could not publish the endpoint on chain: %s", error)
             return 2

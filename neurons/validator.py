@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     flag(neuron, "neuron.rounds", type=int, default=0, help="stop after this many rounds (0 = run forever)")
     flag(neuron, "neuron.services", default="tts,vc,music", help="services to query")
     flag(neuron, "neuron.seed", type=int, default=None, help="seed for prompts (default: fresh randomness)")
+    flag(neuron, "neuron.save_audio", default=None, help="keep every received clip as FLAC under this directory")
     for service, default in (("tts", 20.0), ("vc", 30.0), ("music", 40.0)):
         flag(neuron, f"neuron.timeout.{service}", type=float, default=default, help=f"{service} request timeout, s")
     return parser
@@ -37,6 +38,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     log = setup_logging(args.logging_level, "validator")
+    from lib.errors import BackendError, ConfigError
+
+    try:
+        return run(args, log)
+    except (ConfigError, BackendError) as error:
+        log.error("%s", error)
+        return 2
+
+
+def run(args, log) -> int:
     if not 0.0 < args.neuron_alpha <= 1.0:
         log.error("--neuron.alpha must be in (0, 1]")
         return 2
@@ -60,7 +71,7 @@ def main(argv=None) -> int:
         state_dir=state_dir, alpha=args.neuron_alpha, sample_size=args.neuron_sample_size,
         epoch_length=args.neuron_epoch_length, round_interval=args.neuron_round_interval,
         timeouts={s: getattr(args, f"neuron_timeout_{s}") for s in ("tts", "vc", "music")},
-        services=services, seed=args.neuron_seed,
+        services=services, seed=args.neuron_seed, save_audio_dir=args.neuron_save_audio,
     )
     validator = Validator(wallet, chain, settings, reference_voice=EspeakSynthesizer(),
                           reference_voices=sorted(VOICES))

@@ -6,6 +6,7 @@ import time
 import pytest
 
 from lib.chain import OfflineChain, open_chain
+from lib.errors import ConfigError
 
 
 def test_offline_chain_is_shared_between_processes_and_returns_real_metagraph(tmp_path, wallets):
@@ -45,5 +46,54 @@ def test_set_weights_normalises_and_needs_registration(tmp_path, wallets):
 
 
 def test_open_chain_refuses_a_missing_offline_file(tmp_path):
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(ConfigError, match="does not exist"):
         open_chain(f"offline:{tmp_path / 'missing.sqlite'}", 1)
+
+
+class RecordingClient:
+    """Stands in for bittensor's async Client (the one thing that needs a live chain):
+    the same method names and return types, answering from memory."""
+
+    def __init__(self, metagraph, succeed=True):
+        self.executed, self.succeed = [], succeed
+        self.subnets = self
+        self._metagraph = metagraph
+
+    async def metagraph(self, netuid, block=None, *, commitments=True):
+        return self._metagraph if netuid == self._metagraph.netuid else None
+
+    async def block(self):
+        return 1234
+
+    async def execute(self, intent, wallet):
+        from bittensor.result import ExtrinsicResult
+
+        self.executed.append((intent, wallet))
+        return ExtrinsicResult(success=self.succeed, message="" if self.succeed else "rate limited")
+
+    async def close(self):
+        pass
+
+
+def test_subtensor_chain_sends_real_intents(tmp_path, wallets):
+    import bittensor as bt
+
+    from lib.chain import SubtensorChain
+
+    offline = OfflineChain(str(tmp_path / "c.sqlite"), netuid=16)
+    wallet = wallets("v")
+    chain = SubtensorChain("finney", 16, wallet, version_key=7)
+    chain._client = RecordingClient(asyncio.run(offline.metagraph()))
+    assert asyncio.run(chain.block()) == 1234
+    assert asyncio.run(chain.metagraph()).netuid == 16
+    asyncio.run(chain.set_weights([3, 5], [0.25, 0.75]))
+    asyncio.run(chain.serve("203.0.113.7", 8091))
+    (weights, signer), (serve, _) = chain._client.executed
+    assert weights == bt.SetWeights(netuid=16, uids=[3, 5], weights=[0.25, 0.75], version_key=7) and signer is wallet
+    assert serve == bt.ServeAxon(netuid=16, ip="203.0.113.7", port=8091)
+    chain._client.succeed = False
+    with pytest.raises(bt.ChainError, match="rate limited"):
+        asyncio.run(chain.set_weights([3], [1.0]))
+    chain.netuid = 99
+    with pytest.raises(RuntimeError, match="does not exist"):
+        asyncio.run(chain.metagraph())

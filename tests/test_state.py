@@ -45,3 +45,15 @@ def test_save_and_load_restore_exact_floats_atomically(tmp_path):
     assert restored == state
     assert os.listdir(tmp_path) == ["state.json"]  # no temp file left behind
     assert json.load(open(path))["scores"]["music"][1] == state.scores["music"][1]
+
+
+def test_unreadable_state_is_a_clear_config_error(tmp_path):
+    import pytest
+
+    from lib.errors import ConfigError
+
+    path = tmp_path / "state.json"
+    for content in ("{not json", '{"version": 99}', "[1, 2]"):
+        path.write_text(content)
+        with pytest.raises(ConfigError, match="state"):
+            ScoreState.load(str(path))

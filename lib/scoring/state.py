@@ -12,6 +12,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 
+from lib.errors import ConfigError
 from lib.protocol import SERVICES
 
 STATE_VERSION = 1
@@ -69,10 +70,13 @@ class ScoreState:
         """The saved state, or a fresh one when there is none."""
         if not os.path.exists(path):
             return cls()
-        with open(path) as handle:
-            data = json.load(handle)
-        if data.get("version") != STATE_VERSION:
-            raise ValueError(f"{path}: unsupported state version {data.get('version')!r}")
+        try:
+            with open(path) as handle:
+                data = json.load(handle)
+        except (OSError, ValueError) as error:
+            raise ConfigError(f"cannot read validator state {path}: {error}") from None
+        if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+            raise ConfigError(f"{path}: not a version-{STATE_VERSION} audionet validator state")
         state = cls(hotkeys=list(data["hotkeys"]), round=int(data["round"]),
                     last_weights_block=int(data["last_weights_block"]))
         state.scores = {s: [finite_unit(v) for v in data["scores"].get(s, [])] for s in SERVICES}

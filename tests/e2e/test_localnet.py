@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from lib.audio import decode_flac
 from lib.localnet import ROOT, LocalNet
 from lib.scoring.state import ScoreState
 from tests.e2e.garbage import GARBAGE_MODELS
@@ -73,7 +74,8 @@ def test_honest_miners_earn_weight_garbage_earns_none_and_state_survives_a_kill(
 def test_localnet_command_prints_a_table_and_writes_json(tmp_path):
     out = tmp_path / "out.json"
     result = subprocess.run(
-        [sys.executable, "-m", "neurons.localnet", "--miners", "2", "--rounds", "1", "--json", str(out)],
+        [sys.executable, "-m", "neurons.localnet", "--miners", "2", "--rounds", "1", "--json", str(out),
+         "--workdir", str(tmp_path / "net")],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
@@ -83,3 +85,6 @@ def test_localnet_command_prints_a_table_and_writes_json(tmp_path):
         assert set(miner["scores"]) == {"tts", "vc", "music"} and miner["weight"] > 0
         assert miner["mean_latency_s"] > 0 and miner["hotkey"][:12] in result.stdout
     assert "weight" in result.stdout
+    clip = tmp_path / "net" / "audio" / "round-00001" / f"uid-{report['miners'][0]['uid']:03d}-music.flac"
+    audio = decode_flac(clip.read_bytes(), max_seconds=30, max_bytes=10**7)
+    assert audio.sample_rate == 32_000 and audio.seconds >= 3.5

@@ -1,0 +1,38 @@
+"""Entry points fail with one clear line, never a traceback."""
+import subprocess
+import sys
+
+from lib.chain import OfflineChain
+from lib.localnet import ROOT
+
+
+def run(*args, timeout=120):
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def test_scripts_run_by_path_from_a_checkout():
+    for script in ("neurons/miner.py", "neurons/validator.py", "neurons/localnet.py"):
+        result = run(script, "--help")
+        assert result.returncode == 0 and "usage:" in result.stdout, result.stderr
+
+
+def test_bad_setup_is_one_line_not_a_traceback(tmp_path, wallets):
+    chain = str(tmp_path / "chain.sqlite")
+    OfflineChain(chain)
+    wallets("m")
+    common = ["--netuid", "1", "--subtensor.network", f"offline:{chain}", "--wallet.name", "m",
+              "--wallet.path", str(tmp_path / "wallets"), "--axon.port", "1"]
+    cases = [
+        (["neurons/miner.py", *common, "--tts.model", "baseline:nope"], "no tts baseline named 'nope'"),
+        (["neurons/miner.py", *common, "--music.model", "hf:facebook/musicgen-small"], "unknown model spec"),
+        (["neurons/miner.py", *common, "--axon.ip", "127.0.0.1"], "could not publish the endpoint"),  # unregistered
+        (["neurons/validator.py", "--netuid", "1", "--subtensor.network", f"offline:{chain}",
+          "--wallet.name", "ghost", "--wallet.path", str(tmp_path / "wallets")], "cannot load hotkey"),
+        (["neurons/validator.py", "--netuid", "1", "--subtensor.network", f"offline:{tmp_path / 'none.sqlite'}",
+          "--wallet.name", "m", "--wallet.path", str(tmp_path / "wallets")], "does not exist"),
+    ]
+    for args, fragment in cases:
+        result = run(*args)
+        output = result.stdout + result.stderr
+        assert result.returncode != 0, args
+        assert fragment in output and "Traceback" not in output, output
