@@ -83,8 +83,17 @@ class AccessPolicy:
             if hotkey not in self.members:
                 del self._recent[hotkey]
 
-    def admit(self, hotkey: str, now: Optional[float] = None) -> float:
-        """The caller's priority (its stake), or WireError 403/429."""
+    def screen(self, headers: Mapping[str, str]) -> None:
+        """Before the body is read: refuse callers whose *claimed* hotkey could
+        never be admitted, so strangers cannot make us read and hash bodies.
+        (The claim is only trusted after `verify_request`.)"""
+        claimed = next((v for k, v in headers.items() if k.lower() == _http_auth.HEADER_HOTKEY.lower()), None)
+        if not claimed:
+            raise WireError(f"authentication failed: missing {_http_auth.HEADER_HOTKEY}", status=401)
+        self.member(claimed)
+
+    def member(self, hotkey: str) -> Member:
+        """The caller's metagraph entry if it may call at all, else WireError(403)."""
         member = self.members.get(hotkey)
         if member is None:
             raise WireError("caller hotkey is not registered on this subnet", status=403)
@@ -92,6 +101,11 @@ class AccessPolicy:
             raise WireError("caller has no validator permit", status=403)
         if member.stake < self.min_stake:
             raise WireError(f"caller stake {member.stake:g} is below the minimum {self.min_stake:g}", status=403)
+        return member
+
+    def admit(self, hotkey: str, now: Optional[float] = None) -> float:
+        """The verified caller's priority (its stake), or WireError 403/429."""
+        member = self.member(hotkey)
         now = time.monotonic() if now is None else now
         window = self._recent.setdefault(hotkey, deque())
         while window and window[0] <= now - self.rate_window_s:

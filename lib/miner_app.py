@@ -82,6 +82,7 @@ class MinerService:
 
     async def handle(self, service: str, http: Request) -> Response:
         path = path_for(service)
+        self.policy.screen(http.headers)
         body = await read_capped(http, MAX_REQUEST_BYTES[service])
         caller = verify_request(http.headers, body, path, self.hotkey, self.nonces)
         priority = self.policy.admit(caller)

@@ -45,3 +45,14 @@ def test_access_policy_registration_permit_stake_and_rate_limit():
         policy.admit("vali", now=2.0)
     assert info.value.status == 429
     assert policy.admit("vali", now=61.0) == 100.0  # the window slid past the first two
+
+
+def test_screen_refuses_strangers_from_headers_alone():
+    policy = AccessPolicy()
+    policy.members = {"vali": Member(0, 100.0, True)}
+    policy.screen({"x-bittensor-hotkey": "vali"})
+    for headers, status in (({}, 401), ({"X-Bittensor-Hotkey": "stranger"}, 403)):
+        with pytest.raises(WireError) as info:
+            policy.screen(headers)
+        assert info.value.status == status
+    assert policy._recent == {}  # screening never spends the rate limit
