@@ -86,8 +86,10 @@ def main(argv=None) -> int:
     parser.add_argument("--json", dest="json_path")
     args = parser.parse_args(argv)
     generator = ProceduralMusicGenerator()
-    print(f"{args.seconds:g} s of 32 kHz music per clip, median CPU of {args.runs} runs, machine: {platform.machine()}, {os.cpu_count()} cores")
-    print(f"{'clip':38} {'format':28} {'bytes':>11} {'enc+dec CPU ms':>15} {'bytes ratio':>12} {'CPU ratio':>10}")
+    print(f"{args.seconds:g} s of 32 kHz music per clip, median CPU of {args.runs} runs, "
+          f"machine: {platform.machine()}, {os.cpu_count()} cores")
+    print(f"{'clip':38} {'format':28} {'bytes':>11} {'enc+dec CPU ms':>15} "
+          f"{'bytes ratio':>12} {'CPU ratio':>10}")
     clips = []
     for prompt in PROMPTS:
         results = measure(generator.generate(prompt, args.seconds, seed=1), args.runs)

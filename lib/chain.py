@@ -149,7 +149,8 @@ class OfflineChain(Chain):
             db.execute("DELETE FROM weights WHERE netuid=? AND validator_uid=?", (self.netuid, me))
             db.executemany(
                 "INSERT INTO weights VALUES (?, ?, ?, ?, ?)",
-                [(self.netuid, me, int(u), float(w) / total if total > 0 else 0.0, block) for u, w in zip(uids, weights, strict=True)],
+                [(self.netuid, me, int(u), float(w) / total if total > 0 else 0.0, block)
+                 for u, w in zip(uids, weights, strict=True)],
             )
 
     async def serve(self, ip: str, port: int) -> None:

@@ -110,7 +110,8 @@ class MinerService:
         payload = pack_response(meta, flac)
         self.served[service] += 1
         log.info("%s for %s: %.2f s audio in %.2f s", service, caller[:8], audio.seconds, elapsed)
-        return Response(payload, media_type=RESPONSE_CONTENT_TYPE, headers=sign_response(self.wallet, path, payload, caller))
+        headers = sign_response(self.wallet, path, payload, caller)
+        return Response(payload, media_type=RESPONSE_CONTENT_TYPE, headers=headers)
 
     def app(self) -> FastAPI:
         @asynccontextmanager
