@@ -49,6 +49,7 @@ class LocalNet:
     workdir: str
     block_seconds: float = 1.0
     miners: list[MinerProcess] = field(default_factory=list)
+    validators: list[subprocess.Popen] = field(default_factory=list)
     validator_uid: Optional[int] = None
     validator_hotkey: Optional[str] = None
 
@@ -120,8 +121,10 @@ class LocalNet:
         ]
 
     def start_validator(self, rounds: int, extra_args: tuple | list = ()) -> subprocess.Popen:
-        return self._spawn("neurons.validator", self.validator_command(rounds, extra_args),
-                           os.path.join(self.logs_dir, "validator.log"))
+        process = self._spawn("neurons.validator", self.validator_command(rounds, extra_args),
+                              os.path.join(self.logs_dir, "validator.log"))
+        self.validators.append(process)
+        return process
 
     def run_validator(self, rounds: int, extra_args: tuple | list = (), timeout: float = 900.0) -> int:
         """Run the validator for `rounds` rounds with a progress bar; its exit code."""
@@ -185,8 +188,10 @@ class LocalNet:
         Console().print(table)
 
     def stop(self) -> None:
-        for miner in self.miners:
-            stop_process(miner.process)
+        """Stop every process this net started (they run in their own sessions,
+        so a Ctrl-C in the terminal does not reach them by itself)."""
+        for process in self.validators + [miner.process for miner in self.miners]:
+            stop_process(process)
 
 
 def stop_process(process: subprocess.Popen, grace: float = 5.0) -> None:

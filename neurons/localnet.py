@@ -8,6 +8,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -32,12 +33,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupt(_signum, _frame) -> None:
+    """SIGTERM (e.g. a CI timeout) unwinds like Ctrl-C, so the children are stopped."""
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     log = setup_logging("INFO", "localnet")
     workdir = args.workdir or tempfile.mkdtemp(prefix="audionet-localnet-")
     models = {k: v for k, v in (("tts", args.tts_model), ("vc", args.vc_model), ("music", args.music_model)) if v}
     net = LocalNet(workdir)
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         net.add_validator()
         for index in range(args.miners):
@@ -51,6 +58,12 @@ def main(argv=None) -> int:
             log.error("validator exited with %d; logs in %s", code, net.logs_dir)
             return 1
         report = net.report()
+    except KeyboardInterrupt:
+        log.error("interrupted; stopping every process started; logs in %s", net.logs_dir)
+        return 130
+    except (RuntimeError, TimeoutError) as error:
+        log.error("%s (logs in %s)", error, net.logs_dir)
+        return 1
     finally:
         net.stop()
     net.print_table(report)

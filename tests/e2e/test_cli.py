@@ -36,3 +36,17 @@ def test_bad_setup_is_one_line_not_a_traceback(tmp_path, wallets):
         output = result.stdout + result.stderr
         assert result.returncode != 0, args
         assert fragment in output and "Traceback" not in output, output
+
+
+def test_offline_chain_script_registers_and_shows(tmp_path):
+    chain, wallets_dir = str(tmp_path / "dev.sqlite"), str(tmp_path / "w")
+    base = ["scripts/offline_chain.py", "--chain", chain]
+    missing = run(*base, "register", "--wallet.name", "v", "--wallet.path", wallets_dir)
+    assert missing.returncode == 2 and "--create" in missing.stderr and "Traceback" not in missing.stderr
+    made = run(*base, "register", "--wallet.name", "v", "--wallet.path", wallets_dir, "--stake", "1000", "--permit",
+               "--create")
+    assert made.returncode == 0 and made.stdout.startswith("uid 0:")
+    assert run(*base, "register", "--wallet.name", "m", "--wallet.path", wallets_dir, "--create").stdout.startswith("uid 1:")
+    shown = run(*base, "show")
+    assert shown.returncode == 0 and "2 neurons" in shown.stdout
+    assert "stake     1000 permit 1" in shown.stdout and "stake        0 permit 0" in shown.stdout

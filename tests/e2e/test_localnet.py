@@ -88,3 +88,32 @@ def test_localnet_command_prints_a_table_and_writes_json(tmp_path):
     clip = tmp_path / "net" / "audio" / "round-00001" / f"uid-{report['miners'][0]['uid']:03d}-music.flac"
     audio = decode_flac(clip.read_bytes(), max_seconds=30, max_bytes=10**7)
     assert audio.sample_rate == 32_000 and audio.seconds >= 3.5
+
+
+def test_sigterm_stops_every_process_localnet_started(tmp_path):
+    import asyncio
+
+    import httpx
+
+    from lib.chain import OfflineChain
+
+    workdir = tmp_path / "net"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "neurons.localnet", "--miners", "2", "--rounds", "50", "--workdir", str(workdir)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    rounds = workdir / "validator" / "rounds.jsonl"
+    deadline = time.monotonic() + 120
+    while not (rounds.exists() and rounds.read_text().strip()):
+        assert process.poll() is None and time.monotonic() < deadline, process.stdout.read()
+        time.sleep(0.3)
+    endpoints = [n.axon for n in asyncio.run(OfflineChain(str(workdir / "chain.sqlite")).metagraph()).neurons if n.axon]
+    assert len(endpoints) == 2 and httpx.get(f"http://{endpoints[0]}/v1/health").status_code == 200
+    process.terminate()
+    assert process.wait(60) == 130
+    for endpoint in endpoints:
+        with pytest.raises(httpx.ConnectError):
+            httpx.get(f"http://{endpoint}/v1/health", timeout=2)
+    validator_log = (workdir / "logs" / "validator.log").read_text()
+    time.sleep(1.5)
+    assert (workdir / "logs" / "validator.log").read_text() == validator_log  # the validator stopped too
