@@ -39,3 +39,17 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
     return value
+
+
+def run_entry_point(role: str, parser: argparse.ArgumentParser, run, argv=None) -> int:
+    """Parse flags, set up logging, call `run(args, log)`; start-up problems
+    (bad flags, wallet, chain, model) end as one logged line and exit code 2."""
+    from lib.errors import BackendError, ConfigError
+
+    args = parser.parse_args(argv)
+    log = setup_logging(args.logging_level, role)
+    try:
+        return run(args, log)
+    except (ConfigError, BackendError) as error:
+        log.error("%s", error)
+        return 2

@@ -13,7 +13,7 @@ import sys
 if __package__ in (None, ""):  # `python neurons/miner.py` from a checkout
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from lib.config import add_common_flags, flag, positive_int, setup_logging
+from lib.config import add_common_flags, flag, positive_int, run_entry_point
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,19 +63,10 @@ async def publish(chain, ip: str, port: int) -> None:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    log = setup_logging(args.logging_level, "miner")
-    from lib.errors import BackendError, ConfigError
-
-    try:
-        return run(args, log)
-    except (ConfigError, BackendError) as error:
-        log.error("%s", error)
-        return 2
+    return run_entry_point("miner", build_parser(), run, argv)
 
 
 def run(args, log) -> int:
-
     import uvicorn
 
     from lib.auth import AccessPolicy
