@@ -19,7 +19,7 @@ pytestmark = pytest.mark.timeout(300)
 def net(tmp_path_factory):
     net = LocalNet(str(tmp_path_factory.mktemp("miner-http")))
     net.add_validator()
-    net.add_miner("open", extra_args=("--services", "tts,vc"))
+    net.add_miner("open", extra_args=("--services", "tts,vc", "--miner.max_waiting", "2"))
     net.add_miner("strict", extra_args=("--services", "tts", "--miner.rate_limit", "2"))
     try:
         net.wait_ready()
@@ -100,5 +100,32 @@ def test_rate_limit_answers_429(net):
     statuses = []
     for index in range(3):
         body = json.dumps({"text": f"Number {index}.", "seed": index}).encode()
-        statuses.append(post(miner, "/v1/tts", body, sign_request(validator, "/v1/tts", body, miner.hotkey)).status_code)
+        headers = sign_request(validator, "/v1/tts", body, miner.hotkey)
+        statuses.append(post(miner, "/v1/tts", body, headers).status_code)
     assert statuses == [200, 200, 429]
+
+
+def test_overload_is_refused_with_503_and_nothing_is_lost(net):
+    import asyncio
+
+    from lib.audio import encode_flac
+    from models.baselines.espeak import EspeakSynthesizer
+
+    validator, miner = wallet(net, "validator"), net.miners[0]
+    clip = EspeakSynthesizer().synthesize("A reference voice for cloning.", voice="en-gb+f3")
+    reference = base64.b64encode(encode_flac(clip)).decode()
+
+    async def burst():
+        async with httpx.AsyncClient(timeout=120) as client:
+            async def one(index):
+                body = json.dumps({"text": f"Request number {index} of the burst.", "seed": index,
+                                   "reference_text": "A reference voice for cloning.",
+                                   "reference_flac_b64": reference}).encode()
+                headers = sign_request(validator, "/v1/vc", body, miner.hotkey)
+                return await client.post(f"http://127.0.0.1:{miner.port}/v1/vc", content=body, headers=headers)
+            return await asyncio.gather(*(one(i) for i in range(10)))
+
+    statuses = sorted(r.status_code for r in asyncio.run(burst()))
+    assert set(statuses) == {200, 503} and statuses.count(200) >= 3, statuses  # 1 running + 2 waiting at least
+    health = httpx.get(f"http://127.0.0.1:{miner.port}/v1/health").json()["services"]["vc"]
+    assert health["busy"] == 0 and health["waiting"] == 0
