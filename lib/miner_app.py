@@ -23,8 +23,8 @@ from lib.chain import Chain
 from lib.errors import BackendError, WireError
 from lib.limiter import PriorityLimiter
 from lib.protocol import (
-    MAX_REQUEST_BYTES, MAX_SECONDS, RESPONSE_CONTENT_TYPE, MusicRequest, ResponseMeta, TTSRequest,
-    VCRequest, pack_response, parse_request, path_for, sha256_hex,
+    MAX_REQUEST_BYTES, RESPONSE_CONTENT_TYPE, MusicRequest, ResponseMeta, TTSRequest, VCRequest,
+    max_response_seconds, pack_response, parse_request, path_for, sha256_hex,
 )
 from models.base import Backend
 
@@ -98,7 +98,7 @@ class MinerService:
                 raise BackendError(f"{service} generation failed: {type(error).__name__}") from None
             elapsed = time.perf_counter() - started
         try:
-            flac = await run_in_threadpool(encode_flac, audio, max_seconds=MAX_SECONDS[service] * 1.1 + 1.0)
+            flac = await run_in_threadpool(encode_flac, audio, max_seconds=max_response_seconds(service))
         except WireError as error:  # our backend's fault, not the caller's: 500
             log.error("%s backend produced invalid audio: %s", service, error)
             raise BackendError(f"{service} backend produced invalid audio: {error}") from None

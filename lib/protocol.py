@@ -18,7 +18,7 @@ import json
 import struct
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, ValidationError, field_validator
 
 from lib.audio import Audio, decode_flac
 from lib.errors import WireError
@@ -76,15 +76,19 @@ class VCRequest(_Strict):
     seed: Seed = 0
 
     _text = field_validator("text", "reference_text")(_printable)
+    _reference: Optional[Audio] = PrivateAttr(default=None)
 
     def reference(self) -> Audio:
-        """The reference clip, decoded and checked like any audio from the wire."""
-        try:
-            data = base64.b64decode(self.reference_flac_b64, validate=True)
-        except (binascii.Error, ValueError):
-            raise WireError("reference_flac_b64 is not valid base64") from None
-        low, high = REFERENCE_SECONDS
-        return decode_flac(data, max_seconds=high, min_seconds=low, max_bytes=MAX_REFERENCE_FLAC_BYTES)
+        """The reference clip, decoded and checked like any audio from the wire
+        (once: parse_request validates it and the backend reuses it)."""
+        if self._reference is None:
+            try:
+                data = base64.b64decode(self.reference_flac_b64, validate=True)
+            except (binascii.Error, ValueError):
+                raise WireError("reference_flac_b64 is not valid base64") from None
+            low, high = REFERENCE_SECONDS
+            self._reference = decode_flac(data, max_seconds=high, min_seconds=low, max_bytes=MAX_REFERENCE_FLAC_BYTES)
+        return self._reference
 
 
 class MusicRequest(_Strict):
@@ -164,5 +168,10 @@ def unpack_response(body: bytes) -> tuple[ResponseMeta, bytes]:
     return meta, body[8 + header_len :]
 
 
+def max_response_seconds(service: str) -> float:
+    """Longest answer accepted: the service limit plus 10% and 1 s of slack."""
+    return MAX_SECONDS[service] * 1.1 + 1.0
+
+
 def decode_response_audio(service: str, flac: bytes) -> Audio:
-    return decode_flac(flac, max_seconds=MAX_SECONDS[service] * 1.1 + 1.0, max_bytes=MAX_RESPONSE_BYTES)
+    return decode_flac(flac, max_seconds=max_response_seconds(service), max_bytes=MAX_RESPONSE_BYTES)

@@ -25,6 +25,7 @@ def test_valid_requests_round_trip():
         assert parse_request(request.service, encode_request(request)) == request
     parsed = parse_request("vc", vc_body(tone(2.0)))
     assert parsed.reference().sample_rate == 16_000 and abs(parsed.reference().seconds - 2.0) < 1e-6
+    assert parsed.reference() is parsed.reference()  # decoded once, reused by the backend
 
 
 @pytest.mark.parametrize(
