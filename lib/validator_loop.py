@@ -23,6 +23,7 @@ from lib.scoring.round import Scored, score_round
 from lib.scoring.state import ScoreState, atomic_write_json
 
 log = logging.getLogger("validator")
+DEFAULT_TIMEOUTS = {"tts": 20.0, "vc": 30.0, "music": 40.0}  # seconds for the whole exchange
 
 
 @dataclass
@@ -32,7 +33,7 @@ class ValidatorSettings:
     sample_size: int = 16
     epoch_length: int = 100  # blocks between set_weights
     round_interval: float = 12.0
-    timeouts: dict[str, float] = field(default_factory=lambda: {"tts": 20.0, "vc": 30.0, "music": 40.0})
+    timeouts: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TIMEOUTS))
     music_seconds: tuple[float, float] = (4.0, 10.0)
     services: tuple[str, ...] = SERVICES
     seed: Optional[int] = None
@@ -50,7 +51,6 @@ class Validator:
         self.summary_path = os.path.join(settings.state_dir, "summary.json")
         self.rounds_path = os.path.join(settings.state_dir, "rounds.jsonl")
         self.state = ScoreState.load(self.state_path)
-        self.latency: dict[int, dict[str, float]] = {}
         if self.state.round:
             log.info("restored state: round %d, %d uids", self.state.round, len(self.state.hotkeys))
 
@@ -79,7 +79,6 @@ class Validator:
         metagraph = await self.chain.metagraph()
         for uid in self.state.sync(metagraph.hotkeys):
             log.info("uid %d changed hotkey: its scores start again from 0", uid)
-            self.latency.pop(uid, None)
         targets = self.sample_targets(metagraph)
         # Each miner gets its own prompt and seed: deterministic models cannot
         # collide as "duplicates", and a cached or copied answer cannot match.
@@ -91,7 +90,6 @@ class Validator:
         for item in scored:
             uid, service = item.answer.target.uid, item.answer.service
             self.state.update(service, uid, item.reward, self.settings.alpha)
-            self.latency.setdefault(uid, {})[service] = item.answer.latency_s
         self.state.round += 1
         block = metagraph.block
         self.state.save(self.state_path)
@@ -150,8 +148,7 @@ class Validator:
         weights = self.state.weights()
         miners = [
             {"uid": uid, "hotkey": hotkey, "score": self.state.combined(uid), "weight": weights[uid],
-             "scores": {s: self.state.scores[s][uid] for s in SERVICES},
-             "latency_s": self.latency.get(uid, {})}
+             "scores": {s: self.state.scores[s][uid] for s in SERVICES}}
             for uid, hotkey in enumerate(self.state.hotkeys) if hotkey != self.hotkey
         ]
         atomic_write_json(self.summary_path, {

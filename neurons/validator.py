@@ -30,7 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     flag(neuron, "neuron.services", default="tts,vc,music", help="services to query")
     flag(neuron, "neuron.seed", type=int, default=None, help="seed for prompts (default: fresh randomness)")
     flag(neuron, "neuron.save_audio", default=None, help="keep every received clip as FLAC under this directory")
-    for service, default in (("tts", 20.0), ("vc", 30.0), ("music", 40.0)):
+    from lib.validator_loop import DEFAULT_TIMEOUTS
+
+    for service, default in DEFAULT_TIMEOUTS.items():
         flag(neuron, f"neuron.timeout.{service}", type=float, default=default, help=f"{service} request timeout, s")
     return parser
 
