@@ -9,11 +9,12 @@ ROUNDS ?= 2
 
 .PHONY: install localnet test wire clean
 
-$(BIN)/.audionet-installed: requirements.txt requirements-dev.txt setup.py
+$(BIN)/.audionet-installed: requirements.txt requirements-dev.txt requirements-nodeps.txt setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet $(TORCH)
 	$(BIN)/pip install --quiet $(TORCH) -r requirements-dev.txt
+	$(BIN)/pip install --quiet --no-deps -r requirements-nodeps.txt
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 

@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import find_packages, setup
 
 HERE = Path(__file__).parent
 
@@ -17,7 +17,7 @@ setup(
     long_description=(HERE / "README.md").read_text(),
     long_description_content_type="text/markdown",
     python_requires=">=3.11",
-    packages=["lib", "lib.scoring", "lib.prompts", "models", "models.baselines", "neurons", "benchmarks"],
+    packages=find_packages(include=["lib", "lib.*", "models", "models.*", "neurons", "benchmarks"]),
     install_requires=requirements("requirements.txt"),
     extras_require={"dev": requirements("requirements-dev.txt")},
     entry_points={
