@@ -7,7 +7,8 @@ with anything that came from the wire.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Optional
+from contextlib import nullcontext
+from typing import Callable, ContextManager, Optional
 
 from lib.audio import Audio
 
@@ -19,6 +20,13 @@ class Backend(ABC):
 
     model_id: str = "unknown"
     device: str = "cpu"
+    # Set by the timing layer: measure(stage) -> context manager timing one stage of a
+    # request (e.g. "text_encoder", "decoder", "codec"). None: stages are not timed.
+    measure: Optional[Callable[[str], ContextManager]] = None
+
+    def stage(self, name: str) -> ContextManager:
+        """`with self.stage("decoder"): ...` times that part of a request when timing is on."""
+        return self.measure(name) if self.measure is not None else nullcontext()
 
     def warmup(self) -> None:
         """Run one tiny request so the first real one is not a cold start."""
