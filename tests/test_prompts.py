@@ -19,6 +19,7 @@ from lib.prompts import (
     make_tts_prompt,
     normalise_for_wer,
     spoken_form,
+    stated_bpm,
 )
 from lib.prompts.music import genres, tempo_word
 from lib.prompts.sets import check_slots, read_sections
@@ -104,6 +105,7 @@ def test_generated_music_prompts_are_valid_and_carry_consistent_tempo(music_prom
             low, high = ranges[prompt.genre]
             assert low <= prompt.bpm <= high and f"{prompt.bpm} bpm" in prompt.text
             assert tempo_word(prompt.bpm) == prompt.tempo_word
+        assert stated_bpm(prompt.text) == prompt.bpm
     stated = sum(p.bpm is not None for p in music_prompts) / len(music_prompts)
     assert 0.6 < stated < 0.95
     assert {p.source for p in music_prompts} == {"description", "template"}

@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.prompts.music import MusicPrompt, all_descriptions, make_music_request_text
+from lib.prompts.music import (
+    MusicPrompt,
+    all_descriptions,
+    make_music_request_text,
+    stated_bpm,
+)
 from lib.prompts.spoken import normalise_for_wer, spoken_form
 from lib.prompts.tts import TTSPrompt, all_sentences, make_tts_prompt
 
 __all__ = ["MusicPrompt", "TTSPrompt", "all_descriptions", "all_sentences", "make_music_prompt",
            "make_music_request_text", "make_seed", "make_sentence", "make_tts_prompt", "normalise_for_wer",
-           "spoken_form"]
+           "spoken_form", "stated_bpm"]
 
 
 def make_sentence(rng: np.random.Generator) -> str:

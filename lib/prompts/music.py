@@ -7,6 +7,7 @@ regularity against the requested bpm.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -75,13 +76,22 @@ def _tempo_phrase(rng: np.random.Generator, bpm: int) -> tuple[str, int | None]:
     return tempo_word(bpm), None
 
 
+STATED_BPM = re.compile(r"\b(\d{2,3}) bpm\b", re.IGNORECASE)
+
+
+def stated_bpm(text: str) -> int | None:
+    """The bpm a prompt asks for, read back from its text (the scorer sees only the request)."""
+    match = STATED_BPM.search(text)
+    return int(match.group(1)) if match else None
+
+
 def make_music_request_text(rng: np.random.Generator) -> MusicPrompt:
     slots = read_json(SLOTS_FILE)
     genre = pick(rng, genres())
     use_template = rng.random() < TEMPLATE_SHARE
     line = pick(rng, slots["templates"] if use_template else genre.descriptions)
     bpm = int(rng.integers(genre.low_bpm, genre.high_bpm + 1))
-    tempo, stated_bpm = _tempo_phrase(rng, bpm)
+    tempo, asked_bpm = _tempo_phrase(rng, bpm)
     if "{tempo}" not in line:
         line += ", {tempo}"
     if "{key}" not in line and rng.random() < KEY_SHARE:
@@ -97,5 +107,5 @@ def make_music_request_text(rng: np.random.Generator) -> MusicPrompt:
     text = fill_slots(line, draw)
     if rng.random() < EXTRA_SHARE:
         text += ", " + pick(rng, slots["extra"])
-    return MusicPrompt(text=text, genre=genre.name, bpm=stated_bpm, tempo_word=tempo_word(bpm),
+    return MusicPrompt(text=text, genre=genre.name, bpm=asked_bpm, tempo_word=tempo_word(bpm),
                        source="template" if use_template else "description")
