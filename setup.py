@@ -18,6 +18,7 @@ setup(
     long_description_content_type="text/markdown",
     python_requires=">=3.11",
     packages=find_packages(include=["lib", "lib.*", "models", "models.*", "neurons", "benchmarks"]),
+    package_data={"lib.prompts": ["data/*"]},
     install_requires=requirements("requirements.txt"),
     extras_require={"dev": requirements("requirements-dev.txt")},
     entry_points={
