@@ -1,0 +1,61 @@
+"""Read an offline W&B run back from its `run-*.wandb` file (test helper).
+
+wandb 0.31 has no Python reader any more (the datastore moved into the Go
+core), so this walks the file format directly: a 7-byte header (":W&B",
+magic 0xBEE1, version 0) then 32 KiB blocks of LevelDB-log chunks
+(crc32 u32, length u16 LE, type u8: 1 full, 2 first, 3 middle, 4 last), each
+record a serialised `wandb_internal_pb2.Record`.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import struct
+
+from wandb.proto import wandb_internal_pb2
+
+BLOCK = 32 * 1024
+HEADER = 7
+
+
+def records(path: str) -> list:
+    data = open(path, "rb").read()
+    assert data[:4] == b":W&B", "not a W&B transaction log"
+    out, pending, pos = [], b"", HEADER
+    while pos + 7 <= len(data):
+        left_in_block = BLOCK - pos % BLOCK
+        if left_in_block < 7:  # block trailer padding
+            pos += left_in_block
+            continue
+        _crc, length, kind = struct.unpack("<IHB", data[pos:pos + 7])
+        chunk = data[pos + 7:pos + 7 + length]
+        pos += 7 + length
+        if kind == 0 and length == 0:
+            continue
+        pending = chunk if kind in (1, 2) else pending + chunk
+        if kind in (1, 4):
+            record = wandb_internal_pb2.Record()
+            record.ParseFromString(pending)
+            out.append(record)
+            pending = b""
+    return out
+
+
+def read_run(wandb_dir: str) -> dict:
+    """{"config": {...}, "history": [{key: value}, ...]} of the only offline run under `wandb_dir`."""
+    (path,) = glob.glob(os.path.join(wandb_dir, "wandb", "offline-run-*", "run-*.wandb"))
+    config, history = {}, []
+    for record in records(path):
+        kind = record.WhichOneof("record_type")
+        if kind == "run":
+            config.update({item.key: json.loads(item.value_json) for item in record.run.config.update})
+        elif kind == "config":
+            config.update({item.key: json.loads(item.value_json) for item in record.config.update})
+        elif kind == "history":
+            row = {}
+            for item in record.history.item:
+                key = item.key or "/".join(item.nested_key)
+                row[key] = json.loads(item.value_json)
+            history.append(row)
+    return {"config": config, "history": history, "path": path}
