@@ -7,7 +7,8 @@ keys `timing/<service>/<stage>/avg_s|min_s|max_s|p50_s|p95_s|count|rtf` plus a
 Telemetry never breaks a neuron: a W&B failure is one warning line and W&B is
 switched off for the rest of the run; the JSONL file keeps going. With no API
 key (WANDB_API_KEY or a ~/.netrc entry for api.wandb.ai) W&B runs offline, so
-nothing goes over the network unless the operator has logged in.
+nothing goes over the network unless the operator has logged in. W&B's own
+files go to $WANDB_DIR, else next to timing.jsonl.
 """
 from __future__ import annotations
 
@@ -85,6 +86,7 @@ class Telemetry:
     def __init__(self, timer: Timer, log_dir: str, config: dict, wandb_settings: Optional[WandbSettings] = None):
         self.timer, self.config = timer, dict(config)
         os.makedirs(log_dir, exist_ok=True)
+        self.log_dir = log_dir
         self.jsonl_path = os.path.join(log_dir, "timing.jsonl")
         self.step = 0
         self.run = None
@@ -101,6 +103,7 @@ class Telemetry:
             mode = os.environ.get("WANDB_MODE") or ("online" if have_wandb_key() else "offline")
             run = wandb.init(
                 project=settings.project, entity=settings.entity, mode=mode, config=self.config,
+                dir=os.environ.get("WANDB_DIR") or self.log_dir,
                 name=settings.name or f"{self.config.get('role', 'node')}-{str(self.config.get('hotkey', ''))[:8]}",
                 reinit="create_new", settings=wandb.Settings(silent=True, console="off"),
             )

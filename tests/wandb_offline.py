@@ -12,6 +12,7 @@ import glob
 import json
 import os
 import struct
+import time
 
 from wandb.proto import wandb_internal_pb2
 
@@ -20,8 +21,10 @@ HEADER = 7
 
 
 def records(path: str) -> list:
-    data = open(path, "rb").read()
-    assert data[:4] == b":W&B", "not a W&B transaction log"
+    with open(path, "rb") as handle:
+        data = handle.read()
+    if data[:4] != b":W&B":
+        return []  # not written yet
     out, pending, pos = [], b"", HEADER
     while pos + 7 <= len(data):
         left_in_block = BLOCK - pos % BLOCK
@@ -31,8 +34,8 @@ def records(path: str) -> list:
         _crc, length, kind = struct.unpack("<IHB", data[pos:pos + 7])
         chunk = data[pos + 7:pos + 7 + length]
         pos += 7 + length
-        if kind == 0 and length == 0:
-            continue
+        if kind == 0:  # zero-filled space the writer has not reached yet
+            break
         pending = chunk if kind in (1, 2) else pending + chunk
         if kind in (1, 4):
             record = wandb_internal_pb2.Record()
@@ -42,11 +45,18 @@ def records(path: str) -> list:
     return out
 
 
-def read_run(wandb_dir: str) -> dict:
-    """{"config": {...}, "history": [{key: value}, ...]} of the only offline run under `wandb_dir`."""
+def read_run(wandb_dir: str, timeout: float = 15.0) -> dict:
+    """{"config": {...}, "history": [{key: value}, ...]} of the only offline run under `wandb_dir`,
+    once W&B's service process has written the run's exit record (it writes after `finish()` returns)."""
     (path,) = glob.glob(os.path.join(wandb_dir, "wandb", "offline-run-*", "run-*.wandb"))
+    deadline = time.monotonic() + timeout
+    while True:
+        found = records(path)
+        if any(r.WhichOneof("record_type") == "exit" for r in found) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     config, history = {}, []
-    for record in records(path):
+    for record in found:
         kind = record.WhichOneof("record_type")
         if kind == "run":
             config.update({item.key: json.loads(item.value_json) for item in record.run.config.update})
