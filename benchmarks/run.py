@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import sys
@@ -29,7 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--runs", type=positive_int, default=5, help="measured runs per service")
     parser.add_argument("--warmup", type=int, default=2, help="warm-up runs per service (excluded)")
     parser.add_argument("--parallel", default="1,2,4", help="parallel request counts to sweep ('' = no sweep)")
-    parser.add_argument("--sweep-rounds", type=positive_int, default=3, help="requests per worker at each level")
+    parser.add_argument("--sweep-rounds", type=positive_int, default=3,
+                        help="at least this many requests per worker at each level")
+    parser.add_argument("--sweep-seconds", type=float, default=3.0,
+                        help="more requests per worker until one worker alone would be busy this long (max 50)")
     parser.add_argument("--weights", choices=["pretrained", "random"], default="pretrained",
                         help="random: same full-size architectures with random weights (timing only)")
     parser.add_argument("--cache-dir", default=os.path.expanduser("~/.cache/audionet/random-weights"),
@@ -70,6 +74,14 @@ def environment() -> dict:
 def plan_ticks(services: list[str], args, levels: list[int]) -> int:
     per_service = (args.warmup + args.runs) * (1 if args.no_eval else 2)
     return len(services) * (per_service + sum(p * args.sweep_rounds for p in levels))
+
+
+def sweep_rounds(result: dict, args) -> int:
+    """Requests per worker: enough that cheap requests still give a sweep worth reading."""
+    generation = result["generation"]
+    per_request = generation["stats"]["mean"] / result["requests_per_run"]
+    wanted = math.ceil(args.sweep_seconds / per_request) if per_request > 0 else args.sweep_rounds
+    return max(args.sweep_rounds, min(50, wanted))
 
 
 def measure_presets(backend, workload, names: list[str], runs: int) -> dict:
@@ -121,6 +133,7 @@ def benchmark(args) -> tuple[str, dict]:
     evaluation = None if args.no_eval else Evaluation(device=device)
     presets = [p.strip() for p in args.presets.split(",") if p.strip()]
     results = {}
+    load_before = os.getloadavg()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, transient=False) as progress:
         task = progress.add_task("benchmark", total=plan_ticks(services, args, levels))
@@ -140,14 +153,17 @@ def benchmark(args) -> tuple[str, dict]:
                 {"note": "no --presets requested"} if not getattr(backend, "presets", None)
                 else {"note": "presets exist; pass --presets to time them"})
             if levels:
-                progress.update(task, description=f"{service}: parallel sweep")
-                result["sweep"] = sweep(backend, workload.requests[0], levels, lambda p: p * args.sweep_rounds, tick)
+                rounds = sweep_rounds(result, args)
+                progress.update(task, description=f"{service}: parallel sweep ({rounds} per worker)",
+                                total=progress.tasks[0].total + sum(levels) * (rounds - args.sweep_rounds))
+                result["sweep"] = sweep(backend, workload.requests[0], levels, lambda p: p * rounds, tick)
             results[service] = result
     summary = {
         "slug": info.slug, "device": info.as_dict(), "environment": environment(), "mode": args.mode,
         "runs": args.runs, "warmup": args.warmup, "weights": args.weights, "timing_only": args.weights == "random",
         "parallel_levels": levels, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "command": "audionet-bench " + " ".join(sys.argv[1:]) if sys.argv else "", "services": results,
+        "load_average": {"start": list(load_before), "end": list(os.getloadavg())},
         "evaluation": "Judge" if evaluation and evaluation.judge else ("stand-in" if evaluation else None),
     }
     folder = os.path.join(args.out, info.slug)

@@ -94,9 +94,12 @@ def stage_table(summary: dict, note: Optional[str]) -> str:
                 share = s["avg_s"] * s["count"] / total if total else None
                 rows.append([NAMES[service], stage, s["count"], num(s["avg_s"], 4), num(s["p95_s"], 4),
                              "-" if share is None else f"{share:.0%}"])
+    unstaged = [f"{NAMES[s]} ({r['model']})" for s, r in summary["services"].items() if not r["generation"].get("stages")]
+    tail = (f"\nGeneration backends without stages (`Backend.stage`), timed as whole requests only: "
+            f"{', '.join(unstaged)}.\n") if unstaged else ""
     if not rows:
-        return "No backend in this run reports stages (`Backend.stage`); only whole-request times exist.\n"
-    return table(["Service", "Stage", "Count", "Average (s)", "p95 (s)", "Share of its total"], rows, note)
+        return tail.lstrip("\n") or "No stages.\n"
+    return table(["Service", "Stage", "Count", "Average (s)", "p95 (s)", "Share of its total"], rows, note) + tail
 
 
 def sweep_table(summary: dict, note: Optional[str]) -> str:
@@ -125,7 +128,12 @@ def render(summary: dict) -> str:
         head += [note, ""]
     head += [f"Mode **{summary['mode']}**, {summary['runs']} runs after {summary['warmup']} warm-up run(s), "
              f"weights: {summary['weights']}. CPU: {device['cpu_model']}, {device['cpu_cores']} cores. "
-             f"Evaluation: {summary.get('evaluation') or 'not run'}.", "", ""]
+             f"Evaluation: {summary.get('evaluation') or 'not run'}.", ""]
+    load = summary.get("load_average")
+    if load:
+        head += [f"Load average (1 min) at start / end: {load['start'][0]:.1f} / {load['end'][0]:.1f} "
+                 f"on {device['cpu_cores']} cores — above the core count, other work shared the machine.", ""]
+    head += [""]
     sections = [
         ("Generation (miners)", generation_table(summary, note)),
         ("Evaluation (validators)", evaluation_table(summary, note)),

@@ -45,10 +45,19 @@ def records(path: str) -> list:
     return out
 
 
+def run_files(wandb_dir: str) -> list[str]:
+    return sorted(glob.glob(os.path.join(wandb_dir, "wandb", "offline-run-*", "run-*.wandb")))
+
+
 def read_run(wandb_dir: str, timeout: float = 15.0) -> dict:
-    """{"config": {...}, "history": [{key: value}, ...]} of the only offline run under `wandb_dir`,
-    once W&B's service process has written the run's exit record (it writes after `finish()` returns)."""
-    (path,) = glob.glob(os.path.join(wandb_dir, "wandb", "offline-run-*", "run-*.wandb"))
+    """The only offline run under `wandb_dir` (see `read_run_file`)."""
+    (path,) = run_files(wandb_dir)
+    return read_run_file(path, timeout)
+
+
+def read_run_file(path: str, timeout: float = 15.0) -> dict:
+    """{"config": {...}, "history": [{key: value}, ...]} of one offline run, once W&B's service
+    process has written the run's exit record (it writes after `finish()` returns)."""
     deadline = time.monotonic() + timeout
     while True:
         found = records(path)
