@@ -15,9 +15,9 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from benchmarks.tables import NAMES, TIMING_ONLY, memory_text, num, table  # noqa: E402
+from benchmarks.tables import NAMES, TIMING_ONLY, memory_text, num, table
 
 
 def load(folder: str) -> dict:

@@ -103,7 +103,13 @@ def measure_presets(backend, workload, names: list[str], runs: int) -> dict:
 
 
 def benchmark(args) -> tuple[str, dict]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     from benchmarks.evaluation import Evaluation
     from benchmarks.measure import make_workload, measure_service
@@ -156,7 +162,7 @@ def benchmark(args) -> tuple[str, dict]:
                 rounds = sweep_rounds(result, args)
                 progress.update(task, description=f"{service}: parallel sweep ({rounds} per worker)",
                                 total=progress.tasks[0].total + sum(levels) * (rounds - args.sweep_rounds))
-                result["sweep"] = sweep(backend, workload.requests[0], levels, lambda p: p * rounds, tick)
+                result["sweep"] = sweep(backend, workload.requests[0], levels, lambda p, per_worker=rounds: p * per_worker, tick)
             results[service] = result
     summary = {
         "slug": info.slug, "device": info.as_dict(), "environment": environment(), "mode": args.mode,

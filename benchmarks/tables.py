@@ -126,13 +126,15 @@ def render(summary: dict) -> str:
     head = [f"# audionet benchmark: {device['name']} (`{summary['slug']}`)", ""]
     if note:
         head += [note, ""]
-    head += [f"Mode **{summary['mode']}**, {summary['runs']} runs after {summary['warmup']} warm-up run(s), "
-             f"weights: {summary['weights']}. CPU: {device['cpu_model']}, {device['cpu_cores']} cores. "
-             f"Evaluation: {summary.get('evaluation') or 'not run'}.", ""]
+    head += [(f"Mode **{summary['mode']}**, {summary['runs']} runs after {summary['warmup']} warm-up run(s), "
+              f"weights: {summary['weights']}. CPU: {device['cpu_model']}, {device['cpu_cores']} cores. "
+              f"Evaluation: {summary.get('evaluation') or 'not run'}."), ""]
     load = summary.get("load_average")
     if load:
-        head += [f"Load average (1 min) at start / end: {load['start'][0]:.1f} / {load['end'][0]:.1f} "
-                 f"on {device['cpu_cores']} cores — above the core count, other work shared the machine.", ""]
+        busy = max(load["start"][0], load["end"][0]) > device["cpu_cores"]
+        head += [(f"Load average (1 min) at start / end: {load['start'][0]:.1f} / {load['end'][0]:.1f} on "
+                  f"{device['cpu_cores']} cores" + (": other work shared the machine, expect noise." if busy else ".")),
+                 ""]
     head += [""]
     sections = [
         ("Generation (miners)", generation_table(summary, note)),

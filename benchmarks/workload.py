@@ -17,7 +17,13 @@ import numpy as np
 
 from lib.audio import Audio, encode_flac
 from lib.prompts import make_music_prompt, make_sentence
-from lib.protocol import MAX_SECONDS, MAX_TEXT_CHARS, MusicRequest, TTSRequest, VCRequest
+from lib.protocol import (
+    MAX_SECONDS,
+    MAX_TEXT_CHARS,
+    MusicRequest,
+    TTSRequest,
+    VCRequest,
+)
 
 MODES = {"quick": 5.0, "balanced": 30.0, "full": 60.0}  # seconds of audio per run (seed 000)
 CALIBRATION_TEXT = "The quick brown fox jumps over the lazy dog while the band plays on."

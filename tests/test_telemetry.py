@@ -9,6 +9,7 @@ import pytest
 from lib.gpu import DeviceMonitor, describe, device_slug
 from lib.telemetry import Telemetry, WandbSettings
 from lib.timing import Timer
+from tests.files import load_json, read_text
 from tests.wandb_offline import read_run
 
 
@@ -48,11 +49,11 @@ def test_offline_wandb_run_holds_the_logged_keys_values_and_config(wandb_offline
     assert last["timing/tts/generation/count"] == 4 and last["timing/tts/generation/max_s"] == 6.0
     assert first["tables/cpu-test/tts/_type"] == "table-file" and first["tables/cpu-test/tts/nrows"] == 1
     table_file = os.path.join(os.path.dirname(run["path"]), "files", first["tables/cpu-test/tts/path"])
-    table = json.load(open(table_file))
+    table = load_json(table_file)
     row = dict(zip(table["columns"], table["data"][0]))
     assert row["service"] == "tts" and row["avg_s"] == 2.0 and row["device"] == "cpu-test"
 
-    lines = [json.loads(line) for line in open(telemetry.jsonl_path)]
+    lines = [json.loads(line) for line in read_text(telemetry.jsonl_path).splitlines()]
     assert [line["step"] for line in lines] == [1, 2]
     assert lines[0]["scalars"] == logged and lines[1]["scalars"]["timing/tts/generation/count"] == 4
 
@@ -88,7 +89,7 @@ def test_wandb_failure_is_one_warning_and_jsonl_continues(tmp_path, monkeypatch)
     telemetry.close()
     logging.getLogger("telemetry").removeHandler(handler)
     assert len(warnings) == 1 and "W&B is off" in warnings[0].getMessage() and "\n" not in warnings[0].getMessage()
-    assert len(open(telemetry.jsonl_path).readlines()) == 2
+    assert len(read_text(telemetry.jsonl_path).splitlines()) == 2
 
 
 def test_wandb_off_writes_only_jsonl(tmp_path, monkeypatch):
@@ -100,7 +101,7 @@ def test_wandb_off_writes_only_jsonl(tmp_path, monkeypatch):
     time.sleep(0.3)
     telemetry.close()
     assert not (tmp_path / "wandb").exists()
-    assert len(open(telemetry.jsonl_path).readlines()) >= 3  # periodic flushes + the final one
+    assert len(read_text(telemetry.jsonl_path).splitlines()) >= 3  # periodic flushes + the final one
 
 
 def test_device_facts_without_a_gpu():

@@ -42,9 +42,8 @@ def test_measure_sets_audio_afterwards_and_keeps_failures_apart():
     with timer.measure("music", "generation") as m:
         m.audio_seconds = 4.0
     assert m.elapsed > 0 and not m.failed
-    with pytest.raises(RuntimeError):
-        with timer.measure("music", "generation", audio_seconds=4.0):
-            raise RuntimeError("backend broke")
+    with pytest.raises(RuntimeError), timer.measure("music", "generation", audio_seconds=4.0):
+        raise RuntimeError("backend broke")
     stages = {key.stage: stats for key, stats in timer.snapshot().items()}
     assert stages["generation"].count == 1 and stages["generation"].rtf == pytest.approx(m.elapsed / 4.0)
     assert stages["generation/failed"].count == 1 and stages["generation/failed"].rtf is None
@@ -64,7 +63,7 @@ def test_scalar_keys_and_backend_stage_hook():
     assert values["timing/tts/generation/avg_s"] == 2.0 and values["timing/tts/generation/rtf"] == 0.5
     assert values["timing/tts/generation/decoder/count"] == 1
     assert "timing/tts/generation/decoder/rtf" not in values  # no audio on the stage: no RTF key
-    assert set(k.rsplit("/", 1)[1] for k in values) == {"avg_s", "min_s", "max_s", "p50_s", "p95_s", "count", "rtf"}
+    assert {k.rsplit("/", 1)[1] for k in values} == {"avg_s", "min_s", "max_s", "p50_s", "p95_s", "count", "rtf"}
 
 
 def test_records_from_many_threads_are_all_counted():

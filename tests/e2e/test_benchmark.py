@@ -1,7 +1,6 @@
 """audionet-bench end to end in quick mode with the baselines, and the
 aggregation of two real result dirs."""
 import importlib.util
-import json
 import math
 import os
 
@@ -9,6 +8,7 @@ import pytest
 
 from benchmarks import aggregate, run
 from benchmarks.tables import TIMING_ONLY, parse_tables, render
+from tests.files import load_json, read_text
 
 pytestmark = pytest.mark.timeout(400)
 SLUG_FILES = ("gpu_info.json", "benchmark_summary.json", "tables.md", "times.png")
@@ -46,8 +46,8 @@ def finite(cell: str) -> float:
 def test_quick_run_writes_every_file_with_finite_numbers(full_run):
     for name in SLUG_FILES + ("parallel.png",):
         assert os.path.getsize(os.path.join(full_run, name)) > 0, name
-    summary = json.load(open(os.path.join(full_run, "benchmark_summary.json")))
-    info = json.load(open(os.path.join(full_run, "gpu_info.json")))
+    summary = load_json(os.path.join(full_run, "benchmark_summary.json"))
+    info = load_json(os.path.join(full_run, "gpu_info.json"))
     assert os.path.basename(full_run) == summary["slug"] == info["slug"]
     for service in ("tts", "vc", "music"):
         result = summary["services"][service]
@@ -66,7 +66,7 @@ def test_quick_run_writes_every_file_with_finite_numbers(full_run):
 
 
 def test_tables_parse_in_seed_formats(full_run):
-    tables = parse_tables(open(os.path.join(full_run, "tables.md")).read())
+    tables = parse_tables(read_text(os.path.join(full_run, "tables.md")))
     generation, evaluation, device = tables[0], tables[1], tables[2]
     assert [row["Service"] for row in generation] == ["Text To Speech", "Voice Clone", "Music Generation"]
     for row in generation:
@@ -80,7 +80,7 @@ def test_tables_parse_in_seed_formats(full_run):
 
 
 def test_random_weights_label_every_table(full_run):
-    summary = json.load(open(os.path.join(full_run, "benchmark_summary.json")))
+    summary = load_json(os.path.join(full_run, "benchmark_summary.json"))
     markdown = render({**summary, "timing_only": True})
     assert markdown.count(TIMING_ONLY) >= len(parse_tables(markdown)) + 1  # the header and above each table
 
@@ -108,8 +108,8 @@ def test_aggregate_two_result_dirs(full_run, small_run, tmp_path):
     generation = tables[0]
     assert len(generation) == 5  # 3 services from the first dir, 2 from the second
     assert [row["Speed-up vs CPU"] for row in generation[:3]] == ["baseline"] * 3
-    first = json.load(open(os.path.join(full_run, "benchmark_summary.json")))["services"]
-    second = json.load(open(os.path.join(small_run, "benchmark_summary.json")))["services"]
+    first = load_json(os.path.join(full_run, "benchmark_summary.json"))["services"]
+    second = load_json(os.path.join(small_run, "benchmark_summary.json"))["services"]
     for row, service in zip(generation[3:], ("tts", "music")):
         expected = first[service]["generation"]["stats"]["mean"] / second[service]["generation"]["stats"]["mean"]
         assert row["Speed-up vs CPU"] == f"{expected:.1f}x"
