@@ -44,9 +44,12 @@ def sweep_plot(summary: dict, path: str) -> str | None:
         left.plot(levels, [row["throughput_rps"] for row in sweep["rows"]], marker="o", label=service)
         right.errorbar(levels, [row["latency"]["mean"] for row in sweep["rows"]],
                        yerr=[row["latency"]["ci95"] for row in sweep["rows"]], marker="o", capsize=4, label=service)
-    left.set(xlabel="requests in parallel", ylabel="throughput (req/s)", title="throughput")
-    right.set(xlabel="requests in parallel", ylabel="latency (s, mean ± 95% CI)", title="latency")
+    levels = sorted({row["parallel"] for sweep in swept.values() for row in sweep["rows"]})
+    left.set(xlabel="requests in parallel", ylabel="throughput (req/s, log)", title="throughput", yscale="log")
+    right.set_yscale("log")
+    right.set(xlabel="requests in parallel", ylabel="latency (s, mean ± 95% CI, log)", title="latency")
     for ax in (left, right):
+        ax.set_xticks(levels)
         ax.legend()
         ax.grid(alpha=0.3)
     fig.suptitle(_title(summary, "parallel sweep"), fontsize=10)

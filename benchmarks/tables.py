@@ -157,7 +157,8 @@ METHODOLOGY = """\
 - Real-time factor (RT) = compute seconds / audio seconds (below 1 is faster than playback); "faster than real
   time" is its inverse.
 - Throughput is the best of the parallel sweep (else sequential). Peak memory: torch `max_memory_allocated` and
-  NVML device memory sampled every 150 ms on a GPU; peak process RSS on a CPU.
+  NVML device memory sampled every 150 ms on a GPU; on a CPU the process's peak RSS so far (it grows
+  through the run: it includes every model loaded for earlier services).
 """
 
 
