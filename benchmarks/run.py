@@ -102,7 +102,7 @@ def measure_presets(backend, workload, names: list[str], runs: int) -> dict:
     return {"rtf": rtf}
 
 
-def benchmark(args) -> tuple[str, dict]:
+def benchmark(args, argv: list[str]) -> tuple[str, dict]:
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -117,7 +117,7 @@ def benchmark(args) -> tuple[str, dict]:
     from benchmarks.sweep import sweep
     from benchmarks.tables import render
     from benchmarks.workload import MODES
-    from lib.gpu import describe
+    from lib.gpu import describe_device
     from lib.timing import Timer
     from models.registry import load_backend
     from neurons.miner import resolve_device
@@ -132,7 +132,7 @@ def benchmark(args) -> tuple[str, dict]:
     if any(p < 1 for p in levels):
         raise ConfigError("--parallel counts must be at least 1")
     device = resolve_device(args.device)
-    info = describe(prefer_gpu=not device.startswith("cpu"))
+    info = describe_device(device)
     specs = resolve_specs({s: getattr(args, f"{s}_model") for s in services}, args.weights, args.cache_dir)
     timer = Timer("bench", device=info.slug, window=100_000)
     reference_tts = load_backend("tts", DEFAULT_SPECS["tts"], device="cpu") if "vc" in services else None
@@ -168,7 +168,7 @@ def benchmark(args) -> tuple[str, dict]:
         "slug": info.slug, "device": info.as_dict(), "environment": environment(), "mode": args.mode,
         "runs": args.runs, "warmup": args.warmup, "weights": args.weights, "timing_only": args.weights == "random",
         "parallel_levels": levels, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "command": "audionet-bench " + " ".join(sys.argv[1:]) if sys.argv else "", "services": results,
+        "command": " ".join(["audionet-bench", *argv]), "services": results,
         "load_average": {"start": list(load_before), "end": list(os.getloadavg())},
         "evaluation": "Judge" if evaluation and evaluation.judge else ("stand-in" if evaluation else None),
     }
@@ -185,10 +185,11 @@ def benchmark(args) -> tuple[str, dict]:
 
 
 def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
-        folder, _summary = benchmark(args)
+        folder, _summary = benchmark(args, argv)
     except (ConfigError, BackendError) as error:
         print(f"audionet-bench: {error}", file=sys.stderr)
         return 2

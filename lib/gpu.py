@@ -84,9 +84,14 @@ def describe(index: int = 0, prefer_gpu: bool = True) -> DeviceInfo:
                       cpu_model=cpu, cpu_cores=cores)
 
 
+def describe_device(device: str) -> DeviceInfo:
+    """Facts for a backend device string ("cpu", "cuda", "cuda:1", "auto")."""
+    return describe(_cuda_index(device), prefer_gpu=not device.startswith("cpu"))
+
+
 def device_slug(device: str = "auto") -> str:
     """Slug for a backend device string: "cpu" always gives the CPU slug."""
-    return describe(_cuda_index(device), prefer_gpu=not device.startswith("cpu")).slug
+    return describe_device(device).slug
 
 
 def _cuda_index(device: str) -> int:

@@ -73,7 +73,7 @@ def run(args, log) -> int:
 
     from lib.auth import AccessPolicy
     from lib.chain import open_chain
-    from lib.gpu import describe
+    from lib.gpu import describe_device
     from lib.miner_app import MinerService
     from lib.telemetry import lookup_uid, open_telemetry
     from lib.timing import Timer
@@ -88,7 +88,7 @@ def run(args, log) -> int:
     policy = AccessPolicy(
         min_stake=args.miner_min_stake, require_permit=not args.miner_allow_no_permit, rate_limit=args.miner_rate_limit
     )
-    device_info = describe(prefer_gpu=not device.startswith("cpu"))
+    device_info = describe_device(device)
     timer = Timer("miner", device=device_info.slug)
     service = MinerService(
         wallet, chain, backends, policy, concurrency=args.miner_concurrency,
