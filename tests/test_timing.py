@@ -127,3 +127,19 @@ def test_miner_signs_the_generation_time_the_timer_recorded(tmp_path, wallets):
     meta, _flac = unpack_response(reply.content)
     stats = timer.snapshot()[("miner", "tts", "generation", "cpu-test")]
     assert stats.count == 1 and stats.max_s == meta.generation_s and stats.audio_s > 0.5
+
+
+def test_long_targets_split_into_requests_inside_the_protocol_limits():
+    import numpy as np
+
+    from benchmarks.workload import build, segments
+    from lib.protocol import MAX_TEXT_CHARS
+
+    assert segments(60.0, 30.0) == [30.0, 30.0] and segments(5.0, 30.0) == [5.0]
+    music = build("music", 60.0, np.random.default_rng(0))
+    assert [r.seconds for r in music.requests] == [30.0, 30.0]
+    # 17.5 characters per second: 30 s of speech is 525 characters, more than one request may carry
+    speech = build("tts", 30.0, np.random.default_rng(0), chars_per_second=17.5)
+    assert len(speech.requests) == 2
+    assert all(len(r.text) <= MAX_TEXT_CHARS for r in speech.requests)
+    assert sum(len(r.text) for r in speech.requests) == pytest.approx(525, abs=4)
