@@ -56,7 +56,8 @@ def stage_stats(timer: Timer, service: str, prefix: str) -> dict:
 
 
 def measure_service(service: str, backend: Backend, workload: Workload, *, runs: int, warmup: int, timer: Timer,
-                    evaluation: Optional[Evaluation], tick: Callable[[], None] = lambda: None) -> dict:
+                    evaluation: Optional[Evaluation], tick: Callable[[], None] = lambda: None,
+                    gpu_index: int = 0) -> dict:
     warmup_s = []
     backend.measure = None  # warm-up stages are not part of the statistics
     for _ in range(warmup):
@@ -66,7 +67,7 @@ def measure_service(service: str, backend: Backend, workload: Workload, *, runs:
         tick()
     backend.measure = timer.stage_hook(service)
     run_s, audio_s, last_clips = [], [], []
-    with DeviceMonitor() as monitor:
+    with DeviceMonitor(gpu_index) as monitor:
         for _ in range(runs):
             with timer.measure(service, "generation") as timing:
                 last_clips, seconds = run_once(backend, workload)

@@ -117,7 +117,7 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
     from benchmarks.sweep import sweep
     from benchmarks.tables import render
     from benchmarks.workload import MODES
-    from lib.gpu import describe_device
+    from lib.gpu import cuda_index, describe_device
     from lib.timing import Timer
     from models.registry import load_backend
     from neurons.miner import resolve_device
@@ -153,7 +153,7 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
             workload = make_workload(service, backend, MODES[args.mode], args.seed, reference_tts)
             progress.update(task, description=f"{service}: runs")
             result = measure_service(service, backend, workload, runs=args.runs, warmup=args.warmup, timer=timer,
-                                     evaluation=evaluation, tick=tick)
+                                     evaluation=evaluation, tick=tick, gpu_index=cuda_index(device))
             result["spec"] = specs[service]
             result["presets"] = measure_presets(backend, workload, presets, args.runs) if presets else (
                 {"note": "no --presets requested"} if not getattr(backend, "presets", None)

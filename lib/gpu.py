@@ -86,7 +86,7 @@ def describe(index: int = 0, prefer_gpu: bool = True) -> DeviceInfo:
 
 def describe_device(device: str) -> DeviceInfo:
     """Facts for a backend device string ("cpu", "cuda", "cuda:1", "auto")."""
-    return describe(_cuda_index(device), prefer_gpu=not device.startswith("cpu"))
+    return describe(cuda_index(device), prefer_gpu=not device.startswith("cpu"))
 
 
 def device_slug(device: str = "auto") -> str:
@@ -94,7 +94,7 @@ def device_slug(device: str = "auto") -> str:
     return describe_device(device).slug
 
 
-def _cuda_index(device: str) -> int:
+def cuda_index(device: str) -> int:
     _, _, index = device.partition(":")
     return int(index) if index.isdigit() else 0
 
