@@ -26,6 +26,8 @@ setup(
             "audionet-miner=neurons.miner:main",
             "audionet-validator=neurons.validator:main",
             "audionet-localnet=neurons.localnet:main",
+            "audionet-bench=benchmarks.run:main",
+            "audionet-bench-aggregate=benchmarks.aggregate:main",
         ]
     },
 )

@@ -66,7 +66,8 @@ class LocalNet:
 
     def common_args(self, name: str) -> list[str]:
         return ["--netuid", str(NETUID), "--subtensor.network", f"offline:{self.chain_path}",
-                "--wallet.name", name, "--wallet.hotkey", "default", "--wallet.path", self.wallets]
+                "--wallet.name", name, "--wallet.hotkey", "default", "--wallet.path", self.wallets,
+                "--telemetry.dir", os.path.join(self.workdir, "telemetry", name)]
 
     def add_validator(self, name: str = "validator") -> str:
         wallet = create_wallet(name, "default", self.wallets)
@@ -92,7 +93,9 @@ class LocalNet:
         return miner
 
     def _spawn(self, module: str, args: list[str], log_path: str) -> subprocess.Popen:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # W&B never goes online from a localnet; its offline runs stay in the workdir.
+        env = dict(os.environ, PYTHONUNBUFFERED="1", WANDB_MODE=os.environ.get("WANDB_MODE", "offline"),
+                   WANDB_DIR=self.workdir)
         with open(log_path, "ab") as log:
             return subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env=env, stdout=log,
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from contextlib import asynccontextmanager
 from typing import Mapping
 
@@ -26,6 +25,7 @@ from lib.protocol import (
     MAX_REQUEST_BYTES, RESPONSE_CONTENT_TYPE, MusicRequest, ResponseMeta, TTSRequest, VCRequest,
     max_response_seconds, pack_response, parse_request, path_for, sha256_hex,
 )
+from lib.timing import Timer
 from models.base import Backend
 
 log = logging.getLogger("miner")
@@ -60,7 +60,7 @@ def generate(backend: Backend, request) -> Audio:
 class MinerService:
     def __init__(
         self, wallet, chain: Chain, backends: Mapping[str, Backend], policy: AccessPolicy,
-        concurrency: int = 1, max_waiting: int = 8, sync_interval: float = 60.0,
+        concurrency: int = 1, max_waiting: int = 8, sync_interval: float = 60.0, timer: Timer | None = None,
     ):
         self.wallet, self.chain, self.backends, self.policy = wallet, chain, dict(backends), policy
         self.hotkey = wallet.hotkey.ss58_address
@@ -68,6 +68,10 @@ class MinerService:
         self.limiters = {service: PriorityLimiter(concurrency, max_waiting) for service in self.backends}
         self.nonces = bt.http_auth.InMemoryNonceStore()
         self.served = {service: 0 for service in self.backends}
+        # One measurement feeds both the timing log and the signed generation_s.
+        self.timer = timer or Timer("miner")
+        for service, backend in self.backends.items():
+            backend.measure = self.timer.stage_hook(service)
 
     async def sync(self) -> None:
         self.policy.update(await self.chain.metagraph())
@@ -88,15 +92,16 @@ class MinerService:
         priority = self.policy.admit(caller)
         request = parse_request(service, body)
         async with self.limiters[service].slot(priority):
-            started = time.perf_counter()
             try:
-                audio = await run_in_threadpool(generate, self.backends[service], request)
+                with self.timer.measure(service, "generation") as timing:
+                    audio = await run_in_threadpool(generate, self.backends[service], request)
+                    timing.audio_seconds = audio.seconds
             except (WireError, BackendError):
                 raise
             except Exception as error:
                 log.exception("%s backend failed", service)
                 raise BackendError(f"{service} generation failed: {type(error).__name__}") from None
-            elapsed = time.perf_counter() - started
+            elapsed = timing.elapsed
         try:
             flac = await run_in_threadpool(encode_flac, audio, max_seconds=max_response_seconds(service))
         except WireError as error:  # our backend's fault, not the caller's: 500

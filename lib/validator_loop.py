@@ -21,6 +21,7 @@ from lib.prompts import make_music_prompt, make_seed, make_sentence
 from lib.protocol import SERVICES, MusicRequest, TTSRequest, VCRequest
 from lib.scoring.round import Scored, score_round
 from lib.scoring.state import ScoreState, atomic_write_json
+from lib.timing import Timer
 
 log = logging.getLogger("validator")
 DEFAULT_TIMEOUTS = {"tts": 20.0, "vc": 30.0, "music": 40.0}  # seconds for the whole exchange
@@ -41,8 +42,10 @@ class ValidatorSettings:
 
 
 class Validator:
-    def __init__(self, wallet, chain: Chain, settings: ValidatorSettings, reference_voice, reference_voices=(None,)):
+    def __init__(self, wallet, chain: Chain, settings: ValidatorSettings, reference_voice, reference_voices=(None,),
+                 timer: Optional[Timer] = None):
         self.wallet, self.chain, self.settings = wallet, chain, settings
+        self.timer = timer or Timer("validator")
         self.hotkey = wallet.hotkey.ss58_address
         # A SpeechSynthesizer and its voice names: the VC reference clips are made fresh each round.
         self.reference_voice, self.reference_voices = reference_voice, list(reference_voices)
@@ -86,7 +89,9 @@ class Validator:
         answers: list[Answer] = await asyncio.gather(
             *(client.query(t, r, self.settings.timeouts[r.service]) for t, r in jobs)
         )
-        scored = score_round(answers, self.settings.timeouts)
+        self._time_round_trips(answers)
+        with self.timer.measure("all", "evaluation", audio_seconds=sum(a.audio.seconds for a in answers if a.ok)):
+            scored = score_round(answers, self.settings.timeouts)
         for item in scored:
             uid, service = item.answer.target.uid, item.answer.service
             self.state.update(service, uid, item.reward, self.settings.alpha)
@@ -100,6 +105,14 @@ class Validator:
             await self.set_weights(block)
         self.write_summary(block)
         return scored
+
+    def _time_round_trips(self, answers: list[Answer]) -> None:
+        """Round trip as the validator saw it, per service and per miner (failed queries apart)."""
+        for answer in answers:
+            stage = "roundtrip" if answer.ok else "roundtrip/failed"
+            audio_s = answer.audio.seconds if answer.ok else None
+            self.timer.record(answer.service, stage, answer.latency_s, audio_s)
+            self.timer.record(answer.service, f"{stage}/uid{answer.target.uid}", answer.latency_s, audio_s)
 
     async def set_weights(self, block: int) -> None:
         weights = self.state.weights()

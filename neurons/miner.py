@@ -14,6 +14,7 @@ if __package__ in (None, ""):  # `python neurons/miner.py` from a checkout
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from lib.config import add_common_flags, flag, positive_int, run_entry_point
+from lib.telemetry import add_telemetry_flags
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     flag(policy, "miner.concurrency", type=positive_int, default=1, help="requests generated at once per service")
     flag(policy, "miner.max_waiting", type=int, default=8, help="requests allowed to wait per service (then 503)")
     flag(policy, "miner.sync_interval", type=float, default=60.0, help="seconds between metagraph syncs")
+    add_telemetry_flags(parser)
     return parser
 
 
@@ -71,7 +73,10 @@ def run(args, log) -> int:
 
     from lib.auth import AccessPolicy
     from lib.chain import open_chain
+    from lib.gpu import describe_device
     from lib.miner_app import MinerService
+    from lib.telemetry import lookup_uid, open_telemetry
+    from lib.timing import Timer
     from lib.wallet import load_wallet
     from models.registry import load_backend
 
@@ -83,9 +88,11 @@ def run(args, log) -> int:
     policy = AccessPolicy(
         min_stake=args.miner_min_stake, require_permit=not args.miner_allow_no_permit, rate_limit=args.miner_rate_limit
     )
+    device_info = describe_device(device)
+    timer = Timer("miner", device=device_info.slug)
     service = MinerService(
         wallet, chain, backends, policy, concurrency=args.miner_concurrency,
-        max_waiting=args.miner_max_waiting, sync_interval=args.miner_sync_interval,
+        max_waiting=args.miner_max_waiting, sync_interval=args.miner_sync_interval, timer=timer,
     )
     external_ip = args.axon_external_ip or (None if args.axon_ip == "0.0.0.0" else args.axon_ip)
     if not args.axon_no_publish:
@@ -99,9 +106,18 @@ def run(args, log) -> int:
             return 2
     log.info("hotkey %s serving %s on %s:%d", service.hotkey, ", ".join(
         f"{s}={b.model_id}@{b.device}" for s, b in backends.items()), args.axon_ip, args.axon_port)
+    network = "offline" if args.subtensor_network.startswith("offline:") else args.subtensor_network
+    hotkey_dir = f"{network}-{args.netuid}-{args.wallet_hotkey}".replace("/", "_").replace(":", "_")
+    telemetry = open_telemetry(args, timer, role="miner", hotkey=service.hotkey,
+                               uid=asyncio.run(lookup_uid(chain, service.hotkey)), device=device_info.as_dict(),
+                               default_dir=os.path.expanduser(f"~/.audionet/miner-{hotkey_dir}"))
+    telemetry.start(args.telemetry_interval)
     config = uvicorn.Config(service.app(), host=args.axon_ip, port=args.axon_port, log_level="warning",
                             timeout_keep_alive=30)
-    uvicorn.Server(config).run()
+    try:
+        uvicorn.Server(config).run()
+    finally:
+        telemetry.close()
     return 0
 
 

@@ -14,6 +14,7 @@ if __package__ in (None, ""):  # `python neurons/validator.py` from a checkout
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from lib.config import add_common_flags, flag, positive_int, run_entry_point
+from lib.telemetry import add_telemetry_flags
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for service, default in DEFAULT_TIMEOUTS.items():
         flag(neuron, f"neuron.timeout.{service}", type=float, default=default, help=f"{service} request timeout, s")
+    add_telemetry_flags(parser)
     return parser
 
 
@@ -51,6 +53,9 @@ def run(args, log) -> int:
         return 2
 
     from lib.chain import open_chain
+    from lib.gpu import describe
+    from lib.telemetry import lookup_uid, open_telemetry
+    from lib.timing import Timer
     from lib.validator_loop import Validator, ValidatorSettings
     from lib.wallet import load_wallet
     from models.baselines.espeak import VOICES, EspeakSynthesizer
@@ -67,13 +72,21 @@ def run(args, log) -> int:
         timeouts={s: getattr(args, f"neuron_timeout_{s}") for s in ("tts", "vc", "music")},
         services=services, seed=args.neuron_seed, save_audio_dir=args.neuron_save_audio,
     )
+    device_info = describe()
+    timer = Timer("validator", device=device_info.slug)
     validator = Validator(wallet, chain, settings, reference_voice=EspeakSynthesizer(),
-                          reference_voices=sorted(VOICES))
+                          reference_voices=sorted(VOICES), timer=timer)
     log.info("hotkey %s, state in %s", validator.hotkey, state_dir)
+    telemetry = open_telemetry(args, timer, role="validator", hotkey=validator.hotkey,
+                               uid=asyncio.run(lookup_uid(chain, validator.hotkey)), device=device_info.as_dict(),
+                               default_dir=state_dir)
+    telemetry.start(args.telemetry_interval)
     try:
         asyncio.run(validator.run(args.neuron_rounds))
     except KeyboardInterrupt:
         pass
+    finally:
+        telemetry.close()
     return 0
 
 

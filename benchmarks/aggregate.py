@@ -1,0 +1,133 @@
+"""Merge per-device benchmark dirs into one comparison (seed 000/003 style):
+one row per device and service, with a CPU-vs-GPU speed-up column when a CPU
+result is among the inputs.
+
+    audionet-bench-aggregate benchmarks/results/*/ --out benchmarks/results
+    python -m benchmarks.aggregate DIR [DIR ...] [--out DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from benchmarks.tables import NAMES, TIMING_ONLY, memory_text, num, table
+
+
+def load(folder: str) -> dict:
+    path = os.path.join(folder, "benchmark_summary.json")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{folder} has no benchmark_summary.json (is it a device dir from audionet-bench?)")
+    with open(path) as handle:
+        return json.load(handle)
+
+
+def cpu_baseline(summaries: list[dict]) -> dict | None:
+    return next((s for s in summaries if s["device"]["kind"] == "cpu"), None)
+
+
+def speedup(summary: dict, cpu: dict | None, service: str, part: str) -> str:
+    """CPU mean time / this device's mean time for the same service (same mode)."""
+    if cpu is summary:
+        return "baseline"
+    if cpu is None or service not in cpu["services"] or cpu["mode"] != summary["mode"]:
+        return "-"
+    mine = (summary["services"][service].get(part) or {}).get("stats", {}).get("mean")
+    theirs = (cpu["services"][service].get(part) or {}).get("stats", {}).get("mean")
+    return f"{theirs / mine:.1f}x" if mine and theirs else "-"
+
+
+def label(summary: dict) -> str:
+    device = summary["device"]
+    name = f"CPU {device['name']} ({device['cpu_cores']} cores)" if device["kind"] == "cpu" else device["name"]
+    return name + (" (random weights — timing only)" if summary.get("timing_only") else "")
+
+
+def comparison(summaries: list[dict]) -> str:
+    cpu = cpu_baseline(summaries)
+    gen, ev, perf = [], [], []
+    for s in summaries:
+        for service, r in s["services"].items():
+            g = r["generation"]["stats"]
+            gen.append([label(s), NAMES[service], r["model"], num(g["mean"]), num(g["max"]), num(g["min"]),
+                        num(r["generation"]["audio_seconds"], 1), speedup(s, cpu, service, "generation")])
+            if r.get("evaluation"):
+                e = r["evaluation"]
+                ev.append([label(s), NAMES[service], num(e["stats"]["mean"]), num(e["audio_seconds"], 1),
+                           num(e["stats"]["max"]), num(e["stats"]["min"]), speedup(s, cpu, service, "evaluation")])
+            sweep = r.get("sweep") or {}
+            best = max((row["throughput_rps"] for row in sweep.get("rows", [])), default=r["generation"]["sequential_rps"])
+            perf.append([label(s), NAMES[service], f"{num(r['generation']['latency_per_audio_s']['mean'] * 1000, 1)} ms",
+                         num(best, 2), memory_text(r["memory"], s["device"]),
+                         s["device"].get("compute_capability") or "n/a (CPU)", str(sweep.get("recommended_parallel", "-"))])
+    note = TIMING_ONLY if any(s.get("timing_only") for s in summaries) else None
+    modes = ", ".join(sorted({s["mode"] for s in summaries}))
+    parts = [
+        "# audionet: per-device comparison", "",
+        f"Devices: {len(summaries)}; modes: {modes}. Speed-up = CPU time / device time for the same service and mode"
+        + ("" if cpu else " (no CPU result among the inputs, so no speed-up)") + ".", "",
+        "## Generation (miners)", "",
+        table(["Device", "Service", "Model", "Average Time (s)", "Maximum Time (s)", "Minimum Time (s)",
+               "Duration of Audio (s)", "Speed-up vs CPU"], gen, note),
+        "## Evaluation (validators)", "",
+        table(["Device", "Service", "Average Evaluation Time (s)", "Duration of Audio (s)", "Maximum Time (s)",
+               "Minimum Time (s)", "Speed-up vs CPU"], ev, note) if ev else "No evaluation timings.\n",
+        "## Latency, throughput, memory", "",
+        table(["Device", "Service", "Latency per 1 s of audio", "Throughput (req/s)", "Peak memory",
+               "Compute Capability", "Recommended parallel"], perf, note),
+    ]
+    return "\n".join(parts)
+
+
+def comparison_plot(summaries: list[dict], path: str) -> str:
+    services = sorted({svc for s in summaries for svc in s["services"]})
+    fig, ax = plt.subplots(figsize=(max(6, 2 * len(services) * len(summaries)), 4))
+    width = 0.8 / max(1, len(summaries))
+    for i, s in enumerate(summaries):
+        xs = [j + i * width for j, svc in enumerate(services) if svc in s["services"]]
+        means = [s["services"][svc]["generation"]["latency_per_audio_s"]["mean"] * 1000 for svc in services
+                 if svc in s["services"]]
+        ax.bar(xs, means, width, label=label(s))
+    ax.set_xticks([j + width * (len(summaries) - 1) / 2 for j in range(len(services))], services)
+    ax.set_ylabel("generation ms per 1 s of audio (lower is faster)")
+    ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    ax.set_title("audionet generation latency per device")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def aggregate(folders: list[str], out: str) -> tuple[str, str]:
+    summaries = [load(folder) for folder in folders]
+    os.makedirs(out, exist_ok=True)
+    md_path = os.path.join(out, "comparison.md")
+    with open(md_path, "w") as handle:
+        handle.write(comparison(summaries))
+    return md_path, comparison_plot(summaries, os.path.join(out, "comparison.png"))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="audionet-bench-aggregate", description=__doc__.split("\n")[0])
+    parser.add_argument("dirs", nargs="+", help="device dirs written by audionet-bench (<out>/<device-slug>)")
+    parser.add_argument("--out", default=None, help="where comparison.md/png go (default: parent of the first dir)")
+    args = parser.parse_args(argv)
+    out = args.out or os.path.dirname(os.path.abspath(args.dirs[0].rstrip("/")))
+    try:
+        md_path, png_path = aggregate(args.dirs, out)
+    except (FileNotFoundError, KeyError, ValueError) as error:
+        print(f"audionet-bench-aggregate: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {md_path} and {png_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""Markdown tables from a benchmark summary: seed 003 (per service average /
+max / min seconds and audio duration, for generation and evaluation), seed
+000 (latency per audio second, throughput, memory, compute capability,
+presets), the per-stage breakdown and the parallel sweep (seed 001)."""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+TIMING_ONLY = "**random weights — timing only** (full-size architectures, output is noise)"
+NAMES = {"tts": "Text To Speech", "vc": "Voice Clone", "music": "Music Generation"}
+
+
+def num(value: Optional[float], digits: int = 3) -> str:
+    """Fixed digits; small values keep two significant figures instead of printing 0.000."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    if value != 0 and abs(value) < 10 ** -(digits - 1):
+        return f"{value:.2g}"
+    return f"{value:.{digits}f}"
+
+
+def table(headers: list[str], rows: list[list[str]], note: Optional[str] = None) -> str:
+    lines = [f"_{note}_", ""] if note else []
+    lines += ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def memory_text(memory: dict, device: dict) -> str:
+    if memory.get("peak_torch_gb") is not None or memory.get("peak_nvml_used_gb") is not None:
+        return f"{num(memory.get('peak_torch_gb'), 2)} GB torch / {num(memory.get('peak_nvml_used_gb'), 2)} GB device"
+    return f"{num(memory.get('peak_rss_gb'), 2)} GB RSS (CPU)"
+
+
+def generation_table(summary: dict, note: Optional[str]) -> str:
+    rows = []
+    for service, r in summary["services"].items():
+        s = r["generation"]["stats"]
+        rows.append([NAMES[service], r["model"], num(s["mean"]), f"± {num(s['ci95'])}", num(s["max"]), num(s["min"]),
+                     num(r["generation"]["audio_seconds"], 1), f"{s['n']} ({s['outliers']})"])
+    return table(["Service", "Model", "Average Time (s)", "95% CI (s)", "Maximum Time (s)", "Minimum Time (s)",
+                  "Duration of Audio (s)", "Runs (outliers)"], rows, note)
+
+
+def evaluation_table(summary: dict, note: Optional[str]) -> str:
+    rows = []
+    for service, r in summary["services"].items():
+        e = r.get("evaluation")
+        if not e:
+            continue
+        s = e["stats"]
+        rows.append([NAMES[service], e["label"], num(s["mean"]), f"± {num(s['ci95'])}", num(e["audio_seconds"], 1),
+                     num(s["max"]), num(s["min"]), f"{s['n']} ({s['outliers']})"])
+    return table(["Service", "Evaluator", "Average Evaluation Time (s)", "95% CI (s)", "Duration of Audio (s)",
+                  "Maximum Time (s)", "Minimum Time (s)", "Runs (outliers)"], rows, note)
+
+
+def device_table(summary: dict, note: Optional[str]) -> str:
+    device = summary["device"]
+    rows = []
+    for service, r in summary["services"].items():
+        g = r["generation"]
+        per_audio = g["latency_per_audio_s"]
+        sweep = r.get("sweep") or {}
+        best_rps = max((row["throughput_rps"] for row in sweep.get("rows", [])), default=g["sequential_rps"])
+        rtf = g["rtf"]
+        rows.append([device["name"], NAMES[service], f"{num(per_audio['mean'] * 1000, 1)} ms ± {num(per_audio['ci95'] * 1000, 1)}",
+                     num(best_rps, 2), memory_text(r["memory"], device), device.get("compute_capability") or "n/a (CPU)",
+                     f"{num(rtf)}x RT", f"{num(1 / rtf if rtf else None, 1)}x"])
+    return table(["Device", "Service", "Latency per 1 s of audio", "Throughput (req/s)", "Peak memory",
+                  "Compute Capability", "Real-time factor", "Faster than real time"], rows, note)
+
+
+def presets_section(summary: dict, note: Optional[str]) -> str:
+    rows, without = [], []
+    for service, r in summary["services"].items():
+        presets = r.get("presets") or {}
+        if presets.get("rtf"):
+            rows.append([NAMES[service]] + [f"{name}: {num(v)}x RT" for name, v in presets["rtf"].items()])
+        else:
+            without.append(f"{NAMES[service]} ({r['model']}): {presets.get('note', 'not measured')}")
+    out = table(["Service", "Presets (real-time factor)"], rows, note) if rows else ""
+    return out + "".join(f"- {line}\n" for line in without)
+
+
+def stage_table(summary: dict, note: Optional[str]) -> str:
+    rows = []
+    for service, r in summary["services"].items():
+        for part in ("generation", "evaluation"):
+            runs = (r.get(part) or {}).get("runs_s") or []
+            total = sum(runs)
+            for stage, s in ((r.get(part) or {}).get("stages") or {}).items():
+                share = s["avg_s"] * s["count"] / total if total else None
+                rows.append([NAMES[service], stage, s["count"], num(s["avg_s"], 4), num(s["p95_s"], 4),
+                             "-" if share is None else f"{share:.0%}"])
+    unstaged = [f"{NAMES[s]} ({r['model']})" for s, r in summary["services"].items() if not r["generation"].get("stages")]
+    tail = (f"\nGeneration backends without stages (`Backend.stage`), timed as whole requests only: "
+            f"{', '.join(unstaged)}.\n") if unstaged else ""
+    if not rows:
+        return tail.lstrip("\n") or "No stages.\n"
+    return table(["Service", "Stage", "Count", "Average (s)", "p95 (s)", "Share of its total"], rows, note) + tail
+
+
+def sweep_table(summary: dict, note: Optional[str]) -> str:
+    rows = []
+    for service, r in summary["services"].items():
+        sweep = r.get("sweep")
+        if not sweep:
+            continue
+        for row in sweep["rows"]:
+            lat = row["latency"]
+            mark = " ← recommended" if row["parallel"] == sweep["recommended_parallel"] else ""
+            rows.append([NAMES[service], f"{row['parallel']}{mark}", row["requests"], num(row["throughput_rps"], 2),
+                         num(row["audio_s_per_s"], 2), f"{num(lat['mean'])} ± {num(lat['ci95'])}",
+                         num(row["latency_p95_s"])])
+    if not rows:
+        return "Parallel sweep not run.\n"
+    return table(["Service", "Parallel requests", "Requests", "Throughput (req/s)", "Audio s per s",
+                  "Latency mean ± 95% CI (s)", "Latency p95 (s)"], rows, note)
+
+
+def render(summary: dict) -> str:
+    note = TIMING_ONLY if summary.get("timing_only") else None
+    device = summary["device"]
+    head = [f"# audionet benchmark: {device['name']} (`{summary['slug']}`)", ""]
+    if note:
+        head += [note, ""]
+    head += [(f"Mode **{summary['mode']}**, {summary['runs']} runs after {summary['warmup']} warm-up run(s), "
+              f"weights: {summary['weights']}. CPU: {device['cpu_model']}, {device['cpu_cores']} cores. "
+              f"Evaluation: {summary.get('evaluation') or 'not run'}."), ""]
+    load = summary.get("load_average")
+    if load:
+        busy = max(load["start"][0], load["end"][0]) > device["cpu_cores"]
+        head += [(f"Load average (1 min) at start / end: {load['start'][0]:.1f} / {load['end'][0]:.1f} on "
+                  f"{device['cpu_cores']} cores" + (": other work shared the machine, expect noise." if busy else ".")),
+                 ""]
+    head += [""]
+    sections = [
+        ("Generation (miners)", generation_table(summary, note)),
+        ("Evaluation (validators)", evaluation_table(summary, note)),
+        ("Latency, throughput, memory (seed-000 format)", device_table(summary, note)),
+        ("Presets", presets_section(summary, note)),
+        ("Per-stage breakdown", stage_table(summary, note)),
+        ("Parallel requests per device (seed 001)", sweep_table(summary, note)),
+        ("Methodology", METHODOLOGY),
+    ]
+    return "\n".join(head) + "\n".join(f"## {title}\n\n{body}" for title, body in sections)
+
+
+METHODOLOGY = """\
+- One run = every request of the mode's workload (quick 5 s, balanced 30 s, full 60 s of audio), generated back to
+  back; a target longer than one request allows (30 s, 400 characters) is split into equal requests.
+- Warm-up runs are excluded. Mean ± 95% CI uses the t-distribution over the runs that are not outliers
+  (modified z-score > 3.5, counted in "Runs (outliers)"); min and max are over all runs; raw times are in
+  `benchmark_summary.json`.
+- Real-time factor (RT) = compute seconds / audio seconds (below 1 is faster than playback); "faster than real
+  time" is its inverse.
+- Throughput is the best of the parallel sweep (else sequential). Peak memory: torch `max_memory_allocated` and
+  NVML device memory sampled every 150 ms on a GPU; on a CPU the process's peak RSS so far (it grows
+  through the run: it includes every model loaded for earlier services).
+"""
+
+
+def parse_tables(markdown: str) -> list[list[dict]]:
+    """Every Markdown table in `markdown` as a list of {header: cell} rows (used by tests and tooling)."""
+    tables, current, headers = [], None, None
+    for line in markdown.splitlines():
+        if line.startswith("|"):
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            if headers is None:
+                headers, current = cells, []
+            elif not set("".join(cells)) <= set("-: "):
+                current.append(dict(zip(headers, cells)))
+        elif headers is not None:
+            tables.append(current)
+            headers = current = None
+    if headers is not None:
+        tables.append(current)
+    return tables

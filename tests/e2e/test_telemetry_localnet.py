@@ -1,0 +1,58 @@
+"""Real miner and validator processes on loopback log their timings: the
+miner's generation per service and stage, the validator's round trips per
+miner and its evaluation, to JSONL and to an offline W&B run each."""
+import json
+import os
+import time
+
+import pytest
+
+from lib.localnet import LocalNet
+from tests.wandb_offline import read_run_file, run_files
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def jsonl(path):
+    with open(path) as handle:
+        return [json.loads(line) for line in handle]
+
+
+def test_neurons_log_generation_roundtrip_and_evaluation(tmp_path):
+    net = LocalNet(str(tmp_path))
+    net.add_validator()
+    miner = net.add_miner("m0", extra_args=("--services", "tts,music", "--telemetry.interval", "0.5"))
+    try:
+        net.wait_ready()
+        assert net.run_validator(2, extra_args=["--neuron.services", "tts,music", "--neuron.seed", "3"]) == 0
+        miner_log = os.path.join(tmp_path, "telemetry", "m0", "timing.jsonl")
+        deadline = time.monotonic() + 20
+        while True:  # the miner flushes every 0.5 s
+            records = jsonl(miner_log) if os.path.exists(miner_log) else []
+            if records and records[-1]["scalars"].get("timing/music/generation/count") == 2:
+                break
+            assert time.monotonic() < deadline, records[-1:] or "no miner timing log"
+            time.sleep(0.3)
+    finally:
+        net.stop()
+    last = jsonl(miner_log)[-1]
+    assert last["role"] == "miner" and last["device"].startswith("cpu-")
+    assert last["scalars"]["timing/tts/generation/count"] == 2
+    assert 0 < last["scalars"]["timing/tts/generation/rtf"] < 5
+
+    validator = jsonl(os.path.join(tmp_path, "telemetry", "validator", "timing.jsonl"))[-1]["scalars"]
+    assert validator["timing/tts/roundtrip/count"] == 2 and validator["timing/music/roundtrip/count"] == 2
+    assert validator[f"timing/tts/roundtrip/uid{miner.uid}/count"] == 2
+    assert validator["timing/all/evaluation/count"] == 2
+    # a round trip includes the miner's generation, so it cannot be shorter
+    assert validator["timing/music/roundtrip/min_s"] >= last["scalars"]["timing/music/generation/min_s"]
+
+    # each neuron started an offline W&B run (localnet never goes online). Only the validator's can be
+    # read back: it exits by itself, while localnet stops a miner with SIGTERM to its whole process
+    # group, which also ends W&B's service process before it writes (the JSONL above is what survives).
+    files = run_files(str(tmp_path))
+    assert len(files) == 2
+    runs = [read_run_file(path, timeout=5) for path in files]
+    validator_run = next(run for run in runs if run["config"].get("role") == "validator")
+    assert validator_run["config"]["uid"] == net.validator_uid
+    assert validator_run["history"][-1]["timing/music/roundtrip/count"] == 2
