@@ -34,6 +34,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     for service, default in DEFAULT_TIMEOUTS.items():
         flag(neuron, f"neuron.timeout.{service}", type=float, default=default, help=f"{service} request timeout, s")
+    from models.eval.registry import add_eval_flags
+
+    add_eval_flags(parser)
+    vc = parser.add_argument_group("voice-clone references")
+    flag(vc, "vc.references", default=None,
+         help="directory of your own reference clips (name.wav|flac|ogg + name.txt transcript); "
+              "default: fresh espeak sentences in random voices")
     return parser
 
 
@@ -53,7 +60,10 @@ def run(args, log) -> int:
     from lib.chain import open_chain
     from lib.validator_loop import Validator, ValidatorSettings
     from lib.wallet import load_wallet
+    from lib.references import FileReferences, SynthesisedReferences
+    from lib.scoring.judge import Judge
     from models.baselines.espeak import VOICES, EspeakSynthesizer
+    from models.eval.registry import specs_from_args
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
@@ -67,8 +77,11 @@ def run(args, log) -> int:
         timeouts={s: getattr(args, f"neuron_timeout_{s}") for s in ("tts", "vc", "music")},
         services=services, seed=args.neuron_seed, save_audio_dir=args.neuron_save_audio,
     )
-    validator = Validator(wallet, chain, settings, reference_voice=EspeakSynthesizer(),
-                          reference_voices=sorted(VOICES))
+    references = (FileReferences(args.vc_references) if args.vc_references
+                  else SynthesisedReferences(EspeakSynthesizer(), sorted(VOICES)))
+    judge = Judge.load(specs_from_args(args), device=args.eval_device)
+    log.info("evaluators: %s", judge.evaluators.describe())
+    validator = Validator(wallet, chain, settings, references, judge=judge)
     log.info("hotkey %s, state in %s", validator.hotkey, state_dir)
     try:
         asyncio.run(validator.run(args.neuron_rounds))

@@ -14,7 +14,8 @@ import numpy as np
 
 TTS_WEIGHTS = {"naturalness": 0.4, "intelligibility": 0.6}
 VC_WEIGHTS = {"similarity": 0.4, "intelligibility": 0.25, "f0_match": 0.15, "naturalness": 0.2}
-MUSIC_WEIGHTS = {"adherence": 0.4, "quality": 0.4, "duration_match": 0.2}
+MUSIC_WEIGHTS = {"adherence": 0.5, "quality": 0.5}
+DURATION_SHARE = 0.2  # music: a clip at the edge of the length tolerance keeps 80%
 WEIGHTS = {"tts": TTS_WEIGHTS, "vc": VC_WEIGHTS, "music": MUSIC_WEIGHTS}
 
 MOS_RANGE = (1.0, 4.0)            # DNSMOS OVRL: white noise ~1.1, clean studio speech ~3.5-4
@@ -65,12 +66,14 @@ def speech_likeness(speech_ratio: float, transcript: Optional[str], seconds: flo
 
 
 def combine(service: str, components: dict[str, float]) -> float:
-    """Weighted mean of the present components; music is then scaled down by its speech penalty."""
+    """Weighted mean of the present components; music is then scaled by its duration match
+    and its speech penalty (multipliers: neither should earn points on its own)."""
     weights = {k: w for k, w in WEIGHTS[service].items() if k in components}
     total = sum(weights.values())
     if total <= 0:
         return 0.0
     score = sum(w * components[k] for k, w in weights.items()) / total
     if service == "music":
+        score *= (1.0 - DURATION_SHARE) + DURATION_SHARE * components.get("duration_match", 0.0)
         score *= 1.0 - components.get("speech_penalty", 0.0)
     return score if math.isfinite(score) else 0.0

@@ -51,11 +51,18 @@ class ClapScorer(TextAudioScorer):
         self._rate = int(self._processor.feature_extractor.sampling_rate)
         self.model_id, self.device, self.batch_size = f"clap:{model}", device, batch_size
 
+    def _centre(self, samples: np.ndarray) -> np.ndarray:
+        """The middle `max_length_s` of a clip: CLAP would otherwise crop longer clips at
+        random, and a validator's score must be reproducible."""
+        limit = int(self._processor.feature_extractor.nb_max_samples)
+        start = max(0, (len(samples) - limit) // 2)
+        return samples[start:start + limit]
+
     def score(self, texts: Sequence[str], clips: Sequence[Audio]) -> list[float]:
         out: list[float] = []
         for start in range(0, len(clips), self.batch_size):
             batch_texts = list(texts[start:start + self.batch_size])
-            audios = [resample(c, self._rate).samples for c in clips[start:start + self.batch_size]]
+            audios = [self._centre(resample(c, self._rate).samples) for c in clips[start:start + self.batch_size]]
             inputs = self._processor(text=batch_texts, audio=audios, sampling_rate=self._rate,
                                      return_tensors="pt", padding=True)
             inputs = {k: (v.to(self.device, self._dtype) if v.is_floating_point() else v.to(self.device))

@@ -1,7 +1,8 @@
 """Music quality from documented signal statistics (no model weights needed).
 
-No aesthetics model ships on PyPI (see README), so offline quality is the
-mean of four 0..1 statistics, each chosen because a cheap trick fails it:
+No aesthetics model ships on PyPI (see README), so offline quality is a
+weighted mean (WEIGHTS) of four 0..1 statistics, each chosen because a cheap
+trick fails it; tonality weighs most because noise is the cheapest trick:
 
 * loudness   - RMS level: 1 inside -24..-8 dBFS, 0 at -45 dBFS (near-silence)
                or -2 dBFS (flat-out loud);
@@ -27,7 +28,7 @@ LOUDNESS_GOOD_DBFS = (-24.0, -8.0)
 LOUDNESS_ZERO_DBFS = (-45.0, -2.0)
 FLATNESS_NOISE = 0.25   # mean flatness at or above this scores 0 tonality
 TEMPO_BPM = (40.0, 200.0)
-WEIGHTS = {"loudness": 0.2, "tonality": 0.35, "rhythm": 0.35, "unclipped": 0.1}
+WEIGHTS = {"tonality": 0.5, "rhythm": 0.3, "loudness": 0.1, "unclipped": 0.1}
 
 
 def _ramp(x: float, zero: float, one: float) -> float:

@@ -126,3 +126,20 @@ def load_evaluators(specs: dict[str, str] | None = None, *, device: str = "auto"
             if getattr(evaluators, name) is not None:
                 getattr(evaluators, name).warmup()
     return evaluators
+
+
+def add_eval_flags(parser) -> None:
+    """--eval.asr/--eval.mos/--eval.speaker/--eval.clap/--eval.device, shared by the validator
+    and audionet-score so both judge with the same models."""
+    from lib.config import flag
+
+    group = parser.add_argument_group("evaluation models")
+    flag(group, "eval.asr", default=DEFAULT_SPECS["asr"], help="whisper:<id or folder> | none (default shipped tiny.en)")
+    flag(group, "eval.mos", default=DEFAULT_SPECS["mos"], help="dnsmos | none")
+    flag(group, "eval.speaker", default=DEFAULT_SPECS["speaker"], help="dvector | resemblyzer | wavlm:<HF id or folder>")
+    flag(group, "eval.clap", default=DEFAULT_SPECS["clap"], help="clap:<HF id or folder> (e.g. laion/larger_clap_music) | none")
+    flag(group, "eval.device", default="auto", help="auto | cpu | cuda | cuda:N")
+
+
+def specs_from_args(args) -> dict[str, str]:
+    return {kind: getattr(args, f"eval_{kind}") for kind in DEFAULT_SPECS}
