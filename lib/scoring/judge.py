@@ -108,7 +108,7 @@ class Judge:
             if service != "music" and ratio < rewards.MIN_SPEECH_RATIO:
                 verdicts[i].gates["no_speech"] = f"no speech: VAD finds speech in {ratio:.0%} of the clip"
 
-        self._gate_copies(service, jobs, verdicts, live, timed)
+        self._gate_copies(service, jobs, verdicts, live, timed, remember)
         live = [i for i in live if verdicts[i].gate is None]
         if live:
             getattr(self, f"_evaluate_{service}")(jobs, verdicts, live, timed)
@@ -120,13 +120,13 @@ class Judge:
         return verdicts
 
     # --- anti-copying ---------------------------------------------------------------
-    def _gate_copies(self, service, jobs, verdicts, live, timed) -> None:
+    def _gate_copies(self, service, jobs, verdicts, live, timed, remember: bool) -> None:
         clips = [jobs[i].audio for i in live]
         with timed("duplicates", clips):
             prints = {i: fingerprint(jobs[i].audio) for i in live}
             labels = [job.label or f"#{n}" for n, job in enumerate(jobs)]
             reasons = self.duplicates.check_round(
-                service, labels, [prints.get(i) for i in range(len(jobs))], remember=True)
+                service, labels, [prints.get(i) for i in range(len(jobs))], remember=remember)
             for i in live:
                 if reasons[i]:
                     verdicts[i].gates["duplicate"] = reasons[i]
