@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 import numpy as np
 import soundfile as sf
 
-from lib.audio import Audio, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, encode_flac
+from lib.audio import MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, Audio, encode_flac
 from lib.errors import ConfigError
 from lib.prompts import make_seed, make_sentence
 from lib.protocol import MAX_REFERENCE_FLAC_BYTES, MAX_TEXT_CHARS, REFERENCE_SECONDS

@@ -124,7 +124,8 @@ class Validator:
             "round": self.state.round, "block": block, "time": time.time(), "alpha": self.settings.alpha,
             "results": [
                 {"uid": s.answer.target.uid, "hotkey": s.answer.target.hotkey, "service": s.answer.service,
-                 "reward": s.reward, "score": s.score, "components": s.components, "gate": s.gate, "latency_s": round(s.answer.latency_s, 4),
+                 "reward": s.reward, "score": s.score, "components": s.components, "gate": s.gate,
+                 "latency_s": round(s.answer.latency_s, 4),
                  "model": s.answer.meta.model if s.answer.meta else None,
                  "audio_s": round(s.answer.audio.seconds, 3) if s.answer.audio is not None else None,
                  "ema": self.state.scores[s.answer.service][s.answer.target.uid]}

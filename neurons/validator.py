@@ -58,10 +58,10 @@ def run(args, log) -> int:
         return 2
 
     from lib.chain import open_chain
-    from lib.validator_loop import Validator, ValidatorSettings
-    from lib.wallet import load_wallet
     from lib.references import FileReferences, SynthesisedReferences
     from lib.scoring.judge import Judge
+    from lib.validator_loop import Validator, ValidatorSettings
+    from lib.wallet import load_wallet
     from models.baselines.espeak import VOICES, EspeakSynthesizer
     from models.eval.registry import specs_from_args
 

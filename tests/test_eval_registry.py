@@ -13,8 +13,15 @@ from tests.speech import VOICE_A, VOICE_B
 @pytest.fixture(scope="module")
 def tiny_clap(tmp_path_factory):
     """A random CLAP saved with save_pretrained, with a real byte-level BPE tokenizer."""
-    from transformers import (ClapAudioConfig, ClapConfig, ClapFeatureExtractor, ClapModel, ClapProcessor,
-                              ClapTextConfig, RobertaTokenizer)
+    from transformers import (
+        ClapAudioConfig,
+        ClapConfig,
+        ClapFeatureExtractor,
+        ClapModel,
+        ClapProcessor,
+        ClapTextConfig,
+        RobertaTokenizer,
+    )
 
     letters = "abcdefghijklmnopqrstuvwxyz"
     vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": 4}
@@ -26,8 +33,10 @@ def tiny_clap(tmp_path_factory):
     audio = ClapAudioConfig(patch_embeds_hidden_size=16, depths=[1, 1], num_attention_heads=[2, 2], hidden_size=32,
                             projection_dim=16)
     folder = tmp_path_factory.mktemp("tiny-clap")
-    ClapModel(ClapConfig(text_config=text.to_dict(), audio_config=audio.to_dict(), projection_dim=16)).save_pretrained(folder)
-    ClapProcessor(feature_extractor=ClapFeatureExtractor(truncation="rand_trunc"), tokenizer=tokenizer).save_pretrained(folder)
+    config = ClapConfig(text_config=text.to_dict(), audio_config=audio.to_dict(), projection_dim=16)
+    ClapModel(config).save_pretrained(folder)
+    extractor = ClapFeatureExtractor(truncation="rand_trunc")
+    ClapProcessor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(folder)
     return str(folder)
 
 

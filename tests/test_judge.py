@@ -40,7 +40,8 @@ def test_real_speech_outscores_noise_silence_reversed_and_truncated(judge, speec
         "speech": clip, "noise": noise(clip.seconds), "silence": Audio(np.zeros_like(clip.samples), clip.sample_rate),
         "reversed": Audio(clip.samples[::-1].copy(), clip.sample_rate), "truncated": half,
     }
-    verdicts = dict(zip(candidates, judge.score("tts", [Job(TTSRequest(text=TEXT), a, k) for k, a in candidates.items()])))
+    jobs = [Job(TTSRequest(text=TEXT), audio, name) for name, audio in candidates.items()]
+    verdicts = dict(zip(candidates, judge.score("tts", jobs)))
     best = verdicts["speech"]
     assert best.gate is None and best.components["wer"] < 0.4, best
     assert set(best.gates) == set(GATES["tts"]) and 0 < best.score <= 1

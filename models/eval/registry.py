@@ -113,7 +113,8 @@ def load_evaluators(specs: dict[str, str] | None = None, *, device: str = "auto"
     chosen = dict(DEFAULT_SPECS)
     unknown = set(specs or {}) - set(DEFAULT_SPECS)
     if unknown:
-        raise BackendError(f"unknown evaluator kind(s) {', '.join(sorted(unknown))}; expected {', '.join(DEFAULT_SPECS)}")
+        raise BackendError(f"unknown evaluator kind(s) {', '.join(sorted(unknown))}; "
+                           f"expected {', '.join(DEFAULT_SPECS)}")
     chosen.update({k: v for k, v in (specs or {}).items() if v})
     device = pick_device(device)
     from models.eval.vad import SileroVad
@@ -134,10 +135,13 @@ def add_eval_flags(parser) -> None:
     from lib.config import flag
 
     group = parser.add_argument_group("evaluation models")
-    flag(group, "eval.asr", default=DEFAULT_SPECS["asr"], help="whisper:<id or folder> | none (default shipped tiny.en)")
+    flag(group, "eval.asr", default=DEFAULT_SPECS["asr"],
+         help="whisper:<id or folder> | none (default: the shipped tiny.en)")
     flag(group, "eval.mos", default=DEFAULT_SPECS["mos"], help="dnsmos | none")
-    flag(group, "eval.speaker", default=DEFAULT_SPECS["speaker"], help="dvector | resemblyzer | wavlm:<HF id or folder>")
-    flag(group, "eval.clap", default=DEFAULT_SPECS["clap"], help="clap:<HF id or folder> (e.g. laion/larger_clap_music) | none")
+    flag(group, "eval.speaker", default=DEFAULT_SPECS["speaker"],
+         help="dvector | resemblyzer | wavlm:<HF id or folder>")
+    flag(group, "eval.clap", default=DEFAULT_SPECS["clap"],
+         help="clap:<HF id or folder> (e.g. laion/larger_clap_music) | none")
     flag(group, "eval.device", default="auto", help="auto | cpu | cuda | cuda:N")
 
 
