@@ -40,14 +40,9 @@ class Evaluators:
 def pick_device(device: str = "auto") -> str:
     if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
         raise BackendError(f"--eval.device must be auto, cpu, cuda or cuda:N, got {device!r}")
-    if device != "auto":
-        return device
-    try:
-        import torch
+    from neurons.miner import resolve_device  # one auto rule for miner and validator
 
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    except ImportError:
-        return "cpu"
+    return resolve_device(device)
 
 
 def _split(kind: str, spec: str) -> tuple[str, str]:
