@@ -40,7 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     vc = parser.add_argument_group("voice-clone references")
     flag(vc, "vc.references", default=None,
          help="directory of your own reference clips (name.wav|flac|ogg + name.txt transcript); "
-              "default: fresh espeak sentences in random voices")
+              "default: fresh sentences spoken by --vc.reference_tts in random voices")
+    flag(vc, "vc.reference_tts", default="baseline:espeak",
+         help="TTS model spec that speaks the fresh reference sentences (any --tts.model spec)")
     return parser
 
 
@@ -64,6 +66,7 @@ def run(args, log) -> int:
     from lib.wallet import load_wallet
     from models.baselines.espeak import VOICES, EspeakSynthesizer
     from models.eval.registry import specs_from_args
+    from models.registry import load_backend
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
@@ -77,8 +80,12 @@ def run(args, log) -> int:
         timeouts={s: getattr(args, f"neuron_timeout_{s}") for s in ("tts", "vc", "music")},
         services=services, seed=args.neuron_seed, save_audio_dir=args.neuron_save_audio,
     )
-    references = (FileReferences(args.vc_references) if args.vc_references
-                  else SynthesisedReferences(EspeakSynthesizer(), sorted(VOICES)))
+    if args.vc_references:
+        references = FileReferences(args.vc_references)
+    else:
+        speaker = load_backend("tts", args.vc_reference_tts, device="cpu")
+        voices = sorted(VOICES) if isinstance(speaker, EspeakSynthesizer) else getattr(speaker, "voices", [None])
+        references = SynthesisedReferences(speaker, voices)
     judge = Judge.load(specs_from_args(args), device=args.eval_device)
     log.info("evaluators: %s", judge.evaluators.describe())
     validator = Validator(wallet, chain, settings, references, judge=judge)
