@@ -114,9 +114,11 @@ def load_evaluators(specs: dict[str, str] | None = None, *, device: str = "auto"
     device = pick_device(device)
     from models.eval.vad import SileroVad
 
+    # Optional by-id models first: a missing one fails before the shipped ones spend time loading.
+    clap, speaker = load_clap(chosen["clap"], device), load_speaker(chosen["speaker"], device)
     evaluators = Evaluators(asr=load_asr(chosen["asr"], device), mos=load_mos(chosen["mos"], device),
-                            speaker=load_speaker(chosen["speaker"], device), clap=load_clap(chosen["clap"], device),
-                            vad=SileroVad(), music_quality=SignalMusicQuality(), device=device)
+                            speaker=speaker, clap=clap, vad=SileroVad(), music_quality=SignalMusicQuality(),
+                            device=device)
     if warmup:
         for name in ("asr", "mos", "speaker", "clap", "vad", "music_quality"):
             if getattr(evaluators, name) is not None:
