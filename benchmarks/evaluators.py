@@ -153,7 +153,7 @@ def plot(result: dict, path: str) -> None:
     ax.invert_yaxis()
     ax.set_xlabel("real-time factor (lower is faster)")
     ax.set_title(f"Evaluation cost, {result['device']}")
-    ax.legend()
+    ax.legend(loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
