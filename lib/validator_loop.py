@@ -19,6 +19,7 @@ from lib.chain import Chain
 from lib.client import Answer, MinerClient, Target
 from lib.prompts import make_music_prompt, make_seed, make_sentence
 from lib.protocol import SERVICES, MusicRequest, TTSRequest, VCRequest
+from lib.scoring.judge import Judge
 from lib.scoring.round import Scored, score_round
 from lib.scoring.state import ScoreState, atomic_write_json
 from lib.timing import Timer
@@ -42,13 +43,14 @@ class ValidatorSettings:
 
 
 class Validator:
-    def __init__(self, wallet, chain: Chain, settings: ValidatorSettings, reference_voice, reference_voices=(None,),
+    def __init__(self, wallet, chain: Chain, settings: ValidatorSettings, references, judge: Optional[Judge] = None,
                  timer: Optional[Timer] = None):
         self.wallet, self.chain, self.settings = wallet, chain, settings
         self.timer = timer or Timer("validator")
         self.hotkey = wallet.hotkey.ss58_address
-        # A SpeechSynthesizer and its voice names: the VC reference clips are made fresh each round.
-        self.reference_voice, self.reference_voices = reference_voice, list(reference_voices)
+        # lib.references: draw(rng) -> Reference (fresh synthesised clips or the operator's own).
+        self.references = references
+        self.judge = judge or Judge.load()
         self.rng = np.random.default_rng(settings.seed)
         self.state_path = os.path.join(settings.state_dir, "state.json")
         self.summary_path = os.path.join(settings.state_dir, "summary.json")
@@ -62,11 +64,9 @@ class Validator:
         if service == "tts":
             return TTSRequest(text=make_sentence(self.rng), seed=seed)
         if service == "vc":
-            transcript = make_sentence(self.rng)
-            voice = self.reference_voices[int(self.rng.integers(len(self.reference_voices)))]
-            reference = self.reference_voice.synthesize(transcript, voice=voice, seed=make_seed(self.rng))
-            return VCRequest(text=make_sentence(self.rng), reference_text=transcript, seed=seed,
-                             reference_flac_b64=base64.b64encode(encode_flac(reference)).decode())
+            reference = self.references.draw(self.rng)
+            return VCRequest(text=make_sentence(self.rng), reference_text=reference.transcript, seed=seed,
+                             reference_flac_b64=base64.b64encode(encode_flac(reference.audio)).decode())
         low, high = self.settings.music_seconds
         return MusicRequest(prompt=make_music_prompt(self.rng), seconds=round(float(self.rng.uniform(low, high)), 1),
                             seed=seed)
@@ -90,8 +90,9 @@ class Validator:
             *(client.query(t, r, self.settings.timeouts[r.service]) for t, r in jobs)
         )
         self._time_round_trips(answers)
+        # Evaluation is CPU/GPU work: off the event loop, so nothing else stalls meanwhile.
         with self.timer.measure("all", "evaluation", audio_seconds=sum(a.audio.seconds for a in answers if a.ok)):
-            scored = score_round(answers, self.settings.timeouts)
+            scored = await asyncio.to_thread(score_round, answers, self.judge, self.timer.measure)
         for item in scored:
             uid, service = item.answer.target.uid, item.answer.service
             self.state.update(service, uid, item.reward, self.settings.alpha)
@@ -134,7 +135,8 @@ class Validator:
             "round": self.state.round, "block": block, "time": time.time(), "alpha": self.settings.alpha,
             "results": [
                 {"uid": s.answer.target.uid, "hotkey": s.answer.target.hotkey, "service": s.answer.service,
-                 "reward": s.reward, "gate": s.gate, "latency_s": round(s.answer.latency_s, 4),
+                 "reward": s.reward, "score": s.score, "components": s.components, "gate": s.gate,
+                 "latency_s": round(s.answer.latency_s, 4),
                  "model": s.answer.meta.model if s.answer.meta else None,
                  "audio_s": round(s.answer.audio.seconds, 3) if s.answer.audio is not None else None,
                  "ema": self.state.scores[s.answer.service][s.answer.target.uid]}

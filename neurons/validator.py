@@ -36,6 +36,15 @@ def build_parser() -> argparse.ArgumentParser:
     for service, default in DEFAULT_TIMEOUTS.items():
         flag(neuron, f"neuron.timeout.{service}", type=float, default=default, help=f"{service} request timeout, s")
     add_telemetry_flags(parser)
+    from models.eval.registry import add_eval_flags
+
+    add_eval_flags(parser)
+    vc = parser.add_argument_group("voice-clone references")
+    flag(vc, "vc.references", default=None,
+         help="directory of your own reference clips (name.wav|flac|ogg + name.txt transcript); "
+              "default: fresh sentences spoken by --vc.reference_tts in random voices")
+    flag(vc, "vc.reference_tts", default="baseline:espeak",
+         help="TTS model spec that speaks the fresh reference sentences (any --tts.model spec)")
     return parser
 
 
@@ -54,11 +63,15 @@ def run(args, log) -> int:
 
     from lib.chain import open_chain
     from lib.gpu import describe
+    from lib.references import FileReferences, SynthesisedReferences
+    from lib.scoring.judge import Judge
     from lib.telemetry import lookup_uid, open_telemetry
     from lib.timing import Timer
     from lib.validator_loop import Validator, ValidatorSettings
     from lib.wallet import load_wallet
     from models.baselines.espeak import VOICES, EspeakSynthesizer
+    from models.eval.registry import specs_from_args
+    from models.registry import load_backend
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
@@ -74,8 +87,15 @@ def run(args, log) -> int:
     )
     device_info = describe()
     timer = Timer("validator", device=device_info.slug)
-    validator = Validator(wallet, chain, settings, reference_voice=EspeakSynthesizer(),
-                          reference_voices=sorted(VOICES), timer=timer)
+    if args.vc_references:
+        references = FileReferences(args.vc_references)
+    else:
+        speaker = load_backend("tts", args.vc_reference_tts, device="cpu")
+        voices = sorted(VOICES) if isinstance(speaker, EspeakSynthesizer) else getattr(speaker, "voices", [None])
+        references = SynthesisedReferences(speaker, voices)
+    judge = Judge.load(specs_from_args(args), device=args.eval_device)
+    log.info("evaluators: %s", judge.evaluators.describe())
+    validator = Validator(wallet, chain, settings, references, judge=judge, timer=timer)
     log.info("hotkey %s, state in %s", validator.hotkey, state_dir)
     telemetry = open_telemetry(args, timer, role="validator", hotkey=validator.hotkey,
                                uid=asyncio.run(lookup_uid(chain, validator.hotkey)), device=device_info.as_dict(),

@@ -19,3 +19,11 @@ def wallets(tmp_path):
     from lib.wallet import create_wallet
 
     return lambda name: create_wallet(name, "default", str(tmp_path / "wallets"))
+
+
+@pytest.fixture(scope="session")
+def speech():
+    """speech(text, voice=None) -> Audio from the best offline TTS the tests use."""
+    from tests.speech import speech as render
+
+    return render

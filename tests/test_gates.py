@@ -1,10 +1,8 @@
 import numpy as np
 
 from lib.audio import Audio
-from lib.client import Answer, Target
 from lib.protocol import MusicRequest, TTSRequest
 from lib.scoring.gates import clipped, first_gate, silent, wrong_length
-from lib.scoring.round import score_round
 from tests.conftest import tone
 
 TEXT = "The quick brown fox jumps over the lazy dog near the river bank."  # 64 chars
@@ -28,20 +26,3 @@ def test_gates_fire_on_silence_clipping_and_wrong_length():
     music = MusicRequest(prompt="calm piano", seconds=8.0)
     assert wrong_length("music", music, tone(8.3)) is None
     assert "wrong length" in wrong_length("music", music, tone(5.0))
-
-
-def answer(uid, audio, latency=1.0, error=None):
-    return Answer(Target(uid, f"hk{uid}", "x:1"), "tts", TTSRequest(text=TEXT, seed=uid), latency, audio=audio, error=error)
-
-
-def test_round_rewards_duplicates_failures_and_speed():
-    clip = speechlike()
-    copy = Audio(clip.samples.copy(), clip.sample_rate)
-    scored = score_round(
-        [answer(0, clip), answer(1, copy), answer(2, speechlike(4.1), latency=2.0), answer(3, speechlike(4.2), latency=18.0),
-         answer(4, None, error="HTTP 500: generation failed")],
-        {"tts": 20.0},
-    )
-    rewards = [s.reward for s in scored]
-    assert rewards[0] == rewards[1] == 0.0 and "duplicate of uid 1" in scored[0].gate
-    assert rewards[2] > rewards[3] > 0.5 and rewards[4] == 0.0 and "HTTP 500" in scored[4].gate

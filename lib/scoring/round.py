@@ -1,49 +1,41 @@
-"""Turn one round's answers into rewards in [0, 1].
+"""Turn one round's answers into rewards in [0, 1] with the Judge.
 
-Gates first (failed query, wrong length, silent, clipped, exact duplicate
-across miners this round). A response that passes every gate gets a
-*provisional* reward until model-based scoring lands: 0.5 for a valid clip
-plus up to 0.5 for answering faster than the service timeout.
+Per service: failed queries are gated, everything else goes to
+`Judge.score` (gates, duplicates, evaluators; the same path audionet-score
+uses), then `normalise_round` turns raw scores into within-round rewards for
+the EMA. Answer speed is not part of the reward: a raw score must be
+reproducible from the audio alone (audionet-score), and slow answers are
+already cut off by the per-service timeout.
 """
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from lib.client import Answer
-from lib.scoring.gates import audio_fingerprint, first_gate
+from lib.scoring.judge import Job, Judge, normalise_round
 from lib.scoring.state import finite_unit
 
 
 @dataclass(frozen=True)
 class Scored:
     answer: Answer
-    reward: float
-    gate: Optional[str]  # why the reward is 0, or None
+    reward: float                # within-round reward that the EMA sees
+    gate: Optional[str]          # why the reward is 0, or None
+    score: float = 0.0           # raw 0..1 from the Judge
+    components: dict[str, float] = field(default_factory=dict)
 
 
-def provisional_reward(latency_s: float, timeout_s: float) -> float:
-    speed = max(0.0, 1.0 - latency_s / timeout_s) if timeout_s > 0 else 0.0
-    return finite_unit(0.5 + 0.5 * speed)
-
-
-def score_round(answers: list[Answer], timeouts: dict[str, float]) -> list[Scored]:
-    gates: dict[int, Optional[str]] = {}
-    owners: dict[str, list[int]] = defaultdict(list)
-    for index, answer in enumerate(answers):
-        if not answer.ok:
-            gates[index] = f"no valid answer: {answer.error}"
-            continue
-        gates[index] = first_gate(answer.service, answer.request, answer.audio)
-        owners[audio_fingerprint(answer.audio)].append(index)
-    # Identical audio from different requests: nobody can tell who copied whom.
-    for indices in owners.values():
-        if len(indices) > 1:
-            for index in indices:
-                others = sorted({answers[i].target.uid for i in indices if i != index})
-                gates[index] = gates[index] or f"exact duplicate of uid {', '.join(map(str, others))}"
-    return [
-        Scored(answer, 0.0 if gates[i] else provisional_reward(answer.latency_s, timeouts[answer.service]), gates[i])
-        for i, answer in enumerate(answers)
-    ]
+def score_round(answers: list[Answer], judge: Judge, measure=None) -> list[Scored]:
+    scored: list[Optional[Scored]] = [None] * len(answers)
+    for service in dict.fromkeys(a.service for a in answers):
+        indices = [i for i, a in enumerate(answers) if a.service == service]
+        jobs = [Job(answers[i].request, answers[i].audio if answers[i].ok else None, f"uid {answers[i].target.uid}")
+                for i in indices]
+        verdicts = judge.score(service, jobs, measure=measure)
+        rewards = normalise_round([v.score for v in verdicts])
+        for i, verdict, reward in zip(indices, verdicts, rewards):
+            answer = answers[i]
+            gate = f"no valid answer: {answer.error}" if not answer.ok else verdict.gate
+            scored[i] = Scored(answer, 0.0 if gate else finite_unit(reward), gate, verdict.score, verdict.components)
+    return scored  # type: ignore[return-value]

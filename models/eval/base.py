@@ -51,3 +51,9 @@ class TextAudioScorer(Evaluator):
     @abstractmethod
     def score(self, texts: Sequence[str], clips: Sequence[Audio]) -> list[float]:
         """How well clip i matches text i (cosine-like, higher is better)."""
+
+
+class VoiceActivityDetector(Evaluator):
+    @abstractmethod
+    def speech_ratio(self, clips: Sequence[Audio]) -> list[float]:
+        """Share of each clip (0..1) that is speech."""

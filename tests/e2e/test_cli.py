@@ -30,6 +30,8 @@ def test_bad_setup_is_one_line_not_a_traceback(tmp_path, wallets):
           "--wallet.name", "ghost", "--wallet.path", str(tmp_path / "wallets")], "cannot load hotkey"),
         (["neurons/validator.py", "--netuid", "1", "--subtensor.network", f"offline:{tmp_path / 'none.sqlite'}",
           "--wallet.name", "m", "--wallet.path", str(tmp_path / "wallets")], "does not exist"),
+        (["neurons/validator.py", *common[:6], "--wallet.path", str(tmp_path / "wallets"),
+          "--vc.references", str(tmp_path)], "no .wav/.flac/.ogg clips found"),
     ]
     for args, fragment in cases:
         result = run(*args)

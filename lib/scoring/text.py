@@ -1,0 +1,29 @@
+"""Text normalisation and word error rate for intelligibility.
+
+Both the prompt and Whisper's transcript go through the same normaliser, so
+"7 o'clock," and "Seven o'clock" compare equal: lower case, digits spelled
+out as words (lib.prompts.spoken, the same rules the prompt generator writes
+numbers with), punctuation dropped, apostrophes removed so "o'clock" ==
+"oclock", whitespace collapsed.
+"""
+from __future__ import annotations
+
+import jiwer
+
+from lib.prompts.spoken import normalise_for_wer
+
+
+def normalise_text(text: str) -> str:
+    """The prompts' own WER normaliser (numbers, currency, times as words), plus "&" as "and" and
+    apostrophes dropped, so "O'Clock" and "oclock" (both seen from Whisper) agree."""
+    return " ".join(normalise_for_wer(text.replace("&", " and ")).replace("'", "").split())
+
+
+def word_error_rate(reference: str, heard: str) -> float:
+    """WER of `heard` against `reference` after normalisation, capped at 1."""
+    ref, hyp = normalise_text(reference), normalise_text(heard)
+    if not ref:
+        return 0.0 if not hyp else 1.0
+    if not hyp:
+        return 1.0
+    return min(1.0, float(jiwer.wer(ref, hyp)))
