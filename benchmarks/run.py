@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", default=DEFAULT_OUT, help="results root; files go to <out>/<device-slug>/")
     for service, spec in DEFAULT_SPECS.items():
         flag(parser, f"{service}.model", default=spec, help=f"{service} backend spec")
+    from models.eval.registry import add_eval_flags
+
+    add_eval_flags(parser)  # the validator's evaluator flags: the benchmark judges with the same models
     return parser
 
 
@@ -136,7 +139,10 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
     specs = resolve_specs({s: getattr(args, f"{s}_model") for s in services}, args.weights, args.cache_dir)
     timer = Timer("bench", device=info.slug, window=100_000)
     reference_tts = load_backend("tts", DEFAULT_SPECS["tts"], device="cpu") if "vc" in services else None
-    evaluation = None if args.no_eval else Evaluation(device=device)
+    from models.eval.registry import specs_from_args
+
+    eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device)
+    evaluation = None if args.no_eval else Evaluation(device=eval_device, specs=specs_from_args(args))
     presets = [p.strip() for p in args.presets.split(",") if p.strip()]
     results = {}
     load_before = os.getloadavg()
@@ -170,7 +176,7 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
         "parallel_levels": levels, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "command": " ".join(["audionet-bench", *argv]), "services": results,
         "load_average": {"start": list(load_before), "end": list(os.getloadavg())},
-        "evaluation": "Judge" if evaluation and evaluation.judge else ("stand-in" if evaluation else None),
+        "evaluation": evaluation.label() if evaluation else None,
     }
     folder = os.path.join(args.out, info.slug)
     os.makedirs(folder, exist_ok=True)

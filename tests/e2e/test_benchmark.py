@@ -60,7 +60,10 @@ def test_quick_run_writes_every_file_with_finite_numbers(full_run):
         assert len(evaluation["runs_s"]) == 3 and all(0.0 <= s <= 1.0 for s in evaluation["scores"])
         assert [row["parallel"] for row in result["sweep"]["rows"]] == [1, 2]
         assert result["sweep"]["recommended_parallel"] in (1, 2)
-    # VC stand-in timed its speaker stage through the measure contract
+    # the validator's Judge timed each evaluator through the measure contract
+    assert {"evaluation/vad", "evaluation/asr", "evaluation/mos"} <= set(summary["services"]["tts"]["evaluation"]["stages"])
+    # honest baselines are judged, not gated (repeated runs are not taken for copies)
+    assert min(summary["services"]["tts"]["evaluation"]["scores"]) > 0.3
     assert "evaluation/speaker" in summary["services"]["vc"]["evaluation"]["stages"]
     assert summary["services"]["music"]["generation"]["audio_s"] == [5.0, 5.0, 5.0]
 
