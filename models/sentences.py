@@ -3,7 +3,7 @@ the pieces' audio joined back with a short pause. Shared by every TTS backend.""
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 

@@ -44,7 +44,11 @@ def test_random_spec_builds_once_and_leaves_other_specs_alone(specs, tmp_path_fa
 
 
 def test_musicgen_length_rate_and_seed(music):
+    import torch
+
     assert music.frame_rate == 50 and music.model_id.endswith("musicgen-small-random-tiny")
+    # CPU: float32, eager decoder (no static cache / torch.compile), no batching wait.
+    assert music.dtype == torch.float32 and music.want_compile is False and music.batcher.window_s == 0.0
     first = music.generate("calm piano", 2.5, seed=7)
     check(first, 32_000, 2.5, 2.5)
     assert np.array_equal(first.samples, music.generate("calm piano", 2.5, seed=7).samples)

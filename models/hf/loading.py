@@ -49,7 +49,7 @@ def resolve_dtype(dtype: str, device: str):
     return torch.float32
 
 
-def seed_everything(seed: int) -> "Any":
+def seed_everything(seed: int) -> Any:
     """Seed python, numpy and torch (all devices); returns a torch.Generator on CPU
     for code that wants a private stream."""
     import torch

@@ -22,7 +22,13 @@ from lib.errors import BackendError, WireError
 from lib.protocol import MAX_SECONDS
 from models.base import MusicGenerator
 from models.hf.batching import LengthBucketBatcher
-from models.hf.loading import from_pretrained, model_type, place, resolve_dtype, seed_everything
+from models.hf.loading import (
+    from_pretrained,
+    model_type,
+    place,
+    resolve_dtype,
+    seed_everything,
+)
 
 log = logging.getLogger("models.musicgen")
 
@@ -46,7 +52,11 @@ MAX_MUSIC_SECONDS = min(30.0, MAX_SECONDS["music"])  # MusicGen was trained on 3
 class MusicGenMusicGenerator(MusicGenerator):
     def __init__(self, name: str, *, device: str = "cpu", dtype: str = "auto", preset: str = "balanced",
                  batch_window_s: float | None = None, max_batch: int = 4, compile: bool | None = None) -> None:
-        from transformers import AutoProcessor, MusicgenForConditionalGeneration, MusicgenMelodyForConditionalGeneration
+        from transformers import (
+            AutoProcessor,
+            MusicgenForConditionalGeneration,
+            MusicgenMelodyForConditionalGeneration,
+        )
 
         if preset not in PRESETS:
             raise BackendError(f"unknown music preset {preset!r}; use {', '.join(PRESETS)}")
@@ -98,7 +108,7 @@ class MusicGenMusicGenerator(MusicGenerator):
         pattern costs num_codebooks - 1 extra steps."""
         seconds = min(max(seconds, 0.1), MAX_MUSIC_SECONDS)
         bucket = math.ceil(seconds / BUCKET_SECONDS) * BUCKET_SECONDS
-        return int(math.ceil(min(bucket, MAX_MUSIC_SECONDS) * self.frame_rate)) + self.num_codebooks
+        return math.ceil(min(bucket, MAX_MUSIC_SECONDS) * self.frame_rate) + self.num_codebooks
 
     def generate(self, prompt: str, seconds: float, *, seed: int = 0) -> Audio:
         if not prompt.strip():
@@ -106,7 +116,7 @@ class MusicGenMusicGenerator(MusicGenerator):
         if not 0 < seconds <= MAX_MUSIC_SECONDS:
             raise WireError(f"music length must be in (0, {MAX_MUSIC_SECONDS:g}] s")
         samples = self.batcher.submit(self.tokens_for(seconds), (prompt, seed))
-        wanted = int(round(seconds * self.sample_rate))
+        wanted = round(seconds * self.sample_rate)
         samples = samples[:wanted]
         if samples.size < wanted:
             samples = np.pad(samples, (0, wanted - samples.size))

@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 import os
 import string
-from typing import Callable
+from collections.abc import Callable
 
 SIZES = ("full", "tiny")
-_WORDS = ("a the of and to in is it that with for on as was at by this be are from music beat drum piano guitar "
-          "calm fast slow happy sad loud soft jazz rock pop ambient warm up hello world speech voice").split()
+_WORDS = ["a", "the", "of", "and", "to", "in", "is", "it", "that", "with", "for", "on", "as", "was", "at", "by", "this", "be", "are", "from", "music", "beat", "drum", "piano", "guitar", "calm", "fast", "slow", "happy", "sad", "loud", "soft", "jazz", "rock", "pop", "ambient", "warm", "up", "hello", "world", "speech", "voice"]
 
 
 def _t5_tokenizer():
@@ -30,8 +29,15 @@ def _t5_tokenizer():
 
 
 def _musicgen(size: str, variant: str, out: str) -> None:
-    from transformers import (EncodecConfig, EncodecFeatureExtractor, MusicgenConfig, MusicgenDecoderConfig,
-                              MusicgenForConditionalGeneration, MusicgenProcessor, T5Config)
+    from transformers import (
+        EncodecConfig,
+        EncodecFeatureExtractor,
+        MusicgenConfig,
+        MusicgenDecoderConfig,
+        MusicgenForConditionalGeneration,
+        MusicgenProcessor,
+        T5Config,
+    )
 
     if size == "tiny":
         text = T5Config(vocab_size=128, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4)
@@ -95,8 +101,13 @@ def _sentencepiece_model(path: str) -> None:
 
 
 def _speecht5(size: str, variant: str, out: str) -> None:
-    from transformers import (SpeechT5Config, SpeechT5ForTextToSpeech, SpeechT5HifiGan, SpeechT5HifiGanConfig,
-                              SpeechT5Tokenizer)
+    from transformers import (
+        SpeechT5Config,
+        SpeechT5ForTextToSpeech,
+        SpeechT5HifiGan,
+        SpeechT5HifiGanConfig,
+        SpeechT5Tokenizer,
+    )
 
     os.makedirs(out, exist_ok=True)
     spm_path = os.path.join(out, "local.spm")
@@ -116,8 +127,17 @@ def _speecht5(size: str, variant: str, out: str) -> None:
 
 
 def _dia(size: str, variant: str, out: str) -> None:
-    from transformers import (DacConfig, DacModel, DiaConfig, DiaDecoderConfig, DiaEncoderConfig,
-                              DiaFeatureExtractor, DiaForConditionalGeneration, DiaProcessor, DiaTokenizer)
+    from transformers import (
+        DacConfig,
+        DacModel,
+        DiaConfig,
+        DiaDecoderConfig,
+        DiaEncoderConfig,
+        DiaFeatureExtractor,
+        DiaForConditionalGeneration,
+        DiaProcessor,
+        DiaTokenizer,
+    )
 
     codec_dir = os.path.join(out, "dac")
     if size == "tiny":

