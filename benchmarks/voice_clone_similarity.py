@@ -29,6 +29,16 @@ REFERENCES = [("espeak", "en-us+m3"), ("espeak", "en-gb+f2"), ("espeak", "en-us+
               ("kokoro", "jm_kumo"), ("kokoro", "jf_nezumi"), ("kokoro", "jf_tebukuro")]
 
 
+def without_voice(cloner: KokoroVoiceCloner, voice: str) -> KokoroVoiceCloner:
+    """The same cloner with one voice removed from its candidates (a held-out reference)."""
+    keep = [i for i, name in enumerate(cloner.names) if name != voice]
+    held_out = KokoroVoiceCloner.__new__(KokoroVoiceCloner)
+    held_out.__dict__.update(cloner.__dict__)
+    held_out.names = [cloner.names[i] for i in keep]
+    held_out.styles, held_out.voice_vectors = cloner.styles[keep], cloner.voice_vectors[keep]
+    return held_out
+
+
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-9))
 
@@ -43,8 +53,10 @@ def main(argv=None) -> int:
         "kokoro-clone: (top-2 blend + F0)": KokoroVoiceCloner(top_k=2).clone,
         "kokoro-clone:1 (nearest voice + F0)": KokoroVoiceCloner(top_k=1).clone,
         "top-2 blend + F0 + formant warp": KokoroVoiceCloner(top_k=2, warp_formants=True).clone,
+        "kokoro-clone: held out (reference voice removed)": None,
         "baseline:world": WorldVoiceCloner().clone,
     }
+    default_clone = KokoroVoiceCloner(top_k=2)
     rows = []
     for source, voice in tqdm(REFERENCES, desc="reference voices"):
         tts = espeak if source == "espeak" else kokoro
@@ -52,6 +64,8 @@ def main(argv=None) -> int:
         target = encoder.embed([reference])[0]
         row = {"reference": f"{source}:{voice}"}
         for name, clone in paths.items():
+            if clone is None:  # Kokoro references: their own voice is not a candidate
+                clone = without_voice(default_clone, voice).clone
             out = clone(TEXT, reference, TRANSCRIPT, seed=0) if name != "plain Kokoro (jf_alpha)" else clone(reference)
             row[name] = round(cosine(target, encoder.embed([out])[0]), 3)
         rows.append(row)

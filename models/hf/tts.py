@@ -67,6 +67,11 @@ class VitsSynthesizer(_TransformersSpeech):
 class SpeechT5Synthesizer(_TransformersSpeech):
     """microsoft/speecht5_tts (+ HiFi-GAN vocoder)."""
 
+    # Minimum spectrogram steps per input token. 0 for real weights (the stop head
+    # ends speech); benchmarks of random weights set ~4 so the clip has a
+    # realistic length (~2 frames of 16 ms per character).
+    min_length_ratio = 0.0
+
     def __init__(self, name: str, *, device: str = "cpu", dtype: str = "auto") -> None:
         import torch
         from transformers import AutoTokenizer, SpeechT5ForTextToSpeech, SpeechT5HifiGan
@@ -90,7 +95,8 @@ class SpeechT5Synthesizer(_TransformersSpeech):
     def _speak(self, sentence: str) -> Audio:
         inputs = self.tokenizer(sentence, return_tensors="pt").to(self.device)
         with self.stage("decoder"):  # text encoder + spectrogram decoder, both inside generate_speech
-            spectrogram = self.model.generate_speech(inputs["input_ids"], self.speaker)
+            spectrogram = self.model.generate_speech(inputs["input_ids"], self.speaker,
+                                                     minlenratio=self.min_length_ratio)
         with self.stage("audio_codec"):
             waveform = self.vocoder(spectrogram)
         return Audio(waveform.reshape(-1).float().cpu().numpy(), self.sample_rate)
