@@ -62,6 +62,8 @@ def measure(label, service, spec, size, note, args, reference) -> dict:
     load_s = time.perf_counter() - started
     if note == RANDOM and hasattr(backend, "min_length_ratio"):
         backend.min_length_ratio = 4.0  # random stop heads end at once: force a speech-like length
+    if note == RANDOM and hasattr(backend, "max_seconds"):
+        backend.max_seconds = 2.0  # random Dia never emits end-of-speech: 2 s (172 steps) per request
     call = request(service, size, reference)
     call(backend, 0)  # warm-up, excluded
     times, seconds = [], []
@@ -99,16 +101,21 @@ def main(argv=None) -> int:
     if args.only and os.path.exists(stem + ".json"):  # re-measure some rows, keep the others
         with open(stem + ".json") as handle:
             rows = [r for r in json.load(handle)["rows"] if r["backend"] not in {b[0] for b in wanted}]
+    os.makedirs(args.out, exist_ok=True)
     for entry in tqdm(wanted, desc="backends"):
         tqdm.write(f"measuring {entry[0]} ...")
-        rows.append(measure(*entry, args, reference))
+        rows = [r for r in rows if r["backend"] != entry[0]] + [measure(*entry, args, reference)]
         rows[-1]["load_avg_1min"] = round(os.getloadavg()[0], 2)  # other jobs on the machine skew timings
         tqdm.write(f"  RTF {rows[-1]['rtf']}  ({rows[-1]['gen_s_mean']} s for {rows[-1]['audio_s']} s of audio)")
-    rows.sort(key=lambda r: [b[0] for b in BACKENDS].index(r["backend"]))
-    os.makedirs(args.out, exist_ok=True)
+        write(stem, slug, rows, args.runs)  # after every row: a long run interrupted keeps what it measured
+    return 0
+
+
+def write(stem: str, slug: str, rows: list[dict], runs: int) -> None:
+    rows = sorted(rows, key=lambda r: [b[0] for b in BACKENDS].index(r["backend"]))
     with open(stem + ".json", "w") as handle:
         json.dump({"device": slug, "cpu": platform.processor() or platform.machine(), "rows": rows}, handle, indent=2)
-    lines = [f"Generation real-time factor on {slug} (warm-up excluded, {args.runs} runs each; lower is faster).", "",
+    lines = [f"Generation real-time factor on {slug} (warm-up excluded, {runs} run(s) each; lower is faster).", "",
              "| backend | service | weights | audio s | gen s (mean, min-max) | RTF | load s | load avg |",
              "|---|---|---|---|---|---|---|---|"]
     lines += [f"| {r['backend']} | {r['service']} | {r['weights']} | {r['audio_s']} | {r['gen_s_mean']} "
@@ -116,8 +123,6 @@ def main(argv=None) -> int:
               for r in rows]
     with open(stem + ".md", "w") as handle:
         handle.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    return 0
 
 
 if __name__ == "__main__":
