@@ -17,6 +17,7 @@ if __package__ in (None, ""):  # `python neurons/localnet.py` from a checkout
 
 from lib.config import positive_int, setup_logging
 from lib.localnet import LocalNet
+from models.registry import BEST_OFFLINE_SPECS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,9 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", dest="json_path", default=None, help="also write the results table here")
     parser.add_argument("--workdir", default=None, help="keep chain, wallets, logs and state here (default: temp)")
     parser.add_argument("--alpha", type=float, default=0.3, help="validator EMA alpha")
-    parser.add_argument("--tts.model", dest="tts_model", default=None, help="TTS backend spec for every miner")
-    parser.add_argument("--vc.model", dest="vc_model", default=None, help="VC backend spec for every miner")
-    parser.add_argument("--music.model", dest="music_model", default=None, help="music backend spec for every miner")
+    for service, spec in BEST_OFFLINE_SPECS.items():  # the best offline backends unless overridden
+        parser.add_argument(f"--{service}.model", dest=f"{service}_model", default=spec,
+                            help=f"{service} backend spec for every miner (default: {spec})")
     parser.add_argument("--seed", type=int, default=None, help="validator prompt seed")
     return parser
 

@@ -33,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     flag(models, "music.model", default="baseline:synth", help="music backend spec")
     flag(models, "services", default="tts,vc,music", help="comma-separated services to serve")
     flag(models, "device", default="auto", help="auto | cpu | cuda | cuda:N")
+    flag(models, "dtype", default="auto", choices=["auto", "float32", "float16", "bfloat16"],
+         help="auto: bfloat16 on CUDA where supported, else float16; float32 on CPU")
+    flag(models, "music.preset", default="balanced", choices=["fast", "balanced", "quality"],
+         help="MusicGen settings; with --music.model hf:musicgen also the checkpoint (small/medium/large)")
     policy = parser.add_argument_group("access policy and load")
     flag(policy, "miner.min_stake", type=float, default=0.0, help="minimum caller stake")
     flag(policy, "miner.allow_no_permit", action="store_true", help="accept callers without a validator permit")
@@ -42,17 +46,6 @@ def build_parser() -> argparse.ArgumentParser:
     flag(policy, "miner.sync_interval", type=float, default=60.0, help="seconds between metagraph syncs")
     add_telemetry_flags(parser)
     return parser
-
-
-def resolve_device(device: str) -> str:
-    if device != "auto":
-        return device
-    try:
-        import torch
-
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    except ImportError:
-        return "cpu"
 
 
 async def publish(chain, ip: str, port: int) -> None:
@@ -78,13 +71,15 @@ def run(args, log) -> int:
     from lib.telemetry import lookup_uid, open_telemetry
     from lib.timing import Timer
     from lib.wallet import load_wallet
+    from models.hf.loading import resolve_device
     from models.registry import load_backend
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
     device = resolve_device(args.device)
     services = [s.strip() for s in args.services.split(",") if s.strip()]
-    backends = {s: load_backend(s, getattr(args, f"{s}_model"), device=device) for s in services}
+    backends = {s: load_backend(s, getattr(args, f"{s}_model"), device=device, dtype=args.dtype,
+                                preset=args.music_preset) for s in services}
     policy = AccessPolicy(
         min_stake=args.miner_min_stake, require_permit=not args.miner_allow_no_permit, rate_limit=args.miner_rate_limit
     )

@@ -24,7 +24,7 @@ from lib.errors import WireError
 from models.base import VoiceCloner
 from models.baselines.espeak import VOICES, EspeakSynthesizer
 
-__all__ = ["WORK_RATE", "WorldVoiceCloner", "f0_stats"]
+__all__ = ["WORK_RATE", "WorldVoiceCloner", "f0_stats", "move_toward"]
 
 WORK_RATE = 22_050  # espeak's native rate, so the TTS is never resampled
 FRAME_PERIOD_MS = 5.0
@@ -143,28 +143,34 @@ class WorldVoiceCloner(VoiceCloner):
 
     def clone(self, text: str, reference: Audio, reference_text: str, *, seed: int = 0) -> Audio:
         del reference_text  # unused by this baseline (see module docstring)
-        ref = _as_world(reference, MAX_REFERENCE_SECONDS)
-        ref_f0, ref_times = _pitch(ref)
-        if np.count_nonzero(ref_f0) < MIN_VOICED_FRAMES:
-            raise WireError("reference audio has too little voiced speech to clone")
-        ref_sp = pyworld.cheaptrick(ref, ref_f0, ref_times, WORK_RATE, fft_size=_FFT_SIZE)
-
         speech = self.tts.synthesize(text, voice=self.voice, seed=seed)  # seed -> prosody
-        x = _as_world(speech)
-        f0, times = _pitch(x)
-        sp = pyworld.cheaptrick(x, f0, times, WORK_RATE, fft_size=_FFT_SIZE)
-        ap = pyworld.d4c(x, f0, times, WORK_RATE, fft_size=_FFT_SIZE)
+        return move_toward(speech, reference)
 
-        if np.count_nonzero(f0) >= MIN_VOICED_FRAMES:
-            f0 = map_f0(f0, _log_f0_stats(f0), _log_f0_stats(ref_f0))
+
+def move_toward(speech: Audio, reference: Audio, *, warp: bool = True) -> Audio:
+    """`speech` re-synthesised by WORLD with the reference's log-F0 median and
+    spread and (when `warp`) its formants stretched toward the reference's."""
+    ref = _as_world(reference, MAX_REFERENCE_SECONDS)
+    ref_f0, ref_times = _pitch(ref)
+    if np.count_nonzero(ref_f0) < MIN_VOICED_FRAMES:
+        raise WireError("reference audio has too little voiced speech to clone")
+    x = _as_world(speech)
+    f0, times = _pitch(x)
+    sp = pyworld.cheaptrick(x, f0, times, WORK_RATE, fft_size=_FFT_SIZE)
+    ap = pyworld.d4c(x, f0, times, WORK_RATE, fft_size=_FFT_SIZE)
+
+    if np.count_nonzero(f0) >= MIN_VOICED_FRAMES:
+        f0 = map_f0(f0, _log_f0_stats(f0), _log_f0_stats(ref_f0))
+        if warp:
+            ref_sp = pyworld.cheaptrick(ref, ref_f0, ref_times, WORK_RATE, fft_size=_FFT_SIZE)
             # A reference resampled up from a low rate has nothing above its Nyquist.
             top_hz = min(5000.0, 0.45 * reference.sample_rate)
             ratio = estimate_warp(_mean_log_envelope(sp, f0), _mean_log_envelope(ref_sp, ref_f0), top_hz)
             sp = warp_envelope(sp, ratio)
 
-        y = pyworld.synthesize(f0, sp, ap, WORK_RATE, FRAME_PERIOD_MS)
-        y = np.nan_to_num(y, nan=0.0, posinf=0.0, neginf=0.0)
-        peak = float(np.max(np.abs(y))) if y.size else 0.0
-        if peak > 0:
-            y = y * (PEAK / peak)
-        return Audio(y.astype(np.float32), WORK_RATE)
+    y = pyworld.synthesize(f0, sp, ap, WORK_RATE, FRAME_PERIOD_MS)
+    y = np.nan_to_num(y, nan=0.0, posinf=0.0, neginf=0.0)
+    peak = float(np.max(np.abs(y))) if y.size else 0.0
+    if peak > 0:
+        y = y * (PEAK / peak)
+    return Audio(y.astype(np.float32), WORK_RATE)

@@ -24,7 +24,9 @@ def test_bad_setup_is_one_line_not_a_traceback(tmp_path, wallets):
               "--wallet.path", str(tmp_path / "wallets"), "--axon.port", "1"]
     cases = [
         (["neurons/miner.py", *common, "--tts.model", "baseline:nope"], "no tts baseline named 'nope'"),
-        (["neurons/miner.py", *common, "--music.model", "hf:facebook/musicgen-small"], "unknown model spec"),
+        (["neurons/miner.py", *common, "--music.model", "hf:facebook/musicgen-small"],
+         "model facebook/musicgen-small not found locally and the hub is offline"),
+        (["neurons/miner.py", *common, "--music.model", "musicgen:small"], "unknown model spec"),
         (["neurons/miner.py", *common, "--axon.ip", "127.0.0.1"], "could not publish the endpoint"),  # unregistered
         (["neurons/validator.py", "--netuid", "1", "--subtensor.network", f"offline:{chain}",
           "--wallet.name", "ghost", "--wallet.path", str(tmp_path / "wallets")], "cannot load hotkey"),

