@@ -123,7 +123,7 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
     from lib.gpu import cuda_index, describe_device
     from lib.timing import Timer
     from models.registry import load_backend
-    from neurons.miner import resolve_device
+    from lib.gpu import resolve_device
 
     services = [s.strip() for s in args.services.split(",") if s.strip()]
     if not services or set(services) - set(DEFAULT_SPECS):

@@ -13,6 +13,8 @@ import threading
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
+from lib.errors import BackendError
+
 SAMPLE_INTERVAL_S = 0.15
 
 
@@ -164,3 +166,20 @@ class DeviceMonitor:
             "util_samples": len(util),
         }
 
+
+def resolve_device(device: str = "auto") -> str:
+    """auto -> cuda when a GPU is visible, else cpu; cpu | cuda | cuda:N are checked."""
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cpu":
+        return device
+    if device == "cuda" or (device.startswith("cuda:") and device[5:].isdigit()):
+        if not torch.cuda.is_available():
+            raise BackendError(f"device {device} requested but no CUDA GPU is visible")
+        index = int(device[5:]) if ":" in device else 0
+        if index >= torch.cuda.device_count():
+            raise BackendError(f"device {device} requested but only {torch.cuda.device_count()} GPU(s) are visible")
+        return device
+    raise BackendError(f"unknown device {device!r}; use auto, cpu, cuda or cuda:N")

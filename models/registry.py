@@ -72,7 +72,8 @@ HF_BACKENDS: dict[str, tuple[str, str]] = {
 
 
 def _from_hf(kind: str, name: str, device: str, dtype: str, preset: str) -> Backend:
-    from models.hf.loading import model_type, resolve_device
+    from lib.gpu import resolve_device
+    from models.hf.loading import model_type
     from models.hf.musicgen import PRESETS
 
     if not name:

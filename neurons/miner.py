@@ -71,7 +71,7 @@ def run(args, log) -> int:
     from lib.telemetry import lookup_uid, open_telemetry
     from lib.timing import Timer
     from lib.wallet import load_wallet
-    from models.hf.loading import resolve_device
+    from lib.gpu import resolve_device
     from models.registry import load_backend
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)

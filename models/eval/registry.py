@@ -40,7 +40,7 @@ class Evaluators:
 def pick_device(device: str = "auto") -> str:
     if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
         raise BackendError(f"--eval.device must be auto, cpu, cuda or cuda:N, got {device!r}")
-    from neurons.miner import resolve_device  # one auto rule for miner and validator
+    from lib.gpu import resolve_device  # one auto rule for miner and validator
 
     return resolve_device(device)
 

@@ -14,26 +14,9 @@ from typing import Any
 import numpy as np
 
 from lib.errors import BackendError
+from lib.gpu import resolve_device  # noqa: F401  (one device rule for every role)
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
-
-
-def resolve_device(device: str = "auto") -> str:
-    """auto -> cuda when a GPU is visible, else cpu; cpu | cuda | cuda:N are checked."""
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cpu":
-        return device
-    if device == "cuda" or (device.startswith("cuda:") and device[5:].isdigit()):
-        if not torch.cuda.is_available():
-            raise BackendError(f"device {device} requested but no CUDA GPU is visible")
-        index = int(device[5:]) if ":" in device else 0
-        if index >= torch.cuda.device_count():
-            raise BackendError(f"device {device} requested but only {torch.cuda.device_count()} GPU(s) are visible")
-        return device
-    raise BackendError(f"unknown device {device!r}; use auto, cpu, cuda or cuda:N")
 
 
 def resolve_dtype(dtype: str, device: str):
