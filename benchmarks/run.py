@@ -52,13 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def resolve_specs(specs: dict[str, str], weights: str, cache_dir: str) -> dict[str, str]:
+    """--weights random: each hf:<known id> becomes the same architecture with random weights."""
     if weights == "pretrained":
         return specs
-    try:
-        from models.hf.random_weights import random_spec
-    except ImportError:
-        raise ConfigError("--weights random needs the hf backends (models.hf.random_weights), "
-                          "which are not installed in this checkout") from None
+    from models.hf.random_weights import random_spec
+
     return {service: random_spec(spec, cache_dir) for service, spec in specs.items()}
 
 

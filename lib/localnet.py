@@ -117,10 +117,20 @@ class LocalNet:
                 raise TimeoutError(f"miners not ready after {timeout:g} s: {[m.name for m in pending]}")
             time.sleep(0.3)
 
+    def timeouts(self) -> list[str]:
+        """Every miner here shares this machine's cores, where on a real subnet each has its own host:
+        the validator's per-request timeouts stretch by miners per 2 cores, so a busy 2-core box does
+        not read as slow miners."""
+        from lib.validator_loop import DEFAULT_TIMEOUTS
+
+        scale = max(1.0, 2.0 * len(self.miners) / (os.cpu_count() or 1))
+        return [arg for service, seconds in DEFAULT_TIMEOUTS.items()
+                for arg in (f"--neuron.timeout.{service}", f"{seconds * scale:g}")]
+
     def validator_command(self, rounds: int, extra_args: tuple | list = ()) -> list[str]:
         return self.common_args("validator") + [
             "--neuron.state_dir", self.state_dir, "--neuron.rounds", str(rounds), "--neuron.epoch_length", "1",
-            "--neuron.round_interval", "1", *extra_args,
+            "--neuron.round_interval", "1", *self.timeouts(), *extra_args,
         ]
 
     def start_validator(self, rounds: int, extra_args: tuple | list = ()) -> subprocess.Popen:

@@ -1,9 +1,12 @@
 """VC reference voices: clips with transcripts that the validator sends to miners.
 
 Two sources behind one `draw(rng)`:
-* `SynthesisedReferences` - a TTS backend speaks a fresh sentence in a random
-  voice each round (default: the espeak voices; any TTS spec works), so a
-  reference is never reused and answers cannot be cached;
+* `SynthesisedReferences` - one or more TTS backends speak a fresh sentence in
+  a random voice each round (default: the 18 espeak voices and the 5 Kokoro
+  voices; any TTS spec works), so a reference is never reused and answers
+  cannot be cached. Several engines, because references from one engine favour
+  cloners built on that engine (an espeak-based clone scores high on espeak
+  references only);
 * `FileReferences` - the operator's own clips (`--vc.references DIR`): every
   `name.wav|flac|ogg` needs a `name.txt` with its transcript. Files are
   checked once at start-up; a bad one is a one-line ConfigError.
@@ -33,14 +36,17 @@ class Reference:
 
 
 class SynthesisedReferences:
-    def __init__(self, synthesizer, voices: Sequence[Optional[str]] = (None,)):
-        self.synthesizer, self.voices = synthesizer, list(voices) or [None]
+    def __init__(self, speakers: Sequence[tuple[object, Sequence[Optional[str]]]]):
+        """`speakers`: (SpeechSynthesizer, its voice names) pairs; every (engine, voice) is equally likely."""
+        self.choices = [(synth, voice) for synth, voices in speakers for voice in (list(voices) or [None])]
+        if not self.choices:
+            raise ConfigError("no reference voices: give at least one TTS backend")
 
     def draw(self, rng: np.random.Generator) -> Reference:
         # At most 25 words: a reference clip must stay within the protocol's 20 s.
         transcript = make_tts_prompt(rng, max_words=25).text
-        voice = self.voices[int(rng.integers(len(self.voices)))]
-        audio = self.synthesizer.synthesize(transcript, voice=voice, seed=make_seed(rng))
+        synthesizer, voice = self.choices[int(rng.integers(len(self.choices)))]
+        audio = synthesizer.synthesize(transcript, voice=voice, seed=make_seed(rng))
         return Reference(voice or "default", audio, transcript)
 
 

@@ -43,8 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     flag(vc, "vc.references", default=None,
          help="directory of your own reference clips (name.wav|flac|ogg + name.txt transcript); "
               "default: fresh sentences spoken by --vc.reference_tts in random voices")
-    flag(vc, "vc.reference_tts", default="baseline:espeak",
-         help="TTS model spec that speaks the fresh reference sentences (any --tts.model spec)")
+    flag(vc, "vc.reference_tts", default="baseline:espeak,kokoro:",
+         help="comma-separated TTS specs (any --tts.model spec) whose voices speak the fresh reference sentences")
     return parser
 
 
@@ -90,9 +90,12 @@ def run(args, log) -> int:
     if args.vc_references:
         references = FileReferences(args.vc_references)
     else:
-        speaker = load_backend("tts", args.vc_reference_tts, device="cpu")
-        voices = sorted(VOICES) if isinstance(speaker, EspeakSynthesizer) else getattr(speaker, "voices", [None])
-        references = SynthesisedReferences(speaker, voices)
+        speakers = []
+        for spec in (s.strip() for s in args.vc_reference_tts.split(",") if s.strip()):
+            speaker = load_backend("tts", spec, device="cpu")
+            voices = sorted(VOICES) if isinstance(speaker, EspeakSynthesizer) else list(getattr(speaker, "voices", [None]))
+            speakers.append((speaker, voices))
+        references = SynthesisedReferences(speakers)
     judge = Judge.load(specs_from_args(args), device=args.eval_device)
     log.info("evaluators: %s", judge.evaluators.describe())
     validator = Validator(wallet, chain, settings, references, judge=judge, timer=timer)

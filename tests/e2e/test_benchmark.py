@@ -1,6 +1,5 @@
 """audionet-bench end to end in quick mode with the baselines, and the
 aggregation of two real result dirs."""
-import importlib.util
 import math
 import os
 
@@ -88,13 +87,17 @@ def test_random_weights_label_every_table(full_run):
     assert markdown.count(TIMING_ONLY) >= len(parse_tables(markdown)) + 1  # the header and above each table
 
 
-@pytest.mark.skipif(importlib.util.find_spec("models.hf") is not None,
-                    reason="the hf backends are installed: random weights are exercised by their tests")
-def test_random_weights_without_hf_backends_is_one_line(tmp_path, capsys):
-    assert run.main(["--weights", "random", "--services", "tts", "--out", str(tmp_path)]) == 2
-    error = capsys.readouterr().err.strip()
-    assert "\n" not in error and "hf backends" in error
-    assert not os.listdir(tmp_path)
+def test_random_weights_run_builds_the_full_size_architecture_and_says_timing_only(tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    assert run.main(["--weights", "random", "--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng",
+                     "--runs", "1", "--warmup", "0", "--parallel", "", "--no-eval", "--cache-dir", str(cache),
+                     "--out", str(out)]) == 0
+    (folder,) = [os.path.join(out, d) for d in os.listdir(out)]
+    summary = load_json(os.path.join(folder, "benchmark_summary.json"))
+    assert summary["timing_only"] and summary["services"]["tts"]["spec"].startswith(f"hf:{cache}")
+    assert summary["services"]["tts"]["generation"]["audio_seconds"] > 1.0
+    markdown = open(os.path.join(folder, "tables.md")).read()
+    assert markdown.count(TIMING_ONLY) >= len(parse_tables(markdown)) + 1
 
 
 def test_bad_flags_are_one_line(tmp_path, capsys):
