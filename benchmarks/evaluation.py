@@ -19,6 +19,10 @@ class Evaluation:
         self.judge = Judge.load(specs, device=device)
 
     def label(self, service: str = "") -> str:
+        """Short, for table rows; `describe()` names every model, for the table header."""
+        return "validator Judge"
+
+    def describe(self) -> str:
         models = self.judge.evaluators.describe()
         return "validator Judge (" + ", ".join(f"{k} {v}" for k, v in models.items() if v != "none") + ")"
 

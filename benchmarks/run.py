@@ -174,7 +174,7 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
         "parallel_levels": levels, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "command": " ".join(["audionet-bench", *argv]), "services": results,
         "load_average": {"start": list(load_before), "end": list(os.getloadavg())},
-        "evaluation": evaluation.label() if evaluation else None,
+        "evaluation": evaluation.describe() if evaluation else None,
     }
     folder = os.path.join(args.out, info.slug)
     os.makedirs(folder, exist_ok=True)
