@@ -9,6 +9,7 @@ import pytest
 from lib.audio import Audio, encode_flac, resample
 from lib.client import Answer, Target
 from lib.protocol import MusicRequest, TTSRequest, VCRequest
+from lib.scoring import rewards
 from lib.scoring.judge import GATES, Job, Judge, normalise_round
 from lib.scoring.round import score_round
 from lib.scoring.state import ScoreState
@@ -82,6 +83,19 @@ def test_tonal_music_outscores_noise_and_speech(judge, speech):
     assert tonal.gate is None and tonal.score > 0.6, tonal
     assert hiss.score < tonal.score - 0.3 and spoken.score < tonal.score - 0.3
     assert spoken.components["speech_penalty"] > 0.5
+
+
+def test_music_at_the_asked_tempo_outscores_music_at_another_tempo(judge):
+    from models.baselines.synth import ProceduralMusicGenerator
+
+    synth = ProceduralMusicGenerator()
+    request = MusicRequest(prompt="upbeat folk with acoustic guitar and drums, 96 bpm", seconds=8.0)
+    on_tempo = synth.generate(request.prompt, 8.0, seed=2)
+    off_tempo = synth.generate("upbeat folk with acoustic guitar and drums, 130 bpm", 8.0, seed=2)
+    right, wrong = judge.score("music", [Job(request, on_tempo, "a"), Job(request, off_tempo, "b")], remember=False)
+    assert right.components["bpm"] == pytest.approx(96, rel=0.06) and right.components["tempo_match"] == 1.0
+    assert wrong.components["tempo_match"] < 0.2 and wrong.score < right.score - 0.1
+    assert rewards.tempo_match(48.0, 96) == rewards.tempo_match(192.0, 96) == 1.0  # half / double time
 
 
 def test_near_duplicates_score_zero_within_a_round_and_across_rounds(judge, speech):

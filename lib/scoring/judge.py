@@ -15,6 +15,7 @@ from typing import Callable, ContextManager, Optional, Sequence
 import numpy as np
 
 from lib.audio import Audio
+from lib.prompts.music import stated_bpm
 from lib.scoring import rewards
 from lib.scoring.duplicates import DuplicateFinder, fingerprint, is_copy
 from lib.scoring.gates import clipped, expected_seconds, silent, wrong_length
@@ -175,6 +176,9 @@ class Judge:
             request, audio = jobs[i].request, jobs[i].audio
             low, high = expected_seconds("music", request)
             parts["duration_match"] = rewards.duration_match(audio.seconds, request.seconds, (high - low) / 2)
+            asked = stated_bpm(request.prompt)  # offline text adherence: does it keep the asked tempo?
+            if asked is not None and parts["rhythm"] >= rewards.TEMPO_MIN_RHYTHM:
+                parts["tempo_match"] = rewards.tempo_match(parts.get("bpm", 0.0), asked)
             verdicts[i].components.update(parts)
         if ev.clap is not None:
             with timed("clap", clips):

@@ -14,7 +14,7 @@ import numpy as np
 
 TTS_WEIGHTS = {"naturalness": 0.4, "intelligibility": 0.6}
 VC_WEIGHTS = {"similarity": 0.4, "intelligibility": 0.25, "f0_match": 0.15, "naturalness": 0.2}
-MUSIC_WEIGHTS = {"adherence": 0.5, "quality": 0.5}
+MUSIC_WEIGHTS = {"adherence": 0.5, "quality": 0.5, "tempo_match": 0.2}
 DURATION_SHARE = 0.2  # music: a clip at the edge of the length tolerance keeps 80%
 WEIGHTS = {"tts": TTS_WEIGHTS, "vc": VC_WEIGHTS, "music": MUSIC_WEIGHTS}
 
@@ -24,6 +24,9 @@ MIN_SPEECH_RATIO = 0.3            # TTS/VC: less speech than this (silero VAD) i
 SPEECH_LIKE_RANGE = (0.3, 0.8)    # music: speech-likeness where the penalty starts / is total
 WORDS_PER_SECOND_SPEECH = 1.5     # a transcript this dense counts as fully "wordy"
 F0_SEMITONES_ZERO = 6.0           # median F0 this far off scores 0 pitch match
+TEMPO_ERROR_RANGE = (0.06, 0.25)  # music: relative tempo error where tempo match starts to fall / is 0
+TEMPO_MIN_RHYTHM = 0.5            # music: tempo is only judged on a clear pulse (a pad has none to measure;
+                                  # its weak pulse already costs it the rhythm part of quality)
 
 
 def ramp(x: float, zero: float, one: float) -> float:
@@ -49,6 +52,15 @@ def f0_match(reference: tuple[float, float], output: tuple[float, float]) -> flo
     pitch = 1.0 - ramp(semitones, 0.0, F0_SEMITONES_ZERO)
     spread = 1.0 - ramp(abs(math.log2(max(out_spread, 1e-3) / max(ref_spread, 1e-3))), 0.0, 1.0)
     return 0.7 * pitch + 0.3 * spread
+
+
+def tempo_match(measured_bpm: float, stated_bpm: float) -> float:
+    """How well a clip keeps the tempo its prompt states. Half or double time counts as the same
+    tempo (beat trackers and listeners disagree on the beat level); 6% off scores 1, 25% off 0."""
+    if not (measured_bpm > 0 and stated_bpm > 0):
+        return 0.0
+    error = min(abs(math.log2(measured_bpm / stated_bpm) - octave) for octave in (-1, 0, 1))
+    return 1.0 - ramp(2.0 ** error - 1.0, *TEMPO_ERROR_RANGE)
 
 
 def duration_match(seconds: float, requested: float, slack: float) -> float:

@@ -12,6 +12,9 @@ trick fails it; tonality weighs most because noise is the cheapest trick:
                tempo between 40 and 200 BPM: music has a pulse, noise and
                speech much less;
 * unclipped  - 1 - (share of samples at full scale / 1%).
+
+`estimated_bpm` reads the tempo of the same pulse, so the judge can check a
+prompt's stated bpm without CLAP (see lib.scoring.rewards.tempo_match).
 """
 from __future__ import annotations
 
@@ -51,21 +54,39 @@ def tonality_score(samples: np.ndarray) -> float:
     return 1.0 - _ramp(float(np.mean(flatness[loud[: len(flatness)]])), 0.0, FLATNESS_NOISE)
 
 
-def rhythm_score(samples: np.ndarray) -> float:
+def _pulse(samples: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """Normalised onset-envelope autocorrelation and the lag range (frames) of 40-200 BPM."""
     import librosa
 
     envelope = librosa.onset.onset_strength(y=samples, sr=SAMPLE_RATE, hop_length=HOP)
     envelope = envelope - envelope.mean()
     if len(envelope) < 16 or not np.any(envelope):
-        return 0.0
+        return np.zeros(1), 1, 0
     corr = np.correlate(envelope, envelope, mode="full")[len(envelope) - 1:]
-    corr = corr / corr[0]
     frames_per_s = SAMPLE_RATE / HOP
     low = int(frames_per_s * 60 / TEMPO_BPM[1])
-    high = min(len(corr) - 1, int(frames_per_s * 60 / TEMPO_BPM[0]))
+    high = min(len(corr) - 2, int(frames_per_s * 60 / TEMPO_BPM[0]))
+    return corr / corr[0], low, high
+
+
+def rhythm_score(samples: np.ndarray) -> float:
+    corr, low, high = _pulse(samples)
     if high <= low:
         return 0.0
     return _ramp(float(corr[low:high + 1].max()), 0.1, 0.6)
+
+
+def estimated_bpm(samples: np.ndarray) -> float | None:
+    """Tempo of the strongest pulse, with a parabolic fit around the peak lag (one frame is
+    ~2% at 120 BPM); None when there is no pulse to measure."""
+    corr, low, high = _pulse(samples)
+    if high <= low or corr[low:high + 1].max() < 0.1:
+        return None
+    lag = low + int(np.argmax(corr[low:high + 1]))
+    before, peak, after = corr[lag - 1], corr[lag], corr[lag + 1]
+    curvature = before - 2 * peak + after
+    offset = 0.5 * (before - after) / curvature if curvature < 0 else 0.0
+    return 60.0 * SAMPLE_RATE / HOP / (lag + float(np.clip(offset, -0.5, 0.5)))
 
 
 def unclipped_score(samples: np.ndarray) -> float:
@@ -81,11 +102,15 @@ class SignalMusicQuality(Evaluator):
                 "rhythm": rhythm_score(samples), "unclipped": unclipped_score(samples)}
 
     def quality(self, clips: Sequence[Audio]) -> list[dict[str, float]]:
-        """Per clip: the four statistics and their weighted mean under "quality"."""
+        """Per clip: the four statistics, their weighted mean under "quality" and, where the
+        clip has a pulse, its tempo under "bpm"."""
         out = []
         for clip in clips:
             parts = self.components(clip)
             parts["quality"] = sum(WEIGHTS[k] * v for k, v in parts.items())
+            bpm = estimated_bpm(resample(clip, SAMPLE_RATE).samples)
+            if bpm is not None:
+                parts["bpm"] = bpm
             out.append(parts)
         return out
 
