@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from contextlib import nullcontext
-from typing import Callable, ContextManager, Optional
+from typing import Callable, Collection, ContextManager, Optional
 
 from lib.audio import Audio
 
@@ -33,6 +33,9 @@ class Backend(ABC):
 
 
 class SpeechSynthesizer(Backend):
+    # The voice names a request may pick (a Mapping's keys count); empty: one default voice.
+    voices: Collection[str] = ()
+
     @abstractmethod
     def synthesize(self, text: str, *, voice: Optional[str] = None, seed: int = 0) -> Audio:
         """Speak `text`; `voice` is a backend-specific voice name or None for the default."""

@@ -69,7 +69,6 @@ def run(args, log) -> int:
     from lib.timing import Timer
     from lib.validator_loop import Validator, ValidatorSettings
     from lib.wallet import load_wallet
-    from models.baselines.espeak import VOICES, EspeakSynthesizer
     from models.eval.registry import specs_from_args
     from models.registry import load_backend
 
@@ -93,8 +92,7 @@ def run(args, log) -> int:
         speakers = []
         for spec in (s.strip() for s in args.vc_reference_tts.split(",") if s.strip()):
             speaker = load_backend("tts", spec, device="cpu")
-            voices = sorted(VOICES) if isinstance(speaker, EspeakSynthesizer) else list(getattr(speaker, "voices", [None]))
-            speakers.append((speaker, voices))
+            speakers.append((speaker, list(speaker.voices) or [None]))
         references = SynthesisedReferences(speakers)
     judge = Judge.load(specs_from_args(args), device=args.eval_device)
     log.info("evaluators: %s", judge.evaluators.describe())

@@ -156,6 +156,7 @@ class EspeakSynthesizer(SpeechSynthesizer):
     """
 
     model_id = "baseline:espeak"
+    voices = tuple(sorted(VOICES))
     device = "cpu"
     sample_rate = SAMPLE_RATE
 

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from lib.errors import BackendError
-from lib.gpu import resolve_device  # noqa: F401  (one device rule for every role)
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 
