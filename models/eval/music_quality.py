@@ -13,7 +13,7 @@ trick fails it; tonality weighs most because noise is the cheapest trick:
                speech much less;
 * unclipped  - 1 - (share of samples at full scale / 1%).
 
-`estimated_bpm` reads the tempo of the same pulse, so the judge can check a
+The tempo of the same pulse is reported as "bpm", so the judge can check a
 prompt's stated bpm without CLAP (see lib.scoring.rewards.tempo_match).
 """
 from __future__ import annotations
@@ -69,17 +69,13 @@ def _pulse(samples: np.ndarray) -> tuple[np.ndarray, int, int]:
     return corr / corr[0], low, high
 
 
-def rhythm_score(samples: np.ndarray) -> float:
-    corr, low, high = _pulse(samples)
-    if high <= low:
-        return 0.0
-    return _ramp(float(corr[low:high + 1].max()), 0.1, 0.6)
+def _rhythm(corr: np.ndarray, low: int, high: int) -> float:
+    return _ramp(float(corr[low:high + 1].max()), 0.1, 0.6) if high > low else 0.0
 
 
-def estimated_bpm(samples: np.ndarray) -> float | None:
+def _bpm(corr: np.ndarray, low: int, high: int) -> float | None:
     """Tempo of the strongest pulse, with a parabolic fit around the peak lag (one frame is
     ~2% at 120 BPM); None when there is no pulse to measure."""
-    corr, low, high = _pulse(samples)
     if high <= low or corr[low:high + 1].max() < 0.1:
         return None
     lag = low + int(np.argmax(corr[low:high + 1]))
@@ -97,20 +93,21 @@ class SignalMusicQuality(Evaluator):
     model_id = "signal-stats"
 
     def components(self, clip: Audio) -> dict[str, float]:
+        """The four statistics and, where the clip has a pulse, its tempo under "bpm"
+        (one resample and one onset autocorrelation serve both)."""
         samples = resample(clip, SAMPLE_RATE).samples
-        return {"loudness": loudness_score(samples), "tonality": tonality_score(samples),
-                "rhythm": rhythm_score(samples), "unclipped": unclipped_score(samples)}
+        pulse = _pulse(samples)
+        parts = {"loudness": loudness_score(samples), "tonality": tonality_score(samples),
+                 "rhythm": _rhythm(*pulse), "unclipped": unclipped_score(samples)}
+        bpm = _bpm(*pulse)
+        return parts if bpm is None else {**parts, "bpm": bpm}
 
     def quality(self, clips: Sequence[Audio]) -> list[dict[str, float]]:
-        """Per clip: the four statistics, their weighted mean under "quality" and, where the
-        clip has a pulse, its tempo under "bpm"."""
+        """Per clip: `components` plus their weighted mean under "quality"."""
         out = []
         for clip in clips:
             parts = self.components(clip)
-            parts["quality"] = sum(WEIGHTS[k] * v for k, v in parts.items())
-            bpm = estimated_bpm(resample(clip, SAMPLE_RATE).samples)
-            if bpm is not None:
-                parts["bpm"] = bpm
+            parts["quality"] = sum(WEIGHTS[k] * parts[k] for k in WEIGHTS)
             out.append(parts)
         return out
 
