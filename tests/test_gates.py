@@ -2,7 +2,7 @@ import numpy as np
 
 from lib.audio import Audio
 from lib.protocol import MusicRequest, TTSRequest
-from lib.scoring.gates import clipped, first_gate, silent, wrong_length
+from lib.scoring.gates import clipped, silent, wrong_length
 from tests.conftest import tone
 
 TEXT = "The quick brown fox jumps over the lazy dog near the river bank."  # 64 chars
@@ -16,7 +16,8 @@ def speechlike(seconds=4.0, rate=22_050):
 
 def test_gates_fire_on_silence_clipping_and_wrong_length():
     request = TTSRequest(text=TEXT)
-    assert first_gate("tts", request, speechlike()) is None
+    ok = speechlike()
+    assert wrong_length("tts", request, ok) is None and silent(ok) is None and clipped(ok) is None
     assert "silent" in silent(Audio(np.zeros(22_050 * 4), 22_050))
     assert "silent" in silent(Audio(np.random.default_rng(0).normal(0, 1e-4, 22_050 * 4), 22_050))
     loud = Audio(np.clip(np.random.default_rng(0).normal(0, 3, 22_050 * 4), -1, 1), 22_050)

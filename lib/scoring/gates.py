@@ -5,12 +5,11 @@ module constants so the README and the tests can quote them.
 """
 from __future__ import annotations
 
-import hashlib
 from typing import Optional
 
 import numpy as np
 
-from lib.audio import Audio, pcm16
+from lib.audio import Audio
 
 SILENCE_DBFS = -45.0          # a 20 ms frame quieter than this counts as silent
 MIN_ACTIVE_RATIO = 0.2        # at least this share of frames must be above it
@@ -60,19 +59,4 @@ def wrong_length(service: str, request, audio: Audio) -> Optional[str]:
     low, high = expected_seconds(service, request)
     if not low <= audio.seconds <= high:
         return f"wrong length: {audio.seconds:.2f} s, expected {low:.1f}-{high:.1f} s"
-    return None
-
-
-def audio_fingerprint(audio: Audio) -> str:
-    """Exact identity of what went over the wire (rate + 16-bit samples)."""
-    digest = hashlib.sha256(str(audio.sample_rate).encode())
-    digest.update(pcm16(audio).tobytes())
-    return digest.hexdigest()
-
-
-def first_gate(service: str, request, audio: Audio) -> Optional[str]:
-    """The first gate that fires for a decoded response, or None."""
-    for reason in (wrong_length(service, request, audio), silent(audio), clipped(audio)):
-        if reason:
-            return reason
     return None

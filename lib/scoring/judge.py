@@ -1,8 +1,8 @@
 """The one scoring code path: a round's responses for one service -> verdicts.
 
-Used by the validator (lib/validator_loop.py), by `audionet-score` and by the
-benchmarks, so a miner can check locally exactly what the validator will
-compute. Order per round: cheap gates -> VAD gate -> duplicates/replay ->
+Used by the validator (lib/validator_loop.py) and by the benchmarks, so a
+benchmark scores exactly what the validator will compute (a local
+`audionet-score` is meant to call it too). Order per round: cheap gates -> VAD gate -> duplicates/replay ->
 model evaluators, each called once on all surviving clips (batched).
 """
 from __future__ import annotations

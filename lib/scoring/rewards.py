@@ -1,7 +1,7 @@
 """Per-service reward formulas: component values (0..1 each) -> raw score 0..1.
 
-Pure functions of measured numbers, so the README, the tests and
-audionet-score all quote the same thing. A component whose evaluator is
+Pure functions of measured numbers, so the README, the tests and the
+benchmark all quote the same thing. A component whose evaluator is
 switched off (`--eval.clap none`) is left out and the remaining weights are
 renormalised, rather than counted as 0 for everybody.
 """

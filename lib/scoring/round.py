@@ -1,10 +1,10 @@
 """Turn one round's answers into rewards in [0, 1] with the Judge.
 
 Per service: failed queries are gated, everything else goes to
-`Judge.score` (gates, duplicates, evaluators; the same path audionet-score
+`Judge.score` (gates, duplicates, evaluators; the same path audionet-bench
 uses), then `normalise_round` turns raw scores into within-round rewards for
 the EMA. Answer speed is not part of the reward: a raw score must be
-reproducible from the audio alone (audionet-score), and slow answers are
+reproducible from the audio alone, and slow answers are
 already cut off by the per-service timeout.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Evaluator spec strings -> loaded evaluators, for the validator and audionet-score.
+"""Evaluator spec strings -> loaded evaluators, for the validator and audionet-bench.
 
 | kind    | default (offline)  | other specs                                      |
 |---------|--------------------|--------------------------------------------------|
@@ -128,7 +128,7 @@ def load_evaluators(specs: dict[str, str] | None = None, *, device: str = "auto"
 
 def add_eval_flags(parser) -> None:
     """--eval.asr/--eval.mos/--eval.speaker/--eval.clap/--eval.device, shared by the validator
-    and audionet-score so both judge with the same models."""
+    and audionet-bench so both judge with the same models."""
     from lib.config import flag
 
     group = parser.add_argument_group("evaluation models")
