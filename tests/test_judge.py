@@ -67,6 +67,10 @@ def test_clone_in_reference_voice_beats_other_voice_and_replay_scores_zero(judge
     assert same.gate is None and other.gate is None
     assert same.components["speaker_cosine"] > other.components["speaker_cosine"] + 0.3
     assert same.score > other.score + 0.2
+    # pitch accuracy (reported, not rewarded): the same female voice sits near the reference's pitch,
+    # the male voice far below it
+    assert abs(same.components["f0_offset_st"]) < 2.0 and other.components["f0_offset_st"] < -4.0
+    assert same.components["f0_rmse_hz"] < other.components["f0_rmse_hz"]
     assert replay.score == 0.0 and "reference" in replay.gates["replay"]
 
 

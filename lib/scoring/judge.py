@@ -1,9 +1,9 @@
 """The one scoring code path: a round's responses for one service -> verdicts.
 
-Used by the validator (lib/validator_loop.py) and by the benchmarks, so a
-benchmark scores exactly what the validator will compute (a local
-`audionet-score` is meant to call it too). Order per round: cheap gates -> VAD gate -> duplicates/replay ->
-model evaluators, each called once on all surviving clips (batched).
+Used by the validator (lib/validator_loop.py), the benchmarks and
+`audionet-score`, so each scores exactly what the validator computes.
+Order per round: cheap gates -> VAD gate -> duplicates/replay -> model
+evaluators, each called once on all surviving clips (batched).
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from lib.prompts.music import stated_bpm
 from lib.scoring import rewards
 from lib.scoring.duplicates import DuplicateFinder, fingerprint, is_copy
 from lib.scoring.gates import clipped, expected_seconds, silent, wrong_length
+from lib.scoring.pitch import f0_summary, pitch_accuracy
 from lib.scoring.text import word_error_rate
 
 GATES = {
@@ -154,7 +155,7 @@ class Judge:
         self._speech_quality(jobs, verdicts, live, timed, [jobs[i].request.text for i in live])
 
     def _evaluate_vc(self, jobs, verdicts, live, timed) -> None:
-        from models.baselines.world_vc import f0_stats
+        from models.baselines.world_vc import voiced_f0
 
         references = [jobs[i].request.reference() for i in live]
         outputs = [jobs[i].audio for i in live]
@@ -162,10 +163,15 @@ class Judge:
             vectors = self.evaluators.speaker.embed(references + outputs)
         vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
         low, high = getattr(self.evaluators.speaker, "cosine_range", (0.2, 0.9))
+        with timed("pitch", references + outputs):
+            pitches = [(voiced_f0(ref), voiced_f0(out)) for ref, out in zip(references, outputs)]
         for n, i in enumerate(live):
             cosine = float(vectors[n] @ vectors[len(live) + n])
+            ref_f0, out_f0 = pitches[n]
+            # f0_match is rewarded; the Hz RMSE and semitone offset are reported for people (benchmark, score CLI).
             verdicts[i].components.update(speaker_cosine=cosine, similarity=rewards.ramp(cosine, low, high),
-                                          f0_match=rewards.f0_match(f0_stats(references[n]), f0_stats(outputs[n])))
+                                          f0_match=rewards.f0_match(f0_summary(ref_f0), f0_summary(out_f0)),
+                                          **pitch_accuracy(ref_f0, out_f0))
         self._speech_quality(jobs, verdicts, live, timed, [jobs[i].request.text for i in live])
 
     def _evaluate_music(self, jobs, verdicts, live, timed) -> None:

@@ -21,16 +21,16 @@ import pyworld
 
 from lib.audio import Audio, resample
 from lib.errors import WireError
+from lib.scoring.pitch import MIN_VOICED_FRAMES, f0_summary
 from models.base import VoiceCloner
 from models.baselines.espeak import VOICES, EspeakSynthesizer
 
-__all__ = ["WORK_RATE", "WorldVoiceCloner", "f0_stats", "move_toward"]
+__all__ = ["WORK_RATE", "WorldVoiceCloner", "f0_stats", "move_toward", "voiced_f0"]
 
 WORK_RATE = 22_050  # espeak's native rate, so the TTS is never resampled
 FRAME_PERIOD_MS = 5.0
 F0_FLOOR_HZ, F0_CEIL_HZ = 60.0, 700.0
 MAX_REFERENCE_SECONDS = 30.0  # more adds analysis time, not accuracy
-MIN_VOICED_FRAMES = 20  # 0.1 s of voiced speech
 WARP_LIMITS = (0.8, 1.25)
 PEAK = 10 ** (-1 / 20)  # -1 dBFS
 
@@ -62,16 +62,18 @@ def _log_f0_stats(f0: np.ndarray) -> tuple[float, float]:
     return float(np.median(log_f0)), float(np.std(log_f0))
 
 
+def voiced_f0(audio: Audio) -> np.ndarray:
+    """F0 in Hz of the voiced 5 ms frames of (at most the first 30 s of) `audio`."""
+    f0, _ = _pitch(_as_world(audio, MAX_REFERENCE_SECONDS))
+    return f0[f0 > 0]
+
+
 def f0_stats(audio: Audio) -> tuple[float, float]:
     """(median F0 in Hz, standard deviation of log-F0) over voiced frames.
 
     Returns (0.0, 0.0) when fewer than 0.1 s of the audio is voiced.
     """
-    f0, _ = _pitch(_as_world(audio, MAX_REFERENCE_SECONDS))
-    if np.count_nonzero(f0) < MIN_VOICED_FRAMES:
-        return 0.0, 0.0
-    median, spread = _log_f0_stats(f0)
-    return float(np.exp(median)), spread
+    return f0_summary(voiced_f0(audio))
 
 
 def _mean_log_envelope(sp: np.ndarray, f0: np.ndarray) -> np.ndarray:
