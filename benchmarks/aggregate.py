@@ -1,6 +1,7 @@
 """Merge per-device benchmark dirs into one comparison (seed 000/003 style):
 one row per device and service, with a CPU-vs-GPU speed-up column when a CPU
-result is among the inputs.
+result is among the inputs, and the quality table per device with each
+device's reward against the CPU's (GPU should change speed, not quality).
 
     audionet-bench-aggregate benchmarks/results/*/ --out benchmarks/results
     python -m benchmarks.aggregate DIR [DIR ...] [--out DIR]
@@ -17,7 +18,18 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from benchmarks.tables import NAMES, TIMING_ONLY, memory_text, num, table
+from benchmarks.quality import CROSS_DEVICE_TOLERANCE
+from benchmarks.tables import (
+    NAMES,
+    QUALITY_FOOTNOTE,
+    QUALITY_MEANINGLESS,
+    TIMING_ONLY,
+    configurations,
+    memory_text,
+    num,
+    quality_rows,
+    table,
+)
 
 
 def load(folder: str) -> dict:
@@ -81,8 +93,53 @@ def comparison(summaries: list[dict]) -> str:
         "## Latency, throughput, memory", "",
         table(["Device", "Service", "Latency per 1 s of audio", "Throughput (req/s)", "Peak memory",
                "Compute Capability", "Recommended parallel"], perf, note),
+        "## Quality (what the validator would score)", "",
+        quality_comparison(summaries),
     ]
     return "\n".join(parts)
+
+
+def reward_means(summary: dict, service: str) -> dict[tuple[str, str], float]:
+    """(model, preset) -> mean raw reward, for one device's service."""
+    r = summary["services"].get(service)
+    if not r or not r.get("quality"):
+        return {}
+    return {(c["model"], preset): c["quality"]["summary"]["reward"]["mean"] for preset, c in configurations(r)
+            if "reward" in c["quality"]["summary"]}
+
+
+def quality_comparison(summaries: list[dict]) -> str:
+    """Seed 000's quality table: one row per device, backend and preset, with each device's reward
+    against the reference device's (the CPU when present) for the same backend and preset."""
+    reference = cpu_baseline(summaries) or summaries[0]
+    note = QUALITY_MEANINGLESS if any(s.get("timing_only") for s in summaries) else None
+    parts = []
+    for service in NAMES:
+        headers, rows = None, []
+        base = reward_means(reference, service)
+        for s in summaries:
+            if not reward_means(s, service):
+                continue
+            headers, mine, _ = quality_rows(s, service)
+            for row, (key, value) in zip(mine, reward_means(s, service).items()):
+                rows.append([label(s), *row[1:], cross_device(s is reference, base.get(key), value)])
+        if rows:
+            parts.append(f"### {NAMES[service]}\n\n" + table(
+                ["Device", *headers[1:], f"Reward vs {label(reference)}"], rows, note))
+    if not parts:
+        return "No quality measured (every input ran with --no-eval).\n"
+    return "\n".join(parts) + (f"\n{QUALITY_FOOTNOTE} Same backend, preset and seeds on two devices should agree "
+                                f"within {CROSS_DEVICE_TOLERANCE:g} in mean reward: GPU kernels change the audio "
+                                "slightly, not what the validator thinks of it.\n")
+
+
+def cross_device(is_reference: bool, base: float | None, value: float) -> str:
+    if is_reference:
+        return "reference"
+    if base is None:
+        return "-"
+    gap = value - base
+    return f"{gap:+.3f} ({'within' if abs(gap) <= CROSS_DEVICE_TOLERANCE else 'OUTSIDE'} ±{CROSS_DEVICE_TOLERANCE:g})"
 
 
 def comparison_plot(summaries: list[dict], path: str) -> str:

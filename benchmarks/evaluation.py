@@ -33,7 +33,3 @@ class Evaluation:
         jobs = [Job(request, audio, f"bench-{i}") for i, (request, audio) in enumerate(zip(requests, clips))]
         # remember=False: repeated benchmark runs of one backend are not copies of each other.
         return self.judge.score(service, jobs, measure=staged, remember=False)
-
-    def evaluate(self, service: str, requests: Sequence, clips: Sequence[Audio], measure: Measure) -> list[float]:
-        """A raw score in [0, 1] per clip, exactly as the validator computes it."""
-        return [verdict.score for verdict in self.verdicts(service, requests, clips, measure)]

@@ -58,7 +58,7 @@ def measure(label, service, spec, size, note, args, reference) -> dict:
 
     started = time.perf_counter()
     spec = random_spec(spec, args.cache, size="full")
-    backend = load_backend(service, spec, device=args.device, dtype=args.dtype, preset="fast", warmup=False)
+    backend = load_backend(service, spec, device=args.device, dtype=args.dtype, warmup=False)
     load_s = time.perf_counter() - started
     if note == RANDOM and hasattr(backend, "min_length_ratio"):
         backend.min_length_ratio = 4.0  # random stop heads end at once: force a speech-like length

@@ -1,6 +1,7 @@
 """Measure one service on one device: generation runs (timed through the
 same `Timer` the miner uses, with per-stage timings from `Backend.stage`),
-peak memory, and evaluation runs of the generated clips."""
+peak memory, the validator's verdict on every generated clip (timed
+evaluation + quality) and a seeded determinism re-run."""
 from __future__ import annotations
 
 import resource
@@ -10,14 +11,13 @@ from typing import Callable, Optional
 import numpy as np
 
 from benchmarks.evaluation import Evaluation
+from benchmarks.quality import determinism, quality_result
 from benchmarks.stats import summarise
 from benchmarks.workload import CALIBRATION_TEXT, Workload, build
 from lib.gpu import DeviceMonitor
 from lib.miner_app import generate
 from lib.timing import Timer
 from models.base import Backend
-
-REFERENCE_TEXT = "Please call Stella and ask her to bring these things with her from the store."
 
 
 def peak_rss_gb() -> float:
@@ -31,18 +31,25 @@ def speaking_rate(backend: Backend) -> float:
     return len(CALIBRATION_TEXT) / max(audio.seconds, 0.1)
 
 
-def make_workload(service: str, backend: Backend, target_seconds: float, seed: int, reference_tts: Optional[Backend]
-                  ) -> Workload:
-    rng = np.random.default_rng(seed)
+def make_workloads(service: str, backend: Backend, target_seconds: float, seed: int, count: int,
+                   references=None) -> list[Workload]:
+    """One workload per measured run: fresh prompts (and, for VC, a fresh reference drawn the way
+    the validator draws one) from the run's own rng, so quality varies over runs as over rounds."""
+    rngs = [np.random.default_rng([seed, run]) for run in range(max(1, count))]
     if service == "tts":
-        return build(service, target_seconds, rng, chars_per_second=speaking_rate(backend))
+        rate = speaking_rate(backend)
+        return [build(service, target_seconds, rng, chars_per_second=rate) for rng in rngs]
     if service == "vc":
-        # The reference is made the way a validator makes one: TTS of a sentence.
-        reference = reference_tts.synthesize(REFERENCE_TEXT, seed=seed)
-        rate = speaking_rate(reference_tts)
-        return build(service, target_seconds, rng, chars_per_second=rate, reference=reference,
-                     reference_text=REFERENCE_TEXT)
-    return build(service, target_seconds, rng)
+        if references is None:
+            raise ValueError("a VC benchmark needs reference voices")
+        workloads = []
+        for rng in rngs:
+            reference = references.draw(rng)
+            rate = len(reference.transcript) / max(reference.audio.seconds, 0.1)  # the cloned text's pace
+            workloads.append(build(service, target_seconds, rng, chars_per_second=rate, reference=reference.audio,
+                                   reference_text=reference.transcript))
+        return workloads
+    return [build(service, target_seconds, rng) for rng in rngs]
 
 
 def run_once(backend: Backend, workload: Workload) -> tuple[list, float]:
@@ -55,60 +62,72 @@ def stage_stats(timer: Timer, service: str, prefix: str) -> dict:
             if key.service == service and key.stage.startswith(prefix + "/")}
 
 
-def measure_service(service: str, backend: Backend, workload: Workload, *, runs: int, warmup: int, timer: Timer,
-                    evaluation: Optional[Evaluation], tick: Callable[[], None] = lambda: None,
+def measure_service(service: str, backend: Backend, workloads: list[Workload], *, runs: int, warmup: int,
+                    timer: Timer, evaluation: Optional[Evaluation], tick: Callable[[], None] = lambda: None,
                     gpu_index: int = 0) -> dict:
+    """Run r generates workloads[r] (warm-up runs use workloads[0]); every run's clips are judged."""
     warmup_s = []
     backend.measure = None  # warm-up stages are not part of the statistics
     for _ in range(warmup):
         started = time.perf_counter()
-        run_once(backend, workload)
+        run_once(backend, workloads[0])
         warmup_s.append(time.perf_counter() - started)
         tick()
     backend.measure = timer.stage_hook(service)
-    run_s, audio_s, last_clips = [], [], []
+    run_s, audio_s, clips_per_run = [], [], []
     with DeviceMonitor(gpu_index) as monitor:
-        for _ in range(runs):
+        for run in range(runs):
             with timer.measure(service, "generation") as timing:
-                last_clips, seconds = run_once(backend, workload)
+                clips, seconds = run_once(backend, workloads[run])
                 timing.audio_seconds = seconds
             run_s.append(timing.elapsed)
             audio_s.append(seconds)
+            clips_per_run.append(clips)
             tick()
     backend.measure = None
     per_audio_s = [t / a for t, a in zip(run_s, audio_s) if a > 0]
     result = {
         "service": service, "model": backend.model_id, "backend_device": backend.device,
-        "target_seconds": workload.target_seconds, "requests_per_run": len(workload.requests),
+        "preset": backend.preset, "target_seconds": workloads[0].target_seconds,
+        "requests_per_run": len(workloads[0].requests),
         "generation": {
             "warmup_s": warmup_s, "runs_s": run_s, "audio_s": audio_s, "stats": summarise(run_s).as_dict(),
             "latency_per_audio_s": summarise(per_audio_s).as_dict(),
             "audio_seconds": float(np.mean(audio_s)) if audio_s else 0.0,
             "rtf": sum(run_s) / sum(audio_s) if sum(audio_s) > 0 else None,
-            "sequential_rps": len(workload.requests) * runs / sum(run_s) if run_s else None,
+            "sequential_rps": len(workloads[0].requests) * runs / sum(run_s) if run_s else None,
             "stages": stage_stats(timer, service, "generation"),
         },
         "memory": {**monitor.result(), "peak_rss_gb": round(peak_rss_gb(), 3)},
     }
     if evaluation is not None:
-        result["evaluation"] = measure_evaluation(service, workload, last_clips, evaluation, runs, warmup, timer, tick)
+        result["evaluation"], verdicts = measure_evaluation(service, workloads, clips_per_run, evaluation, warmup,
+                                                            timer, tick)
+        result["quality"] = quality_result(verdicts)
+        again = run_once(backend, workloads[0])[0]  # same requests, same seeds
+        check = evaluation.verdicts(service, workloads[0].requests, again, Timer("bench-determinism").measure)
+        result["quality"]["determinism"] = determinism((clips_per_run[0], verdicts[0]), (again, check))
+        tick()
     return result
 
 
-def measure_evaluation(service: str, workload: Workload, clips: list, evaluation: Evaluation, runs: int,
-                       warmup: int, timer: Timer, tick: Callable[[], None]) -> dict:
-    """Evaluate the last run's clips `runs` times (after `warmup` untimed passes)."""
+def measure_evaluation(service: str, workloads: list[Workload], clips_per_run: list[list], evaluation: Evaluation,
+                       warmup: int, timer: Timer, tick: Callable[[], None]) -> tuple[dict, list]:
+    """Judge each run's clips once, timed (after `warmup` untimed passes over the first run's)."""
     scratch = Timer("bench-warmup")
     for _ in range(warmup):
-        evaluation.evaluate(service, workload.requests, clips, scratch.measure)
+        evaluation.verdicts(service, workloads[0].requests, clips_per_run[0], scratch.measure)
         tick()
-    seconds = sum(clip.seconds for clip in clips)
-    run_s, scores = [], []
-    for _ in range(runs):
-        with timer.measure(service, "evaluation", audio_seconds=seconds) as timing:
-            scores = evaluation.evaluate(service, workload.requests, clips, timer.measure)
+    run_s, seconds, verdicts = [], [], []
+    for workload, clips in zip(workloads, clips_per_run):
+        seconds.append(sum(clip.seconds for clip in clips))
+        with timer.measure(service, "evaluation", audio_seconds=seconds[-1]) as timing:
+            verdicts.append(evaluation.verdicts(service, workload.requests, clips, timer.measure))
         run_s.append(timing.elapsed)
         tick()
-    return {"label": evaluation.label(service), "runs_s": run_s, "audio_seconds": seconds, "stats": summarise(run_s).as_dict(),
-            "rtf": sum(run_s) / (seconds * len(run_s)) if seconds > 0 and run_s else None,
-            "scores": [float(s) for s in scores], "stages": stage_stats(timer, service, "evaluation")}
+    result = {"label": evaluation.label(service), "runs_s": run_s, "audio_seconds": float(np.mean(seconds)),
+              "stats": summarise(run_s).as_dict(),
+              "rtf": sum(run_s) / sum(seconds) if sum(seconds) > 0 else None,
+              "scores": [float(v.score) for run in verdicts for v in run],
+              "stages": stage_stats(timer, service, "evaluation")}
+    return result, verdicts

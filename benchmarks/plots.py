@@ -59,7 +59,43 @@ def sweep_plot(summary: dict, path: str) -> str | None:
     return path
 
 
+def quality_speed_plot(summary: dict, path: str) -> str | None:
+    """Real-time factor (x, log) against the validator's raw reward (y), one point per backend and
+    preset: up and to the left is better."""
+    from benchmarks.tables import NAMES, configurations
+
+    points = [(service, preset, c) for service, r in summary["services"].items() for preset, c in configurations(r)
+              if c.get("quality") and "reward" in c["quality"]["summary"] and c["generation"]["rtf"]]
+    if not points:
+        return None
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    colours = {"tts": "#4C72B0", "vc": "#DD8452", "music": "#55A868"}
+    for service in dict.fromkeys(p[0] for p in points):
+        mine = [(preset, c) for s, preset, c in points if s == service]
+        xs = [c["generation"]["rtf"] for _, c in mine]
+        ys = [c["quality"]["summary"]["reward"]["mean"] for _, c in mine]
+        errors = [c["quality"]["summary"]["reward"]["ci95"] for _, c in mine]
+        ax.errorbar(xs, ys, yerr=errors, fmt="o-" if len(mine) > 1 else "o", capsize=4, color=colours.get(service),
+                    label=NAMES[service])
+        for (preset, c), x, y in zip(mine, xs, ys):
+            named = preset == "-" or c["model"].endswith(preset)
+            ax.annotate(c["model"] if named else f"{c['model']} ({preset})", (x, y), fontsize=7,
+                        textcoords="offset points", xytext=(5, 5))
+    ax.set_xscale("log")
+    ax.set(xlabel="real-time factor (compute s per audio s, log; left is faster)",
+           ylabel="validator reward (raw, mean ± 95% CI)", ylim=(0, 1.05))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    tag = " — random weights: quality meaningless" if summary.get("timing_only") else ""
+    ax.set_title(f"quality versus speed: {summary['device']['name']} ({summary['mode']}){tag}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def write_plots(summary: dict, folder: str) -> list[str]:
     paths = [times_plot(summary, os.path.join(folder, "times.png")),
-             sweep_plot(summary, os.path.join(folder, "parallel.png"))]
+             sweep_plot(summary, os.path.join(folder, "parallel.png")),
+             quality_speed_plot(summary, os.path.join(folder, "quality_speed.png"))]
     return [p for p in paths if p]

@@ -39,7 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache-dir", default=os.path.expanduser("~/.cache/audionet/random-weights"),
                         help="where --weights random builds its models")
     parser.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N")
-    parser.add_argument("--presets", default="", help="preset names to time where a backend has presets")
+    parser.add_argument("--presets", default="",
+                        help="fast,balanced,quality: also measure these presets where a backend has them "
+                             "(kokoro-clone:, hf:musicgen); each gets timing and quality rows")
     parser.add_argument("--no-eval", action="store_true", help="skip the evaluation timings")
     parser.add_argument("--seed", type=int, default=0, help="seed for prompts and generation")
     parser.add_argument("--out", default=DEFAULT_OUT, help="results root; files go to <out>/<device-slug>/")
@@ -48,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     from models.eval.registry import add_eval_flags
 
     add_eval_flags(parser)  # the validator's evaluator flags: the benchmark judges with the same models
+    from lib.references import add_reference_flags
+
+    add_reference_flags(parser)  # VC references drawn as the validator draws them
     return parser
 
 
@@ -72,9 +77,13 @@ def environment() -> dict:
     return info
 
 
+def per_service_ticks(args) -> int:
+    """Progress ticks of one measure_service call: runs, evaluations, the determinism re-run."""
+    return (args.warmup + args.runs) * (1 if args.no_eval else 2) + (0 if args.no_eval else 1)
+
+
 def plan_ticks(services: list[str], args, levels: list[int]) -> int:
-    per_service = (args.warmup + args.runs) * (1 if args.no_eval else 2)
-    return len(services) * (per_service + sum(p * args.sweep_rounds for p in levels))
+    return len(services) * (per_service_ticks(args) + sum(p * args.sweep_rounds for p in levels))
 
 
 def sweep_rounds(result: dict, args) -> int:
@@ -85,22 +94,22 @@ def sweep_rounds(result: dict, args) -> int:
     return max(args.sweep_rounds, min(50, wanted))
 
 
-def measure_presets(backend, workload, names: list[str], runs: int) -> dict:
-    from benchmarks.measure import run_once
+def measure_presets(service: str, spec: str, backend, names: list[str], measure) -> dict:
+    """The requested presets the backend has, each loaded and measured like the main run;
+    the backend's own preset reuses the main run's numbers."""
+    from models.registry import load_backend
 
-    available = list(getattr(backend, "presets", ()) or ())
-    if not available or not hasattr(backend, "use_preset"):
+    if not backend.presets:
         return {"note": "this backend has no presets"}
-    rtf = {}
-    for name in [n for n in names if n in available] or available:
-        backend.use_preset(name)
-        spent = audio = 0.0
-        for _ in range(max(1, runs)):
-            started = time.perf_counter()
-            audio += run_once(backend, workload)[1]
-            spent += time.perf_counter() - started
-        rtf[name] = spent / audio if audio else None
-    return {"rtf": rtf}
+    wanted = [n for n in names if n in backend.presets]
+    if not wanted:
+        return {"note": f"none of {', '.join(names)} among its presets ({', '.join(backend.presets)})"}
+    measured = {}
+    for name in wanted:
+        if name != backend.preset:
+            variant = load_backend(service, spec, device=backend.device, preset=name)
+            measured[name] = measure(variant)
+    return {"default": backend.preset, "measured": measured}
 
 
 def benchmark(args, argv: list[str]) -> tuple[str, dict]:
@@ -113,7 +122,7 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
     )
 
     from benchmarks.evaluation import Evaluation
-    from benchmarks.measure import make_workload, measure_service
+    from benchmarks.measure import make_workloads, measure_service
     from benchmarks.plots import write_plots
     from benchmarks.sweep import sweep
     from benchmarks.tables import render
@@ -136,7 +145,12 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
     info = describe_device(device)
     specs = resolve_specs({s: getattr(args, f"{s}_model") for s in services}, args.weights, args.cache_dir)
     timer = Timer("bench", device=info.slug, window=100_000)
-    reference_tts = load_backend("tts", DEFAULT_SPECS["tts"], device="cpu") if "vc" in services else None
+    if "vc" in services:
+        from lib.references import references_from_args
+
+        references = references_from_args(args)
+    else:
+        references = None
     from models.eval.registry import specs_from_args
 
     eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device)
@@ -154,19 +168,28 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
         for service in services:
             progress.update(task, description=f"{service}: loading {specs[service]}")
             backend = load_backend(service, specs[service], device=device)
-            workload = make_workload(service, backend, MODES[args.mode], args.seed, reference_tts)
+            workloads = make_workloads(service, backend, MODES[args.mode], args.seed, args.runs, references)
+
+            def measure(backend_, service=service, workloads=workloads):
+                return measure_service(service, backend_, workloads, runs=args.runs, warmup=args.warmup, timer=timer,
+                                       evaluation=evaluation, tick=tick, gpu_index=cuda_index(device))
+
             progress.update(task, description=f"{service}: runs")
-            result = measure_service(service, backend, workload, runs=args.runs, warmup=args.warmup, timer=timer,
-                                     evaluation=evaluation, tick=tick, gpu_index=cuda_index(device))
+            result = measure(backend)
             result["spec"] = specs[service]
-            result["presets"] = measure_presets(backend, workload, presets, args.runs) if presets else (
-                {"note": "no --presets requested"} if not getattr(backend, "presets", None)
-                else {"note": "presets exist; pass --presets to time them"})
+            if presets:
+                progress.update(task, description=f"{service}: presets")
+                extra = len([p for p in presets if p in backend.presets and p != backend.preset])
+                progress.update(task, total=progress.tasks[0].total + extra * per_service_ticks(args))
+                result["presets"] = measure_presets(service, specs[service], backend, presets, measure)
+            else:
+                result["presets"] = ({"note": "this backend has no presets"} if not backend.presets
+                                     else {"note": f"presets {', '.join(backend.presets)}: pass --presets to measure"})
             if levels:
                 rounds = sweep_rounds(result, args)
                 progress.update(task, description=f"{service}: parallel sweep ({rounds} per worker)",
                                 total=progress.tasks[0].total + sum(levels) * (rounds - args.sweep_rounds))
-                result["sweep"] = sweep(backend, workload.requests[0], levels, lambda p, per_worker=rounds: p * per_worker, tick)
+                result["sweep"] = sweep(backend, workloads[0].requests[0], levels, lambda p, per_worker=rounds: p * per_worker, tick)
             results[service] = result
     summary = {
         "slug": info.slug, "device": info.as_dict(), "environment": environment(), "mode": args.mode,

@@ -1,13 +1,19 @@
 """Markdown tables from a benchmark summary: seed 003 (per service average /
 max / min seconds and audio duration, for generation and evaluation), seed
-000 (latency per audio second, throughput, memory, compute capability,
-presets), the per-stage breakdown and the parallel sweep (seed 001)."""
+000 (latency per audio second, throughput, memory, compute capability; the
+quality table and quality versus speed per preset), the per-stage breakdown
+and the parallel sweep (seed 001)."""
 from __future__ import annotations
 
 import math
 from typing import Optional
 
+from benchmarks.quality import METRICS, REWARD, determinism_text
+
 TIMING_ONLY = "**random weights — timing only** (full-size architectures, output is noise)"
+QUALITY_MEANINGLESS = ("**random weights — quality numbers are meaningless** (the format is exercised; "
+                       "real quality comes from backends with real weights)")
+DIGITS = {"mos": 2, "f0_rmse_hz": 1, "f0_offset_st": 2}
 NAMES = {"tts": "Text To Speech", "vc": "Voice Clone", "music": "Music Generation"}
 
 
@@ -72,16 +78,64 @@ def device_table(summary: dict, note: Optional[str]) -> str:
                   "Compute Capability", "Real-time factor", "Faster than real time"], rows, note)
 
 
-def presets_section(summary: dict, note: Optional[str]) -> str:
+PRESET_ORDER = {"fast": 0, "balanced": 1, "quality": 2}
+
+
+def configurations(result: dict) -> list[tuple[str, dict]]:
+    """(preset, result) for the main run and every measured preset, fast -> quality."""
+    rows = [(result.get("preset") or "-", result)]
+    rows += list(((result.get("presets") or {}).get("measured") or {}).items())
+    return sorted(rows, key=lambda row: PRESET_ORDER.get(row[0], -1))
+
+
+def mean_ci(stats: Optional[dict], digits: int) -> str:
+    return "-" if not stats else f"{num(stats['mean'], digits)} ± {num(stats['ci95'], digits)}"
+
+
+def quality_rows(summary: dict, service: str) -> tuple[list[str], list[list[str]], list[str]]:
+    """Headers, one row per backend/preset of `service`, and its determinism lines (also used by
+    the multi-device comparison)."""
+    r, metrics = summary["services"][service], [*METRICS[service], REWARD]
+    rows, checks = [], []
+    for preset, c in configurations(r):
+        q = c["quality"]
+        rows.append([summary["device"]["name"], c["model"], preset]
+                    + [mean_ci(q["summary"].get(key), DIGITS.get(key, 3)) for key, _ in metrics]
+                    + [f"{q['gated_clips']} of {q['clips']}", str(len(q["runs"]))])
+        checks.append(f"{NAMES[service]} {c['model']} ({preset}): {determinism_text(q.get('determinism'))}")
+    return ["Device", "Model", "Preset", *[title for _, title in metrics], "Gated clips", "Runs"], rows, checks
+
+
+QUALITY_FOOTNOTE = ("Mean ± 95% CI over runs (t-distribution, all runs; a run's value is the mean over its clips). "
+                    "Reward is the validator's raw score before the within-round rank; a gated clip scores 0 and "
+                    "has no components.")
+
+
+def quality_tables(summary: dict, note: Optional[str]) -> str:
+    parts, checks = [], []
+    for service, r in summary["services"].items():
+        if r.get("quality"):
+            headers, rows, lines = quality_rows(summary, service)
+            parts.append(f"### {NAMES[service]}\n\n" + table(headers, rows, note))
+            checks += lines
+    if not parts:
+        return "Not measured (--no-eval).\n"
+    return ("\n".join(parts) + f"\n{QUALITY_FOOTNOTE} Determinism (same seeds, generated and judged twice):\n\n"
+            + "".join(f"- {line}\n" for line in checks))
+
+
+def quality_speed_table(summary: dict, note: Optional[str]) -> str:
     rows, without = [], []
     for service, r in summary["services"].items():
-        presets = r.get("presets") or {}
-        if presets.get("rtf"):
-            rows.append([NAMES[service]] + [f"{name}: {num(v)}x RT" for name, v in presets["rtf"].items()])
-        else:
-            without.append(f"{NAMES[service]} ({r['model']}): {presets.get('note', 'not measured')}")
-    out = table(["Service", "Presets (real-time factor)"], rows, note) if rows else ""
-    return out + "".join(f"- {line}\n" for line in without)
+        if not (r.get("presets") or {}).get("measured") and r.get("preset") is None:
+            without.append(f"{NAMES[service]} ({r['model']}): {(r.get('presets') or {}).get('note', 'no presets')}")
+        for preset, c in configurations(r):
+            g, q = c["generation"], c.get("quality")
+            rows.append([NAMES[service], c["model"], preset, f"{num(g['rtf'])}x RT",
+                         mean_ci(g["latency_per_audio_s"], 3), mean_ci(q["summary"].get("reward") if q else None, 3)])
+    out = table(["Service", "Model", "Preset", "Real-time factor", "Seconds per audio second (± 95% CI)",
+                 "Reward (raw, 0-1)"], rows, note)
+    return out + "".join(f"\n- {line}" for line in without) + ("\n" if without else "")
 
 
 def stage_table(summary: dict, note: Optional[str]) -> str:
@@ -122,6 +176,7 @@ def sweep_table(summary: dict, note: Optional[str]) -> str:
 
 def render(summary: dict) -> str:
     note = TIMING_ONLY if summary.get("timing_only") else None
+    quality_note = QUALITY_MEANINGLESS if summary.get("timing_only") else None
     device = summary["device"]
     head = [f"# audionet benchmark: {device['name']} (`{summary['slug']}`)", ""]
     if note:
@@ -140,7 +195,8 @@ def render(summary: dict) -> str:
         ("Generation (miners)", generation_table(summary, note)),
         ("Evaluation (validators)", evaluation_table(summary, note)),
         ("Latency, throughput, memory (seed-000 format)", device_table(summary, note)),
-        ("Presets", presets_section(summary, note)),
+        ("Quality (what the validator would score)", quality_tables(summary, quality_note)),
+        ("Quality versus speed (presets)", quality_speed_table(summary, quality_note)),
         ("Per-stage breakdown", stage_table(summary, note)),
         ("Parallel requests per device (seed 001)", sweep_table(summary, note)),
         ("Methodology", METHODOLOGY),

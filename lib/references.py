@@ -89,3 +89,32 @@ class FileReferences:
 
     def draw(self, rng: np.random.Generator) -> Reference:
         return self.references[int(rng.integers(len(self.references)))]
+
+
+DEFAULT_REFERENCE_TTS = "baseline:espeak,kokoro:"
+
+
+def add_reference_flags(parser) -> None:
+    """--vc.references / --vc.reference_tts, shared by the validator and audionet-bench so a
+    benchmark's voice-clone references are drawn the way the validator draws them."""
+    from lib.config import flag
+
+    group = parser.add_argument_group("voice-clone references")
+    flag(group, "vc.references", default=None,
+         help="directory of your own reference clips (name.wav|flac|ogg + name.txt transcript); "
+              "default: fresh sentences spoken by --vc.reference_tts in random voices")
+    flag(group, "vc.reference_tts", default=DEFAULT_REFERENCE_TTS,
+         help="comma-separated TTS specs (any --tts.model spec) whose voices speak the fresh reference sentences")
+
+
+def references_from_args(args):
+    """FileReferences for --vc.references, else SynthesisedReferences from --vc.reference_tts (on CPU)."""
+    if args.vc_references:
+        return FileReferences(args.vc_references)
+    from models.registry import load_backend
+
+    speakers = []
+    for spec in (s.strip() for s in args.vc_reference_tts.split(",") if s.strip()):
+        speaker = load_backend("tts", spec, device="cpu")
+        speakers.append((speaker, list(speaker.voices) or [None]))
+    return SynthesisedReferences(speakers)

@@ -23,6 +23,9 @@ class Backend(ABC):
     # Set by the timing layer: measure(stage) -> context manager timing one stage of a
     # request (e.g. "text_encoder", "decoder", "codec"). None: stages are not timed.
     measure: Optional[Callable[[str], ContextManager]] = None
+    # Speed/quality presets the backend can be loaded with (load_backend(preset=...)); empty: none.
+    presets: tuple[str, ...] = ()
+    preset: Optional[str] = None
 
     def stage(self, name: str) -> ContextManager:
         """`with self.stage("decoder"): ...` times that part of a request when timing is on."""

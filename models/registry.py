@@ -13,7 +13,7 @@ Specs come from flags, never from the wire.
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from typing import Callable, Optional
 
 from lib.errors import BackendError
 from models.base import Backend, MusicGenerator, SpeechSynthesizer, VoiceCloner
@@ -78,8 +78,11 @@ def _from_hf(kind: str, name: str, device: str, dtype: str, preset: str) -> Back
 
     if not name:
         raise BackendError("hf: spec needs a model id or a local directory, e.g. hf:facebook/musicgen-small")
-    if kind == "music" and name == "musicgen":
-        name = PRESETS[preset].model_id if preset in PRESETS else name
+    by_preset = kind == "music" and name == "musicgen"  # the preset picks the checkpoint
+    if by_preset:
+        if preset not in PRESETS:
+            raise BackendError(f"unknown music preset {preset!r}; use {', '.join(PRESETS)}")
+        name = PRESETS[preset].model_id
     found = model_type(name)
     if found not in HF_BACKENDS:
         known = ", ".join(sorted(HF_BACKENDS))
@@ -90,10 +93,13 @@ def _from_hf(kind: str, name: str, device: str, dtype: str, preset: str) -> Back
     module_name, _, cls = target.partition(":")
     backend_class = getattr(importlib.import_module(module_name), cls)
     extra = {"preset": preset} if service == "music" else {}
-    return backend_class(name, device=resolve_device(device), dtype=dtype, **extra)
+    backend = backend_class(name, device=resolve_device(device), dtype=dtype, **extra)
+    if by_preset:
+        backend.presets, backend.preset = tuple(PRESETS), preset
+    return backend
 
 
-def _from_kokoro(kind: str, scheme: str, rest: str) -> Backend:
+def _from_kokoro(kind: str, scheme: str, rest: str, preset: Optional[str]) -> Backend:
     if scheme == "kokoro" and kind == "tts":
         from models.kokoro.tts import KokoroSynthesizer
 
@@ -103,16 +109,18 @@ def _from_kokoro(kind: str, scheme: str, rest: str) -> Backend:
 
         if rest and not rest.isdigit():
             raise BackendError(f"kokoro-clone: takes a top-k number, got {rest!r}")
-        return KokoroVoiceCloner(top_k=int(rest) if rest else DEFAULT_TOP_K)
+        return KokoroVoiceCloner(top_k=int(rest) if rest else DEFAULT_TOP_K, preset=preset or "balanced")
     raise BackendError(f"{scheme}: is for {'tts' if scheme == 'kokoro' else 'vc'}, not {kind}")
 
 
-def load_backend(kind: str, spec: str, *, device: str = "cpu", dtype: str = "auto", preset: str = "balanced",
+def load_backend(kind: str, spec: str, *, device: str = "cpu", dtype: str = "auto", preset: Optional[str] = None,
                  warmup: bool = True) -> Backend:
     """Build, check and warm up the backend that `spec` names for service `kind`.
 
     `device` (auto | cpu | cuda | cuda:N) and `dtype` (auto | float32 | float16 |
-    bfloat16) are chosen once here; `preset` (fast | balanced | quality) tunes MusicGen."""
+    bfloat16) are chosen once here. `preset` (fast | balanced | quality; None = balanced)
+    picks the MusicGen checkpoint for hf:musicgen and the kokoro-clone search; a backend
+    without presets ignores it (its `presets` is empty)."""
     if kind not in KINDS:
         raise BackendError(f"unknown service {kind!r}; expected one of {', '.join(KINDS)}")
     scheme, _, rest = spec.partition(":")
@@ -125,9 +133,9 @@ def load_backend(kind: str, spec: str, *, device: str = "cpu", dtype: str = "aut
     elif scheme == "py":
         backend = _from_python(rest, device)
     elif scheme == "hf":
-        backend = _from_hf(kind, rest, device, dtype, preset)
+        backend = _from_hf(kind, rest, device, dtype, preset or "balanced")
     elif scheme in ("kokoro", "kokoro-clone"):
-        backend = _from_kokoro(kind, scheme, rest)
+        backend = _from_kokoro(kind, scheme, rest, preset)
     else:
         raise BackendError(f"unknown model spec {spec!r} for {kind}; "
                            "use baseline:<name>, hf:<id or dir>, kokoro:<voice>, kokoro-clone: or py:<module>:<factory>")

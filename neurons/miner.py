@@ -36,7 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     flag(models, "dtype", default="auto", choices=["auto", "float32", "float16", "bfloat16"],
          help="auto: bfloat16 on CUDA where supported, else float16; float32 on CPU")
     flag(models, "music.preset", default="balanced", choices=["fast", "balanced", "quality"],
-         help="MusicGen settings; with --music.model hf:musicgen also the checkpoint (small/medium/large)")
+         help="with --music.model hf:musicgen: the checkpoint (small/medium/large)")
+    flag(models, "vc.preset", default="balanced", choices=["fast", "balanced", "quality"],
+         help="with --vc.model kokoro-clone: nearest voice / blend + pitch match / best of 3 candidates")
     policy = parser.add_argument_group("access policy and load")
     flag(policy, "miner.min_stake", type=float, default=0.0, help="minimum caller stake")
     flag(policy, "miner.allow_no_permit", action="store_true", help="accept callers without a validator permit")
@@ -79,7 +81,7 @@ def run(args, log) -> int:
     device = resolve_device(args.device)
     services = [s.strip() for s in args.services.split(",") if s.strip()]
     backends = {s: load_backend(s, getattr(args, f"{s}_model"), device=device, dtype=args.dtype,
-                                preset=args.music_preset) for s in services}
+                                preset=getattr(args, f"{s}_preset", None)) for s in services}
     policy = AccessPolicy(
         min_stake=args.miner_min_stake, require_permit=not args.miner_allow_no_permit, rate_limit=args.miner_rate_limit
     )

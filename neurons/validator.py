@@ -36,15 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     for service, default in DEFAULT_TIMEOUTS.items():
         flag(neuron, f"neuron.timeout.{service}", type=float, default=default, help=f"{service} request timeout, s")
     add_telemetry_flags(parser)
+    from lib.references import add_reference_flags
     from models.eval.registry import add_eval_flags
 
     add_eval_flags(parser)
-    vc = parser.add_argument_group("voice-clone references")
-    flag(vc, "vc.references", default=None,
-         help="directory of your own reference clips (name.wav|flac|ogg + name.txt transcript); "
-              "default: fresh sentences spoken by --vc.reference_tts in random voices")
-    flag(vc, "vc.reference_tts", default="baseline:espeak,kokoro:",
-         help="comma-separated TTS specs (any --tts.model spec) whose voices speak the fresh reference sentences")
+    add_reference_flags(parser)
     return parser
 
 
@@ -63,14 +59,13 @@ def run(args, log) -> int:
 
     from lib.chain import open_chain
     from lib.gpu import describe
-    from lib.references import FileReferences, SynthesisedReferences
+    from lib.references import references_from_args
     from lib.scoring.judge import Judge
     from lib.telemetry import lookup_uid, open_telemetry
     from lib.timing import Timer
     from lib.validator_loop import Validator, ValidatorSettings
     from lib.wallet import load_wallet
     from models.eval.registry import specs_from_args
-    from models.registry import load_backend
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
@@ -86,14 +81,7 @@ def run(args, log) -> int:
     )
     device_info = describe()
     timer = Timer("validator", device=device_info.slug)
-    if args.vc_references:
-        references = FileReferences(args.vc_references)
-    else:
-        speakers = []
-        for spec in (s.strip() for s in args.vc_reference_tts.split(",") if s.strip()):
-            speaker = load_backend("tts", spec, device="cpu")
-            speakers.append((speaker, list(speaker.voices) or [None]))
-        references = SynthesisedReferences(speakers)
+    references = references_from_args(args)
     judge = Judge.load(specs_from_args(args), device=args.eval_device)
     log.info("evaluators: %s", judge.evaluators.describe())
     validator = Validator(wallet, chain, settings, references, judge=judge, timer=timer)

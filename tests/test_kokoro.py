@@ -67,3 +67,25 @@ def test_kokoro_clone_is_closer_to_the_reference_speaker_than_plain_kokoro(kokor
     assert cos(ref, clone_v) > cos(ref, plain_v) + 0.1, (cos(ref, clone_v), cos(ref, plain_v))
     _, weights = clone.style_for(reference)
     assert clone.names[int(np.argmax(weights))] == "jm_kumo"
+
+
+def test_kokoro_clone_presets_trade_work_for_similarity():
+    """fast = nearest voice without pitch matching; quality = best of three pitch-matched candidates by the
+    validator's default speaker encoder, so it is never less similar than balanced (one of its candidates)."""
+    from lib.scoring.pitch import pitch_accuracy
+    from models.baselines.world_vc import voiced_f0
+    from models.eval.speaker_dvector import DVectorEncoder
+
+    transcript = "My voice is the one you should copy for this test."
+    reference = load_backend("tts", "baseline:espeak", warmup=False).synthesize(transcript, voice="en-us+m3")
+    text = "Then read this other sentence in that same voice."
+    cloners = {p: load_backend("vc", "kokoro-clone:", preset=p, warmup=False) for p in ("fast", "balanced", "quality")}
+    assert [c.model_id for c in cloners.values()] == ["kokoro-clone:2/fast", "kokoro-clone:2", "kokoro-clone:2/quality"]
+    out = {p: c.clone(text, reference, transcript) for p, c in cloners.items()}
+    ref_v, *vectors = DVectorEncoder().embed([reference, *out.values()])
+    cos = dict(zip(out, (float(v @ ref_v / (np.linalg.norm(v) * np.linalg.norm(ref_v))) for v in vectors)))
+    assert cos["quality"] >= cos["balanced"] - 1e-6, cos
+    offsets = {p: abs(pitch_accuracy(voiced_f0(reference), voiced_f0(a))["f0_offset_st"]) for p, a in out.items()}
+    assert offsets["balanced"] < 1.5 and offsets["fast"] > offsets["balanced"] + 1.0, offsets
+    with pytest.raises(BackendError, match="preset"):
+        load_backend("vc", "kokoro-clone:", preset="turbo", warmup=False)

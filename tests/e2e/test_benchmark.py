@@ -6,7 +6,8 @@ import os
 import pytest
 
 from benchmarks import aggregate, run
-from benchmarks.tables import TIMING_ONLY, parse_tables, render
+from benchmarks.quality import CROSS_DEVICE_TOLERANCE, DETERMINISM_TOLERANCE, METRICS, REWARD
+from benchmarks.tables import QUALITY_MEANINGLESS, TIMING_ONLY, parse_tables, render
 from tests.files import load_json, read_text
 
 pytestmark = pytest.mark.timeout(400)
@@ -34,6 +35,20 @@ def small_run(tmp_path_factory):
                      "--out", str(out)])
     assert code == 0
     return only_dir(out)
+
+
+@pytest.fixture(scope="module")
+def preset_run(tmp_path_factory):
+    """The offline cloner with real weights, measured at two presets (quality costs 3x: left to the unit test)."""
+    out = tmp_path_factory.mktemp("bench-presets")
+    code = run.main(["--services", "vc", "--vc.model", "kokoro-clone:", "--presets", "fast,balanced", "--runs", "2",
+                     "--warmup", "0", "--parallel", "", "--out", str(out)])
+    assert code == 0
+    return only_dir(out)
+
+
+def labelled(markdown: str) -> int:
+    return markdown.count(TIMING_ONLY) + markdown.count(QUALITY_MEANINGLESS)
 
 
 def finite(cell: str) -> float:
@@ -81,23 +96,85 @@ def test_tables_parse_in_seed_formats(full_run):
     assert sum("recommended" in row["Parallel requests"] for row in sweep) == 3
 
 
+def quality_tables(markdown: str) -> dict[str, list[dict]]:
+    """The per-service quality tables (the ones with a Reward column and a Preset column)."""
+    found = [t for t in parse_tables(markdown) if t and REWARD[1] in t[0] and "Gated clips" in t[0]]
+    return {service: t for t in found for service, metrics in METRICS.items()
+            if all(title in t[0] for _, title in metrics)}
+
+
+def mean_of(cell: str) -> float:
+    value = float(cell.split("±")[0])
+    assert math.isfinite(value), cell
+    return value
+
+
+def test_quality_table_has_every_service_with_finite_numbers_and_the_expected_columns(full_run):
+    markdown = read_text(os.path.join(full_run, "tables.md"))
+    tables = quality_tables(markdown)
+    assert set(tables) == {"tts", "vc", "music"}
+    for service, rows in tables.items():
+        assert len(rows) == 1 and rows[0]["Runs"] == "3" and rows[0]["Gated clips"] == "0 of 3"
+        expected = [title for key, title in METRICS[service] if not (service == "music" and key == "adherence")]
+        for title in expected + [REWARD[1]]:  # CLAP is off offline: adherence is "-", tempo match stands in
+            assert "±" in rows[0][title], (service, title, rows[0][title])
+            mean_of(rows[0][title])
+        assert 0.3 < mean_of(rows[0][REWARD[1]]) <= 1.0
+    assert 1.0 <= mean_of(tables["tts"][0]["MOS (DNSMOS, 1-5)"]) <= 5.0
+    assert tables["music"][0]["Text adherence (CLAP)"] == "-"
+    assert os.path.getsize(os.path.join(full_run, "quality_speed.png")) > 0
+    summary = load_json(os.path.join(full_run, "benchmark_summary.json"))
+    vc = summary["services"]["vc"]["quality"]
+    assert len(vc["runs"]) == 3 and vc["summary"]["f0_rmse_hz"]["mean"] >= 0
+    # fresh references per run, drawn as the validator draws them: the runs differ
+    assert len({round(run["speaker_cosine"], 6) for run in vc["runs"]}) == 3
+
+
+def test_seeded_determinism_check_passes_on_cpu(full_run):
+    summary = load_json(os.path.join(full_run, "benchmark_summary.json"))
+    for service in ("tts", "vc", "music"):
+        check = summary["services"][service]["quality"]["determinism"]
+        assert check["audio_identical"] and check["within_tolerance"], (service, check)
+        assert check["max_score_diff"] <= DETERMINISM_TOLERANCE and check["tolerance"] == DETERMINISM_TOLERANCE
+    markdown = read_text(os.path.join(full_run, "tables.md"))
+    assert markdown.count("deterministic: identical audio") == 3
+
+
+def test_presets_get_their_own_timing_and_quality_rows(preset_run):
+    markdown = read_text(os.path.join(preset_run, "tables.md"))
+    rows = quality_tables(markdown)["vc"]
+    assert [(r["Model"], r["Preset"]) for r in rows] == [("kokoro-clone:2/fast", "fast"), ("kokoro-clone:2", "balanced")]
+    trade = next(t for t in parse_tables(markdown) if t and "Real-time factor" in t[0] and "Preset" in t[0])
+    assert [r["Preset"] for r in trade] == ["fast", "balanced"]
+    assert all(finite(r["Real-time factor"]) > 0 and mean_of(r[REWARD[1]]) > 0.2 for r in trade)
+    summary = load_json(os.path.join(preset_run, "benchmark_summary.json"))
+    fast = summary["services"]["vc"]["presets"]["measured"]["fast"]
+    assert summary["services"]["vc"]["presets"]["default"] == "balanced" and fast["preset"] == "fast"
+    # fast skips pitch matching: its median pitch sits further from the reference's
+    balanced = summary["services"]["vc"]["quality"]["summary"]
+    assert fast["quality"]["summary"]["f0_rmse_hz"]["mean"] > balanced["f0_rmse_hz"]["mean"]
+    assert os.path.getsize(os.path.join(preset_run, "quality_speed.png")) > 0
+
+
 def test_random_weights_label_every_table(full_run):
     summary = load_json(os.path.join(full_run, "benchmark_summary.json"))
     markdown = render({**summary, "timing_only": True})
-    assert markdown.count(TIMING_ONLY) >= len(parse_tables(markdown)) + 1  # the header and above each table
+    assert labelled(markdown) >= len(parse_tables(markdown)) + 1  # the header and above each table
+    assert markdown.count(QUALITY_MEANINGLESS) == len(quality_tables(markdown)) + 1  # + quality versus speed
 
 
 def test_random_weights_run_builds_the_full_size_architecture_and_says_timing_only(tmp_path):
     out, cache = tmp_path / "out", tmp_path / "cache"
     assert run.main(["--weights", "random", "--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng",
-                     "--runs", "1", "--warmup", "0", "--parallel", "", "--no-eval", "--cache-dir", str(cache),
+                     "--runs", "1", "--warmup", "0", "--parallel", "", "--cache-dir", str(cache),
                      "--out", str(out)]) == 0
     (folder,) = [os.path.join(out, d) for d in os.listdir(out)]
     summary = load_json(os.path.join(folder, "benchmark_summary.json"))
     assert summary["timing_only"] and summary["services"]["tts"]["spec"].startswith(f"hf:{cache}")
     assert summary["services"]["tts"]["generation"]["audio_seconds"] > 1.0
     markdown = open(os.path.join(folder, "tables.md")).read()
-    assert markdown.count(TIMING_ONLY) >= len(parse_tables(markdown)) + 1
+    assert labelled(markdown) >= len(parse_tables(markdown)) + 1
+    assert QUALITY_MEANINGLESS in markdown and list(quality_tables(markdown)) == ["tts"]  # produced, and labelled
 
 
 def test_bad_flags_are_one_line(tmp_path, capsys):
@@ -121,3 +198,13 @@ def test_aggregate_two_result_dirs(full_run, small_run, tmp_path):
         assert row["Speed-up vs CPU"] == f"{expected:.1f}x"
     assert len(tables[1]) == 3  # evaluation rows only where evaluation ran
     assert aggregate.main([str(tmp_path / "missing")]) == 2
+
+
+def test_aggregate_compares_quality_across_devices(full_run, preset_run, tmp_path):
+    assert aggregate.main([full_run, preset_run, "--out", str(tmp_path)]) == 0
+    vc = quality_tables((tmp_path / "comparison.md").read_text())["vc"]
+    against = next(k for k in vc[0] if k.startswith("Reward vs "))
+    # the first CPU dir is the reference; the other dir's backends differ from it, so nothing to compare
+    assert [r[against] for r in vc] == ["reference", "-", "-"]
+    assert aggregate.cross_device(False, 0.70, 0.72).endswith(f"(within ±{CROSS_DEVICE_TOLERANCE:g})")
+    assert "OUTSIDE" in aggregate.cross_device(False, 0.70, 0.80)
