@@ -32,7 +32,7 @@ def read_audio_file(path: str, *, max_seconds: float) -> Audio:
             # Never read more than one frame past the limit, whatever the header says.
             samples = stream.read(frames=int(max_seconds * rate) + 1, dtype="float32", always_2d=True)
     except sf.LibsndfileError as error:
-        raise WireError(f"not a readable audio file ({error.error_string.rstrip(".")})") from None
+        raise WireError(f"not a readable audio file ({error.error_string.rstrip('.')})") from None
     except (OSError, RuntimeError) as error:
         raise WireError(f"cannot read: {str(error).splitlines()[0] if str(error) else type(error).__name__}") from None
     if samples.size == 0:
