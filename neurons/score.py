@@ -55,7 +55,12 @@ def make_request(args):
         return MusicRequest(prompt=args.text, seconds=MIN_MUSIC_SECONDS if args.seconds is None else args.seconds)
     request = VCRequest(text=args.text, reference_text=args.reference_text,
                         reference_flac_b64=base64.b64encode(reference_flac(args.reference)).decode())
-    request.reference()  # the miner's own check: 1-20 s, size cap
+    from lib.errors import WireError
+
+    try:
+        request.reference()  # the miner's own check: 1-20 s, size cap
+    except WireError as error:
+        raise WireError(f"--reference {args.reference}: {error}") from None
     return request
 
 
@@ -74,8 +79,14 @@ def reference_flac(path: str) -> bytes:
     from lib.errors import WireError
     from lib.protocol import REFERENCE_SECONDS
 
+    from lib.scoring.gates import silent
+
     try:
-        return encode_flac(read_audio_file(path, max_seconds=REFERENCE_SECONDS[1]))
+        reference = read_audio_file(path, max_seconds=REFERENCE_SECONDS[1])
+        quiet = silent(reference)  # the validator never sends a silent reference (lib/references.py)
+        if quiet:
+            raise WireError(quiet)
+        return encode_flac(reference)
     except WireError as error:
         raise WireError(f"--reference {path}: {error}") from None
 
