@@ -41,20 +41,29 @@ def fired(gates: dict) -> str:
 
 
 def print_table(service: str, files, verdicts, rewards, stream=None) -> None:
+    """Two narrow tables rather than one wide one: per file (score, reward, gates), then the
+    components with one column per file, so an 80-column terminal still reads them."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    names = list(dict.fromkeys(name for verdict in verdicts for name in verdict.components))
-    table = Table(title=f"{service}: {len(files)} file(s) judged as one round", caption=CAPTION,
-                  box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left")
-    table.add_column("file", overflow="fold")
-    for header in ("score", "reward", *names):
-        # Underscores become spaces so long component names wrap instead of widening the table.
-        table.add_column(header.replace("_", " "), justify="right")
-    table.add_column("gates fired", overflow="fold")
-    for record in records(files, verdicts, rewards):
-        parts = record["components"]
-        table.add_row(record["file"], number(record["score"]), number(record["round_reward"]),
-                      *(number(parts[name]) if name in parts else "-" for name in names), fired(record["gates"]))
-    Console(file=stream or sys.stdout).print(table)
+    console, rows = Console(file=stream or sys.stdout), records(files, verdicts, rewards)
+    summary = Table(title=f"{service}: {len(rows)} file(s) judged as one round", caption=CAPTION,
+                    box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left")
+    for header, justify in (("#", "right"), ("file", "left"), ("score", "right"), ("reward", "right"),
+                            ("gates fired", "left")):
+        summary.add_column(header, justify=justify, overflow="fold")
+    for n, row in enumerate(rows, 1):
+        summary.add_row(str(n), row["file"], number(row["score"]), number(row["round_reward"]), fired(row["gates"]))
+    console.print(summary)
+    names = list(dict.fromkeys(name for row in rows for name in row["components"]))
+    if not names:
+        return
+    parts = Table(title="components by file (-: gated before it was computed)", box=box.SIMPLE_HEAD,
+                  title_justify="left")
+    parts.add_column("component")
+    for n in range(1, len(rows) + 1):
+        parts.add_column(f"#{n}", justify="right")
+    for name in names:
+        parts.add_row(name, *(number(row["components"][name]) if name in row["components"] else "-" for row in rows))
+    console.print(parts)
