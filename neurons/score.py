@@ -78,7 +78,6 @@ def reference_flac(path: str) -> bytes:
     from lib.audio_files import read_audio_file
     from lib.errors import WireError
     from lib.protocol import REFERENCE_SECONDS
-
     from lib.scoring.gates import silent
 
     try:
