@@ -116,12 +116,12 @@ def load_files(paths, service: str) -> list[tuple[object, Optional[str]]]:
     return loaded
 
 
-def load_judge(args, status):
+def load_judge(args):
     from lib.scoring.judge import Judge
     from models.eval.registry import specs_from_args
 
     started = time.perf_counter()
-    with status("loading evaluation models..."):
+    with stderr_status("loading evaluation models..."):
         judge = Judge.load(specs_from_args(args), device=args.eval_device)
     print(f"{PROG}: models loaded in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return judge
@@ -141,24 +141,32 @@ def stderr_status(message: str):
         yield
 
 
-def main(argv=None, judge=None) -> int:
-    """`judge`: an already loaded Judge to use instead of loading one from the --eval flags (tests)."""
+def validated_request(args):
+    """(request, None) or (None, one-line problem): flags, text and reference checked before any model loads."""
     from pydantic import ValidationError
 
-    from lib.errors import BackendError, ConfigError, WireError
+    from lib.errors import WireError
     from lib.protocol import one_line
+
+    problem = check_usage(args)
+    if problem:
+        return None, problem
+    try:
+        return make_request(args), None
+    except WireError as error:
+        return None, str(error)
+    except ValidationError as error:
+        return None, one_line(error).replace("invalid request field", "invalid", 1)
+
+
+def main(argv=None, judge=None) -> int:
+    """`judge`: an already loaded Judge to use instead of loading one from the --eval flags (tests)."""
+    from lib.errors import BackendError, ConfigError
     from lib.scoring.judge import Job, normalise_round
     from lib.scoring.report import print_json, print_table
 
     args = build_parser().parse_args(argv)
-    problem, request = check_usage(args), None
-    try:
-        if problem is None:
-            request = make_request(args)  # a bad text or reference stops here, before any model loads
-    except WireError as error:
-        problem = str(error)
-    except ValidationError as error:
-        problem = one_line(error).replace("invalid request field", "invalid", 1)
+    request, problem = validated_request(args)
     if problem:
         print(f"{PROG}: error: {problem}", file=sys.stderr)
         return 2
@@ -167,7 +175,7 @@ def main(argv=None, judge=None) -> int:
     # Libraries that print must not spoil --json: everything but the report goes to stderr.
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            judge = judge or load_judge(args, stderr_status)
+            judge = judge or load_judge(args)
         except (BackendError, ConfigError) as error:
             print(f"{PROG}: error: {error}", file=sys.stderr)
             return 2
