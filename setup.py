@@ -28,6 +28,7 @@ setup(
             "audionet-localnet=neurons.localnet:main",
             "audionet-bench=benchmarks.run:main",
             "audionet-bench-aggregate=benchmarks.aggregate:main",
+            "audionet-score=neurons.score:main",
         ]
     },
 )

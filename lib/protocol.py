@@ -104,7 +104,7 @@ Request = Union[TTSRequest, VCRequest, MusicRequest]
 REQUEST_MODELS = {"tts": TTSRequest, "vc": VCRequest, "music": MusicRequest}
 
 
-def _one_line(error: ValidationError) -> str:
+def one_line(error: ValidationError) -> str:
     first = error.errors()[0]
     where = ".".join(str(part) for part in first.get("loc", ())) or "body"
     extra = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
@@ -120,7 +120,7 @@ def parse_request(service: str, body: bytes) -> Request:
     try:
         request = REQUEST_MODELS[service].model_validate_json(body)
     except ValidationError as error:
-        raise WireError(_one_line(error)) from None
+        raise WireError(one_line(error)) from None
     if isinstance(request, VCRequest):
         request.reference()  # reject a bad clip before it is queued
     return request
@@ -163,7 +163,7 @@ def unpack_response(body: bytes) -> tuple[ResponseMeta, bytes]:
     try:
         meta = ResponseMeta.model_validate(json.loads(body[8 : 8 + header_len]))
     except (ValueError, ValidationError) as error:
-        detail = _one_line(error) if isinstance(error, ValidationError) else "header is not JSON"
+        detail = one_line(error) if isinstance(error, ValidationError) else "header is not JSON"
         raise WireError(f"bad response metadata: {detail}") from None
     return meta, body[8 + header_len :]
 

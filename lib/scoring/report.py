@@ -1,0 +1,69 @@
+"""One round's verdicts for people (a rich table) and for programs (a JSON list).
+
+Used by audionet-score. A row per file: raw score (what the validator computes
+for that answer alone), round reward (`normalise_round` over the files given
+together), every component the Judge computed, and the gates that fired.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Sequence
+
+from lib.scoring.judge import Verdict
+
+CAPTION = ("score: raw 0-1, as the validator computes it for each answer; reward: the within-round "
+           "normalisation of the scores given together (0.5 x score + 0.5 x rank)")
+
+
+def records(files: Sequence[str], verdicts: Sequence[Verdict], rewards: Sequence[float]) -> list[dict]:
+    """{file, score, round_reward, components, gates}: gates holds every gate name -> reason or None."""
+    return [{"file": path, "score": round(verdict.score, 6), "round_reward": round(reward, 6),
+             "components": {name: round(value, 6) for name, value in verdict.components.items()},
+             "gates": dict(verdict.gates)}
+            for path, verdict, reward in zip(files, verdicts, rewards)]
+
+
+def print_json(service: str, files, verdicts, rewards, stream=None) -> None:
+    json.dump(records(files, verdicts, rewards), stream or sys.stdout, indent=2)
+    (stream or sys.stdout).write("\n")
+
+
+def number(value: float) -> str:
+    return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"  # 0-1 parts and MOS vs bpm
+
+
+def fired(gates: dict) -> str:
+    """The reasons of the gates that fired, each led by the gate's name unless the reason already says it."""
+    reasons = [reason if reason.startswith(name.replace("_", " ")) else f"{name}: {reason}"
+               for name, reason in gates.items() if reason]
+    return "; ".join(reasons) or "-"
+
+
+def print_table(service: str, files, verdicts, rewards, stream=None) -> None:
+    """Two narrow tables rather than one wide one: per file (score, reward, gates), then the
+    components with one column per file, so an 80-column terminal still reads them."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    console, rows = Console(file=stream or sys.stdout), records(files, verdicts, rewards)
+    summary = Table(title=f"{service}: {len(rows)} file(s) judged as one round", caption=CAPTION,
+                    box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left")
+    for header, justify in (("#", "right"), ("file", "left"), ("score", "right"), ("reward", "right"),
+                            ("gates fired", "left")):
+        summary.add_column(header, justify=justify, overflow="fold")
+    for n, row in enumerate(rows, 1):
+        summary.add_row(str(n), row["file"], number(row["score"]), number(row["round_reward"]), fired(row["gates"]))
+    console.print(summary)
+    names = list(dict.fromkeys(name for row in rows for name in row["components"]))
+    if not names:
+        return
+    parts = Table(title="components by file (-: gated before it was computed)", box=box.SIMPLE_HEAD,
+                  title_justify="left")
+    parts.add_column("component")
+    for n in range(1, len(rows) + 1):
+        parts.add_column(f"#{n}", justify="right")
+    for name in names:
+        parts.add_row(name, *(number(row["components"][name]) if name in row["components"] else "-" for row in rows))
+    console.print(parts)
