@@ -78,14 +78,15 @@ def quality_speed_plot(summary: dict, path: str) -> str | None:
         ax.errorbar(xs, ys, yerr=errors, fmt="o-" if len(mine) > 1 else "o", capsize=4, color=colours.get(service),
                     label=NAMES[service])
         for (preset, c), x, y in zip(mine, xs, ys):
-            named = preset == "-" or c["model"].endswith(preset)
-            ax.annotate(c["model"] if named else f"{c['model']} ({preset})", (x, y), fontsize=7,
+            ax.annotate(c["model"] if preset == "-" else f"{preset}", (x, y), fontsize=7,
                         textcoords="offset points", xytext=(5, 5))
     ax.set_xscale("log")
+    rtfs = [c["generation"]["rtf"] for _, _, c in points]
+    ax.set_xlim(min(rtfs) / 2, max(rtfs) * 4)  # room for the labels
     ax.set(xlabel="real-time factor (compute s per audio s, log; left is faster)",
            ylabel="validator reward (raw, mean ± 95% CI)", ylim=(0, 1.05))
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="lower left")
     tag = " — random weights: quality meaningless" if summary.get("timing_only") else ""
     ax.set_title(f"quality versus speed: {summary['device']['name']} ({summary['mode']}){tag}", fontsize=10)
     fig.tight_layout()
