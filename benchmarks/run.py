@@ -127,10 +127,9 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
     from benchmarks.sweep import sweep
     from benchmarks.tables import render
     from benchmarks.workload import MODES
-    from lib.gpu import cuda_index, describe_device
+    from lib.gpu import cuda_index, describe_device, resolve_device
     from lib.timing import Timer
     from models.registry import load_backend
-    from lib.gpu import resolve_device
 
     services = [s.strip() for s in args.services.split(",") if s.strip()]
     if not services or set(services) - set(DEFAULT_SPECS):

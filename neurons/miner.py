@@ -68,12 +68,11 @@ def run(args, log) -> int:
 
     from lib.auth import AccessPolicy
     from lib.chain import open_chain
-    from lib.gpu import describe_device
+    from lib.gpu import describe_device, resolve_device
     from lib.miner_app import MinerService
     from lib.telemetry import lookup_uid, open_telemetry
     from lib.timing import Timer
     from lib.wallet import load_wallet
-    from lib.gpu import resolve_device
     from models.registry import load_backend
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)

@@ -6,7 +6,12 @@ import os
 import pytest
 
 from benchmarks import aggregate, run
-from benchmarks.quality import CROSS_DEVICE_TOLERANCE, DETERMINISM_TOLERANCE, METRICS, REWARD
+from benchmarks.quality import (
+    CROSS_DEVICE_TOLERANCE,
+    DETERMINISM_TOLERANCE,
+    METRICS,
+    REWARD,
+)
 from benchmarks.tables import QUALITY_MEANINGLESS, TIMING_ONLY, parse_tables, render
 from tests.files import load_json, read_text
 
