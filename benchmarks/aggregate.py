@@ -13,11 +13,7 @@ import json
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-
+from benchmarks.plots import plt, save
 from benchmarks.quality import CROSS_DEVICE_TOLERANCE
 from benchmarks.tables import (
     NAMES,
@@ -99,13 +95,14 @@ def comparison(summaries: list[dict]) -> str:
     return "\n".join(parts)
 
 
-def reward_means(summary: dict, service: str) -> dict[tuple[str, str], float]:
-    """(model, preset) -> mean raw reward, for one device's service."""
+def reward_means(summary: dict, service: str) -> dict[tuple[str, str], float | None]:
+    """(model, preset) -> mean raw reward for every configuration of one device's service, in the
+    order of `quality_rows` (None where no reward was measured)."""
     r = summary["services"].get(service)
     if not r or not r.get("quality"):
         return {}
-    return {(c["model"], preset): c["quality"]["summary"]["reward"]["mean"] for preset, c in configurations(r)
-            if "reward" in c["quality"]["summary"]}
+    return {(c["model"], preset): (c["quality"]["summary"].get("reward") or {}).get("mean")
+            for preset, c in configurations(r)}
 
 
 def quality_comparison(summaries: list[dict]) -> str:
@@ -118,10 +115,11 @@ def quality_comparison(summaries: list[dict]) -> str:
         headers, rows = None, []
         base = reward_means(reference, service)
         for s in summaries:
-            if not reward_means(s, service):
+            means = reward_means(s, service)
+            if not means:
                 continue
             headers, mine, _ = quality_rows(s, service)
-            for row, (key, value) in zip(mine, reward_means(s, service).items()):
+            for row, (key, value) in zip(mine, means.items()):
                 rows.append([label(s), *row[1:], cross_device(s is reference, base.get(key), value)])
         if rows:
             parts.append(f"### {NAMES[service]}\n\n" + table(
@@ -133,10 +131,10 @@ def quality_comparison(summaries: list[dict]) -> str:
                                 "slightly, not what the validator thinks of it.\n")
 
 
-def cross_device(is_reference: bool, base: float | None, value: float) -> str:
+def cross_device(is_reference: bool, base: float | None, value: float | None) -> str:
     if is_reference:
         return "reference"
-    if base is None:
+    if base is None or value is None:
         return "-"
     gap = value - base
     return f"{gap:+.3f} ({'within' if abs(gap) <= CROSS_DEVICE_TOLERANCE else 'OUTSIDE'} ±{CROSS_DEVICE_TOLERANCE:g})"
@@ -156,10 +154,7 @@ def comparison_plot(summaries: list[dict], path: str) -> str:
     ax.set_yscale("log")
     ax.legend(fontsize=8)
     ax.set_title("audionet generation latency per device")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def aggregate(folders: list[str], out: str) -> tuple[str, str]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import time
 
@@ -21,6 +20,7 @@ import numpy as np
 from tqdm import tqdm
 
 from lib.audio import Audio
+from lib.gpu import cpu_model_name, device_slug
 from lib.scoring.duplicates import fingerprint
 from models.eval.registry import load_asr, load_mos, load_speaker
 
@@ -35,10 +35,6 @@ SENTENCES = [
     "Our train leaves from the harbour at three thirty, so pack light.",
 ]
 VOICES = ["en-us", "en-us+f2", "en-us+m3", "en-gb+f3", "en-gb+m1", "en-us+f4"]
-
-
-def device_slug() -> str:
-    return f"cpu-{platform.machine()}-{os.cpu_count()}core"
 
 
 def median_time(fn, runs: int) -> float:
@@ -139,10 +135,7 @@ def markdown(result: dict) -> str:
 
 
 def plot(result: dict, path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from benchmarks.plots import plt, save
 
     rows = result["timings"]
     y = np.arange(len(rows))
@@ -154,17 +147,7 @@ def plot(result: dict, path: str) -> None:
     ax.set_xlabel("real-time factor (lower is faster)")
     ax.set_title(f"Evaluation cost, {result['device']}")
     ax.legend(loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as handle:
-            return next(line.split(":", 1)[1].strip() for line in handle if line.startswith("model name"))
-    except (OSError, StopIteration):
-        return platform.processor() or "unknown"
+    save(fig, path)
 
 
 def main(argv=None) -> int:
@@ -176,8 +159,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     clips = clip_sets(args.clips)
-    device = device_slug() if args.device == "cpu" else args.device
-    result = {"device": device, "cpu": cpu_name(),
+    result = {"device": device_slug(args.device), "cpu": cpu_model_name(),
               "clips": args.clips, "runs": args.runs,
               "timings": time_evaluators(clips, args.runs, args.device), "separation": speaker_separation(args.device)}
     os.makedirs(args.out, exist_ok=True)

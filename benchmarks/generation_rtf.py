@@ -18,6 +18,8 @@ import time
 
 from tqdm import tqdm
 
+from lib.gpu import device_slug
+
 TTS_TEXT = "The quick brown fox jumps over the lazy dog. Then it rests in the warm afternoon sun."
 VC_TRANSCRIPT = "This is the reference voice that the cloner should copy."
 VC_TEXT = "Please say this sentence in the reference voice."
@@ -34,14 +36,6 @@ BACKENDS = [
     ("MusicGen-small (5 s, CFG 3)", "music", "hf:facebook/musicgen-small", 5.0, RANDOM),
     ("Dia-1.6B clone", "vc", "hf:nari-labs/Dia-1.6B-0626", None, RANDOM),
 ]
-
-
-def device_slug(device: str = "cpu") -> str:
-    if device.startswith("cuda"):
-        import torch
-
-        return "cuda-" + torch.cuda.get_device_name(device).lower().replace(" ", "-")
-    return f"cpu-{platform.machine()}-{os.cpu_count()}core"
 
 
 def request(service: str, size, reference):

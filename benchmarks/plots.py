@@ -9,6 +9,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 
+def save(fig, path: str) -> str:
+    """Write a finished figure as PNG and free it (every benchmark plot ends here)."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def _title(summary: dict, what: str) -> str:
     tag = " — random weights, timing only" if summary.get("timing_only") else ""
     return f"{what}: {summary['device']['name']} ({summary['mode']}){tag}"
@@ -28,10 +36,7 @@ def times_plot(summary: dict, path: str) -> str:
         ax.set_ylabel("seconds per run (mean ± 95% CI, dots = runs)")
         ax.set_title(part)
     fig.suptitle(_title(summary, "time per run"), fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def sweep_plot(summary: dict, path: str) -> str | None:
@@ -53,10 +58,7 @@ def sweep_plot(summary: dict, path: str) -> str | None:
         ax.legend()
         ax.grid(alpha=0.3)
     fig.suptitle(_title(summary, "parallel sweep"), fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def quality_speed_plot(summary: dict, path: str) -> str | None:
@@ -89,10 +91,7 @@ def quality_speed_plot(summary: dict, path: str) -> str | None:
     ax.legend(fontsize=8, loc="lower left")
     tag = " — random weights: quality meaningless" if summary.get("timing_only") else ""
     ax.set_title(f"quality versus speed: {summary['device']['name']} ({summary['mode']}){tag}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def write_plots(summary: dict, folder: str) -> list[str]:

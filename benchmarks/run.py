@@ -94,6 +94,11 @@ def sweep_rounds(result: dict, args) -> int:
     return max(args.sweep_rounds, min(50, wanted))
 
 
+def other_presets(backend, names: list[str]) -> list[str]:
+    """The requested presets the backend has, except the one it is loaded with (the main run)."""
+    return [n for n in names if n in backend.presets and n != backend.preset]
+
+
 def measure_presets(service: str, spec: str, backend, names: list[str], measure) -> dict:
     """The requested presets the backend has, each loaded and measured like the main run;
     the backend's own preset reuses the main run's numbers."""
@@ -101,14 +106,10 @@ def measure_presets(service: str, spec: str, backend, names: list[str], measure)
 
     if not backend.presets:
         return {"note": "this backend has no presets"}
-    wanted = [n for n in names if n in backend.presets]
-    if not wanted:
+    if not any(n in backend.presets for n in names):
         return {"note": f"none of {', '.join(names)} among its presets ({', '.join(backend.presets)})"}
-    measured = {}
-    for name in wanted:
-        if name != backend.preset:
-            variant = load_backend(service, spec, device=backend.device, preset=name)
-            measured[name] = measure(variant)
+    measured = {name: measure(load_backend(service, spec, device=backend.device, preset=name))
+                for name in other_presets(backend, names)}
     return {"default": backend.preset, "measured": measured}
 
 
@@ -178,7 +179,7 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
             result["spec"] = specs[service]
             if presets:
                 progress.update(task, description=f"{service}: presets")
-                extra = len([p for p in presets if p in backend.presets and p != backend.preset])
+                extra = len(other_presets(backend, presets))
                 progress.update(task, total=progress.tasks[0].total + extra * per_service_ticks(args))
                 result["presets"] = measure_presets(service, specs[service], backend, presets, measure)
             else:

@@ -127,8 +127,9 @@ def quality_tables(summary: dict, note: Optional[str]) -> str:
 def quality_speed_table(summary: dict, note: Optional[str]) -> str:
     rows, without = [], []
     for service, r in summary["services"].items():
-        if not (r.get("presets") or {}).get("measured") and r.get("preset") is None:
-            without.append(f"{NAMES[service]} ({r['model']}): {(r.get('presets') or {}).get('note', 'no presets')}")
+        unmeasured = (r.get("presets") or {}).get("note")  # set exactly when no preset was measured
+        if unmeasured:
+            without.append(f"{NAMES[service]} ({r['model']}): {unmeasured}")
         for preset, c in configurations(r):
             g, q = c["generation"], c.get("quality")
             rows.append([NAMES[service], c["model"], preset, f"{num(g['rtf'])}x RT",

@@ -16,7 +16,7 @@ import os
 import numpy as np
 from tqdm import tqdm
 
-from benchmarks.generation_rtf import device_slug
+from lib.gpu import device_slug
 from models.baselines.espeak import EspeakSynthesizer
 from models.baselines.world_vc import WorldVoiceCloner
 from models.eval.speaker_dvector import DVectorEncoder
@@ -72,7 +72,7 @@ def main(argv=None) -> int:
     names = list(paths)
     means = {n: round(float(np.mean([r[n] for r in rows])), 3) for n in names}
     os.makedirs(args.out, exist_ok=True)
-    stem = os.path.join(args.out, f"voice-clone-similarity-{device_slug()}")
+    stem = os.path.join(args.out, f"voice-clone-similarity-{device_slug('cpu')}")
     with open(stem + ".json", "w") as handle:
         json.dump({"text": TEXT, "transcript": TRANSCRIPT, "encoder": encoder.model_id, "rows": rows,
                    "mean": means}, handle, indent=2)
@@ -89,10 +89,7 @@ def main(argv=None) -> int:
 
 
 def _plot(rows, names, path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from benchmarks.plots import plt, save
 
     fig, ax = plt.subplots(figsize=(11, 4.5))
     width = 0.8 / len(names)
@@ -102,8 +99,7 @@ def _plot(rows, names, path) -> None:
     ax.set_xticks(x + 0.4 - width / 2, [r["reference"] for r in rows], rotation=20, fontsize=8)
     ax.set_ylabel("cosine to reference speaker")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save(fig, path)
 
 
 if __name__ == "__main__":

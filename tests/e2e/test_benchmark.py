@@ -19,37 +19,31 @@ pytestmark = pytest.mark.timeout(400)
 SLUG_FILES = ("gpu_info.json", "benchmark_summary.json", "tables.md", "times.png")
 
 
-def only_dir(root):
-    (slug,) = os.listdir(root)
-    return os.path.join(root, slug)
+def bench(tmp_path_factory, name: str, flags: list[str]) -> str:
+    """Run audionet-bench into a fresh dir; the one device dir it wrote."""
+    out = tmp_path_factory.mktemp(name)
+    assert run.main([*flags, "--out", str(out)]) == 0
+    (slug,) = os.listdir(out)
+    return os.path.join(out, slug)
 
 
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("bench-a")
-    code = run.main(["--services", "tts,vc,music", "--mode", "quick", "--runs", "3", "--warmup", "1",
-                     "--parallel", "1,2", "--sweep-rounds", "1", "--out", str(out)])
-    assert code == 0
-    return only_dir(out)
+    return bench(tmp_path_factory, "bench-a", ["--services", "tts,vc,music", "--mode", "quick", "--runs", "3",
+                                               "--warmup", "1", "--parallel", "1,2", "--sweep-rounds", "1"])
 
 
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("bench-b")
-    code = run.main(["--services", "tts,music", "--runs", "2", "--warmup", "1", "--parallel", "", "--no-eval",
-                     "--out", str(out)])
-    assert code == 0
-    return only_dir(out)
+    return bench(tmp_path_factory, "bench-b", ["--services", "tts,music", "--runs", "2", "--warmup", "1",
+                                               "--parallel", "", "--no-eval"])
 
 
 @pytest.fixture(scope="module")
 def preset_run(tmp_path_factory):
     """The offline cloner with real weights, measured at two presets (quality costs 3x: left to the unit test)."""
-    out = tmp_path_factory.mktemp("bench-presets")
-    code = run.main(["--services", "vc", "--vc.model", "kokoro-clone:", "--presets", "fast,balanced", "--runs", "2",
-                     "--warmup", "0", "--parallel", "", "--out", str(out)])
-    assert code == 0
-    return only_dir(out)
+    return bench(tmp_path_factory, "bench-presets", ["--services", "vc", "--vc.model", "kokoro-clone:", "--presets",
+                                                     "fast,balanced", "--runs", "2", "--warmup", "0", "--parallel", ""])
 
 
 def labelled(markdown: str) -> int:
