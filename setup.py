@@ -3,6 +3,9 @@ from pathlib import Path
 from setuptools import find_packages, setup
 
 HERE = Path(__file__).parent
+# The checkout keeps its top-level folders; installed, they are one namespaced package:
+# lib -> audionet.lib, models -> audionet.models, ... (nothing generic lands in site-packages).
+FOLDERS = ("lib", "models", "neurons", "benchmarks")
 
 
 def requirements(name: str) -> list[str]:
@@ -10,25 +13,33 @@ def requirements(name: str) -> list[str]:
     return [line.split("#")[0].strip() for line in lines if line.split("#")[0].strip() and not line.startswith("-r")]
 
 
+def packages() -> list[str]:
+    found = []
+    for folder in FOLDERS:
+        found += [f"audionet.{folder}"] + [f"audionet.{folder}.{sub}" for sub in find_packages(folder)]
+    return found
+
+
 setup(
     name="audionet",
-    version="0.1.0",
+    version="0.2.0",
     description="Bittensor subnet node for audio: TTS, voice clone and music miners, scoring validators",
     long_description=(HERE / "README.md").read_text(),
     long_description_content_type="text/markdown",
     python_requires=">=3.11",
-    packages=find_packages(include=["lib", "lib.*", "models", "models.*", "neurons", "benchmarks"]),
-    package_data={"lib.prompts": ["data/*"]},
+    packages=packages(),
+    package_dir={f"audionet.{folder}": folder for folder in FOLDERS},
+    package_data={"audionet.lib.prompts": ["data/*"]},
     install_requires=requirements("requirements.txt"),
     extras_require={"dev": requirements("requirements-dev.txt")},
     entry_points={
         "console_scripts": [
-            "audionet-miner=neurons.miner:main",
-            "audionet-validator=neurons.validator:main",
-            "audionet-localnet=neurons.localnet:main",
-            "audionet-bench=benchmarks.run:main",
-            "audionet-bench-aggregate=benchmarks.aggregate:main",
-            "audionet-score=neurons.score:main",
+            "audionet-miner=audionet.neurons.miner:main",
+            "audionet-validator=audionet.neurons.validator:main",
+            "audionet-localnet=audionet.neurons.localnet:main",
+            "audionet-score=audionet.neurons.score:main",
+            "audionet-bench=audionet.benchmarks.run:main",
+            "audionet-bench-aggregate=audionet.benchmarks.aggregate:main",
         ]
     },
 )

@@ -4,19 +4,18 @@ result is among the inputs, and the quality table per device with each
 device's reward against the CPU's (GPU should change speed, not quality).
 
     audionet-bench-aggregate benchmarks/results/*/ --out benchmarks/results
-    python -m benchmarks.aggregate DIR [DIR ...] [--out DIR]
+    python -m audionet.benchmarks.aggregate DIR [DIR ...] [--out DIR]
 """
+
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 
-from benchmarks.plots import plt, save
-from benchmarks.quality import CROSS_DEVICE_TOLERANCE
-from benchmarks.tables import (
-    NAMES,
+from audionet.benchmarks.plots import plt, save
+from audionet.benchmarks.quality import CROSS_DEVICE_TOLERANCE
+from audionet.benchmarks.tables import (
     QUALITY_FOOTNOTE,
     QUALITY_MEANINGLESS,
     TIMING_ONLY,
@@ -26,6 +25,7 @@ from benchmarks.tables import (
     quality_rows,
     table,
 )
+from audionet.lib.config import Parser
 
 
 def load(folder: str) -> dict:
@@ -63,33 +63,105 @@ def comparison(summaries: list[dict]) -> str:
     for s in summaries:
         for service, r in s["services"].items():
             g = r["generation"]["stats"]
-            gen.append([label(s), NAMES[service], r["model"], num(g["mean"]), num(g["max"]), num(g["min"]),
-                        num(r["generation"]["audio_seconds"], 1), speedup(s, cpu, service, "generation")])
+            gen.append(
+                [
+                    label(s),
+                    r["title"],
+                    r["model"],
+                    num(g["mean"]),
+                    num(g["max"]),
+                    num(g["min"]),
+                    num(r["generation"]["audio_seconds"], 1),
+                    speedup(s, cpu, service, "generation"),
+                ]
+            )
             if r.get("evaluation"):
                 e = r["evaluation"]
-                ev.append([label(s), NAMES[service], num(e["stats"]["mean"]), num(e["audio_seconds"], 1),
-                           num(e["stats"]["max"]), num(e["stats"]["min"]), speedup(s, cpu, service, "evaluation")])
+                ev.append(
+                    [
+                        label(s),
+                        r["title"],
+                        num(e["stats"]["mean"]),
+                        num(e["audio_seconds"], 1),
+                        num(e["stats"]["max"]),
+                        num(e["stats"]["min"]),
+                        speedup(s, cpu, service, "evaluation"),
+                    ]
+                )
             sweep = r.get("sweep") or {}
-            best = max((row["throughput_rps"] for row in sweep.get("rows", [])), default=r["generation"]["sequential_rps"])
-            perf.append([label(s), NAMES[service], f"{num(r['generation']['latency_per_audio_s']['mean'] * 1000, 1)} ms",
-                         num(best, 2), memory_text(r["memory"], s["device"]),
-                         s["device"].get("compute_capability") or "n/a (CPU)", str(sweep.get("recommended_parallel", "-"))])
+            best = max(
+                (row["throughput_rps"] for row in sweep.get("rows", [])), default=r["generation"]["sequential_rps"]
+            )
+            perf.append(
+                [
+                    label(s),
+                    r["title"],
+                    f"{num(r['generation']['latency_per_audio_s']['mean'] * 1000, 1)} ms",
+                    num(best, 2),
+                    memory_text(r["memory"], s["device"]),
+                    s["device"].get("compute_capability") or "n/a (CPU)",
+                    str(sweep.get("recommended_parallel", "-")),
+                ]
+            )
     note = TIMING_ONLY if any(s.get("timing_only") for s in summaries) else None
     modes = ", ".join(sorted({s["mode"] for s in summaries}))
     parts = [
-        "# audionet: per-device comparison", "",
+        "# audionet: per-device comparison",
+        "",
         f"Devices: {len(summaries)}; modes: {modes}. Speed-up = CPU time / device time for the same service and mode"
-        + ("" if cpu else " (no CPU result among the inputs, so no speed-up)") + ".", "",
-        "## Generation (miners)", "",
-        table(["Device", "Service", "Model", "Average Time (s)", "Maximum Time (s)", "Minimum Time (s)",
-               "Duration of Audio (s)", "Speed-up vs CPU"], gen, note),
-        "## Evaluation (validators)", "",
-        table(["Device", "Service", "Average Evaluation Time (s)", "Duration of Audio (s)", "Maximum Time (s)",
-               "Minimum Time (s)", "Speed-up vs CPU"], ev, note) if ev else "No evaluation timings.\n",
-        "## Latency, throughput, memory", "",
-        table(["Device", "Service", "Latency per 1 s of audio", "Throughput (req/s)", "Peak memory",
-               "Compute Capability", "Recommended parallel"], perf, note),
-        "## Quality (what the validator would score)", "",
+        + ("" if cpu else " (no CPU result among the inputs, so no speed-up)")
+        + ".",
+        "",
+        "## Generation (miners)",
+        "",
+        table(
+            [
+                "Device",
+                "Service",
+                "Model",
+                "Average Time (s)",
+                "Maximum Time (s)",
+                "Minimum Time (s)",
+                "Duration of Audio (s)",
+                "Speed-up vs CPU",
+            ],
+            gen,
+            note,
+        ),
+        "## Evaluation (validators)",
+        "",
+        table(
+            [
+                "Device",
+                "Service",
+                "Average Evaluation Time (s)",
+                "Duration of Audio (s)",
+                "Maximum Time (s)",
+                "Minimum Time (s)",
+                "Speed-up vs CPU",
+            ],
+            ev,
+            note,
+        )
+        if ev
+        else "No evaluation timings.\n",
+        "## Latency, throughput, memory",
+        "",
+        table(
+            [
+                "Device",
+                "Service",
+                "Latency per 1 s of audio",
+                "Throughput (req/s)",
+                "Peak memory",
+                "Compute Capability",
+                "Recommended parallel",
+            ],
+            perf,
+            note,
+        ),
+        "## Quality (what the validator would score)",
+        "",
         quality_comparison(summaries),
     ]
     return "\n".join(parts)
@@ -101,8 +173,10 @@ def reward_means(summary: dict, service: str) -> dict[tuple[str, str], float | N
     r = summary["services"].get(service)
     if not r or not r.get("quality"):
         return {}
-    return {(c["model"], preset): (c["quality"]["summary"].get("reward") or {}).get("mean")
-            for preset, c in configurations(r)}
+    return {
+        (c["model"], preset): (c["quality"]["summary"].get("reward") or {}).get("mean")
+        for preset, c in configurations(r)
+    }
 
 
 def quality_comparison(summaries: list[dict]) -> str:
@@ -111,7 +185,8 @@ def quality_comparison(summaries: list[dict]) -> str:
     reference = cpu_baseline(summaries) or summaries[0]
     note = QUALITY_MEANINGLESS if any(s.get("timing_only") for s in summaries) else None
     parts = []
-    for service in NAMES:
+    titles = {name: r["title"] for s in summaries for name, r in s["services"].items()}
+    for service, title in titles.items():
         headers, rows = None, []
         base = reward_means(reference, service)
         for s in summaries:
@@ -122,13 +197,16 @@ def quality_comparison(summaries: list[dict]) -> str:
             for row, (key, value) in zip(mine, means.items()):
                 rows.append([label(s), *row[1:], cross_device(s is reference, base.get(key), value)])
         if rows:
-            parts.append(f"### {NAMES[service]}\n\n" + table(
-                ["Device", *headers[1:], f"Reward vs {label(reference)}"], rows, note))
+            parts.append(
+                f"### {title}\n\n" + table(["Device", *headers[1:], f"Reward vs {label(reference)}"], rows, note)
+            )
     if not parts:
         return "No quality measured (every input ran with --no-eval).\n"
-    return "\n".join(parts) + (f"\n{QUALITY_FOOTNOTE} Same backend, preset and seeds on two devices should agree "
-                                f"within {CROSS_DEVICE_TOLERANCE:g} in mean reward: GPU kernels change the audio "
-                                "slightly, not what the validator thinks of it.\n")
+    return "\n".join(parts) + (
+        f"\n{QUALITY_FOOTNOTE} Same backend, preset and seeds on two devices should agree "
+        f"within {CROSS_DEVICE_TOLERANCE:g} in mean reward: GPU kernels change the audio "
+        "slightly, not what the validator thinks of it.\n"
+    )
 
 
 def cross_device(is_reference: bool, base: float | None, value: float | None) -> str:
@@ -146,8 +224,11 @@ def comparison_plot(summaries: list[dict], path: str) -> str:
     width = 0.8 / max(1, len(summaries))
     for i, s in enumerate(summaries):
         xs = [j + i * width for j, svc in enumerate(services) if svc in s["services"]]
-        means = [s["services"][svc]["generation"]["latency_per_audio_s"]["mean"] * 1000 for svc in services
-                 if svc in s["services"]]
+        means = [
+            s["services"][svc]["generation"]["latency_per_audio_s"]["mean"] * 1000
+            for svc in services
+            if svc in s["services"]
+        ]
         ax.bar(xs, means, width, label=label(s))
     ax.set_xticks([j + width * (len(summaries) - 1) / 2 for j in range(len(services))], services)
     ax.set_ylabel("generation ms per 1 s of audio (lower is faster)")
@@ -167,7 +248,7 @@ def aggregate(folders: list[str], out: str) -> tuple[str, str]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="audionet-bench-aggregate", description=__doc__.split("\n")[0])
+    parser = Parser(prog="audionet-bench-aggregate", description=__doc__.split("\n")[0])
     parser.add_argument("dirs", nargs="+", help="device dirs written by audionet-bench (<out>/<device-slug>)")
     parser.add_argument("--out", default=None, help="where comparison.md/png go (default: parent of the first dir)")
     args = parser.parse_args(argv)

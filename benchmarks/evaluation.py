@@ -4,21 +4,24 @@ Each evaluator call inside `Judge.score` is timed through `measure` as stage
 `evaluation/<evaluator>` (asr, mos, speaker, vad, ...), so the per-stage table
 shows where evaluation time goes.
 """
+
 from __future__ import annotations
 
-from typing import Callable, ContextManager, Optional, Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Optional
 
-from lib.audio import Audio
-from lib.scoring.judge import Job, Judge, Verdict
+from audionet.lib.audio import Audio
+from audionet.lib.scoring.judge import Job, Judge, Verdict
 
-Measure = Callable[..., ContextManager]
+Measure = Callable[..., AbstractContextManager]
 
 
 class Evaluation:
     def __init__(self, device: str = "cpu", specs: Optional[dict[str, str]] = None):
         self.judge = Judge.load(specs, device=device)
 
-    def label(self, service: str = "") -> str:
+    def label(self) -> str:
         """Short, for table rows; `describe()` names every model, for the table header."""
         return "validator Judge"
 
@@ -26,8 +29,10 @@ class Evaluation:
         models = self.judge.evaluators.describe()
         return "validator Judge (" + ", ".join(f"{k} {v}" for k, v in models.items() if v != "none") + ")"
 
-    def verdicts(self, service: str, requests: Sequence, clips: Sequence[Audio], measure: Measure) -> list[Verdict]:
-        def staged(service_: str, stage: str, **kw) -> ContextManager:
+    def verdicts(self, service, requests: Sequence, clips: Sequence[Audio], measure: Measure) -> list[Verdict]:
+        """`service`: a lib.services Service; every clip is judged as one round of it."""
+
+        def staged(service_: str, stage: str, **kw) -> AbstractContextManager:
             return measure(service_, f"evaluation/{stage}", **kw)
 
         jobs = [Job(request, audio, f"bench-{i}") for i, (request, audio) in enumerate(zip(requests, clips))]

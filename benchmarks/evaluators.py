@@ -2,15 +2,15 @@
 (evaluation seconds / audio seconds), unbatched (one call per clip) and batched (one call
 for all clips), plus how well the two shipped speaker encoders separate voices.
 
-    python -m benchmarks.evaluators [--clips 8] [--runs 3] [--out benchmarks/results]
+    python -m audionet.benchmarks.evaluators [--clips 8] [--runs 3] [--out benchmarks/results]
 
 Clips: espeak speech (TTS/VC/ASR/MOS/speaker/VAD) and baseline:synth music (music
 statistics). Warm-up calls are excluded; each figure is the median of --runs.
 Writes evaluators-<device-slug>.{md,json,png}.
 """
+
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -19,10 +19,13 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from lib.audio import Audio
-from lib.gpu import cpu_model_name, device_slug
-from lib.scoring.duplicates import fingerprint
-from models.eval.registry import load_asr, load_mos, load_speaker
+from audionet.benchmarks import RESULTS_DIR
+from audionet.benchmarks.tables import table
+from audionet.lib.audio import Audio
+from audionet.lib.config import Parser
+from audionet.lib.gpu import cpu_model_name, device_slug
+from audionet.lib.scoring.duplicates import fingerprint
+from audionet.models.eval.registry import load_asr, load_mos, load_speaker
 
 SENTENCES = [
     "Alice walked to the harbour at seven o'clock and waited for the rain to stop.",
@@ -48,10 +51,10 @@ def median_time(fn, runs: int) -> float:
 
 def evaluators(device: str):
     """name -> (call on a list of clips, which clip set)."""
-    from lib.scoring.judge import Judge  # noqa: F401  (same modules the validator imports)
-    from models.baselines.world_vc import f0_stats
-    from models.eval.music_quality import SignalMusicQuality
-    from models.eval.vad import SileroVad
+    from audionet.lib.f0 import f0_stats
+    from audionet.lib.scoring.judge import Judge  # noqa: F401  (same modules the validator imports)
+    from audionet.models.eval.music_quality import SignalMusicQuality
+    from audionet.models.eval.vad import SileroVad
 
     asr, mos, vad = load_asr("whisper:tiny.en", device), load_mos("dnsmos", device), SileroVad()
     dvector, resemblyzer = load_speaker("dvector", device), load_speaker("resemblyzer", device)
@@ -69,13 +72,15 @@ def evaluators(device: str):
 
 
 def clip_sets(count: int) -> dict[str, list[Audio]]:
-    from models.baselines.espeak import EspeakSynthesizer
-    from models.baselines.synth import ProceduralMusicGenerator
+    from audionet.models.baselines.espeak import EspeakSynthesizer
+    from audionet.models.baselines.synth import ProceduralMusicGenerator
 
     tts, music = EspeakSynthesizer(), ProceduralMusicGenerator()
     speech = [tts.synthesize(SENTENCES[i % len(SENTENCES)], voice=VOICES[i % len(VOICES)]) for i in range(count)]
-    songs = [music.generate(p, 8.0, seed=i) for i, p in
-             enumerate(["calm ambient with pad, slow", "energetic rock with bass and drums, 130 bpm"] * count)][:count]
+    songs = [
+        music.generate(p, 8.0, seed=i)
+        for i, p in enumerate(["calm ambient with pad, slow", "energetic rock with bass and drums, 130 bpm"] * count)
+    ][:count]
     return {"speech": speech, "music": songs}
 
 
@@ -87,15 +92,23 @@ def time_evaluators(clips: dict[str, list[Audio]], runs: int, device: str) -> li
         call(batch[:1])  # warm-up, excluded
         unbatched = median_time(lambda call=call, batch=batch: [call([c]) for c in batch], runs)
         batched = median_time(lambda call=call, batch=batch: call(batch), runs)
-        rows.append({"evaluator": name, "clips": len(batch), "audio_s": round(audio_s, 2),
-                     "unbatched_s_per_clip": unbatched / len(batch), "batched_s_per_clip": batched / len(batch),
-                     "unbatched_rtf": unbatched / audio_s, "batched_rtf": batched / audio_s})
+        rows.append(
+            {
+                "evaluator": name,
+                "clips": len(batch),
+                "audio_s": round(audio_s, 2),
+                "unbatched_s_per_clip": unbatched / len(batch),
+                "batched_s_per_clip": batched / len(batch),
+                "unbatched_rtf": unbatched / audio_s,
+                "batched_rtf": batched / audio_s,
+            }
+        )
     return rows
 
 
 def speaker_separation(device: str) -> list[dict]:
     """Cosine of same-voice pairs (two different sentences) vs different-voice pairs, per encoder."""
-    from models.baselines.espeak import EspeakSynthesizer
+    from audionet.models.baselines.espeak import EspeakSynthesizer
 
     tts = EspeakSynthesizer()
     clips = [(v, tts.synthesize(s, voice=v)) for v in VOICES for s in SENTENCES[:3]]
@@ -108,34 +121,61 @@ def speaker_separation(device: str) -> list[dict]:
             for j in range(i + 1, len(clips)):
                 (same if clips[i][0] == clips[j][0] else different).append(float(vectors[i] @ vectors[j]))
         spread = np.sqrt((np.var(same) + np.var(different)) / 2)
-        rows.append({"encoder": spec, "same_mean": float(np.mean(same)), "same_min": float(np.min(same)),
-                     "different_mean": float(np.mean(different)), "different_max": float(np.max(different)),
-                     "d_prime": float((np.mean(same) - np.mean(different)) / spread)})
+        rows.append(
+            {
+                "encoder": spec,
+                "same_mean": float(np.mean(same)),
+                "same_min": float(np.min(same)),
+                "different_mean": float(np.mean(different)),
+                "different_max": float(np.max(different)),
+                "d_prime": float((np.mean(same) - np.mean(different)) / spread),
+            }
+        )
     return rows
 
 
 def markdown(result: dict) -> str:
-    lines = [f"# Evaluator cost on {result['device']} ({result['cpu']})", "",
-             f"{result['clips']} clips per set, median of {result['runs']} runs, warm-up excluded. "
-             "RTF = evaluation seconds / audio seconds.", "",
-             "| evaluator | audio s (total) | unbatched s/clip | batched s/clip | unbatched RTF | batched RTF |",
-             "|---|---|---|---|---|---|"]
-    for r in result["timings"]:
-        lines.append(f"| {r['evaluator']} | {r['audio_s']:.1f} | {r['unbatched_s_per_clip']:.3f} | "
-                     f"{r['batched_s_per_clip']:.3f} | {r['unbatched_rtf']:.3f} | {r['batched_rtf']:.3f} |")
-    lines += ["", "## Speaker encoders: voice separation (espeak voices, 3 sentences x 6 voices)", "",
-              "| encoder | same-voice cos mean (min) | different-voice cos mean (max) | mean gap | d' |",
-              "|---|---|---|---|---|"]
-    for r in result["separation"]:
-        lines.append(f"| {r['encoder']} | {r['same_mean']:.3f} ({r['same_min']:.3f}) | "
-                     f"{r['different_mean']:.3f} ({r['different_max']:.3f}) | "
-                     f"{r['same_mean'] - r['different_mean']:.3f} | "
-                     f"{r['d_prime']:.2f} |")
-    return "\n".join(lines) + "\n"
+    lines = [
+        f"# Evaluator cost on {result['device']} ({result['cpu']})",
+        "",
+        f"{result['clips']} clips per set, median of {result['runs']} runs, warm-up excluded. "
+        "RTF = evaluation seconds / audio seconds.",
+        "",
+        table(
+            ["evaluator", "audio s (total)", "unbatched s/clip", "batched s/clip", "unbatched RTF", "batched RTF"],
+            [
+                [
+                    r["evaluator"],
+                    f"{r['audio_s']:.1f}",
+                    f"{r['unbatched_s_per_clip']:.3f}",
+                    f"{r['batched_s_per_clip']:.3f}",
+                    f"{r['unbatched_rtf']:.3f}",
+                    f"{r['batched_rtf']:.3f}",
+                ]
+                for r in result["timings"]
+            ],
+        ),
+        "## Speaker encoders: voice separation (espeak voices, 3 sentences x 6 voices)",
+        "",
+        table(
+            ["encoder", "same-voice cos mean (min)", "different-voice cos mean (max)", "mean gap", "d'"],
+            [
+                [
+                    r["encoder"],
+                    f"{r['same_mean']:.3f} ({r['same_min']:.3f})",
+                    f"{r['different_mean']:.3f} ({r['different_max']:.3f})",
+                    f"{r['same_mean'] - r['different_mean']:.3f}",
+                    f"{r['d_prime']:.2f}",
+                ]
+                for r in result["separation"]
+            ],
+        ),
+    ]
+    return "\n".join(lines)
 
 
 def plot(result: dict, path: str) -> None:
-    from benchmarks.plots import plt, save
+    from audionet.benchmarks.plots import plt, save
 
     rows = result["timings"]
     y = np.arange(len(rows))
@@ -151,17 +191,22 @@ def plot(result: dict, path: str) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = Parser(description=__doc__.split("\n")[0])
     parser.add_argument("--clips", type=int, default=8)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results"))
+    parser.add_argument("--out", default=RESULTS_DIR, help="results folder (default: ./benchmarks/results)")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     clips = clip_sets(args.clips)
-    result = {"device": device_slug(args.device), "cpu": cpu_model_name(),
-              "clips": args.clips, "runs": args.runs,
-              "timings": time_evaluators(clips, args.runs, args.device), "separation": speaker_separation(args.device)}
+    result = {
+        "device": device_slug(args.device),
+        "cpu": cpu_model_name(),
+        "clips": args.clips,
+        "runs": args.runs,
+        "timings": time_evaluators(clips, args.runs, args.device),
+        "separation": speaker_separation(args.device),
+    }
     os.makedirs(args.out, exist_ok=True)
     stem = os.path.join(args.out, f"evaluators-{result['device']}")
     with open(stem + ".json", "w") as handle:

@@ -2,22 +2,23 @@
 same `Timer` the miner uses, with per-stage timings from `Backend.stage`),
 peak memory, the validator's verdict on every generated clip (timed
 evaluation + quality) and a seeded determinism re-run."""
+
 from __future__ import annotations
 
 import resource
 import time
-from typing import Callable, Optional
+from collections.abc import Callable
+from typing import Optional
 
 import numpy as np
 
-from benchmarks.evaluation import Evaluation
-from benchmarks.quality import determinism, quality_result
-from benchmarks.stats import summarise
-from benchmarks.workload import CALIBRATION_TEXT, Workload, build
-from lib.gpu import DeviceMonitor
-from lib.miner_app import generate
-from lib.timing import Timer
-from models.base import Backend
+from audionet.benchmarks.evaluation import Evaluation
+from audionet.benchmarks.quality import determinism, quality_result
+from audionet.benchmarks.stats import summarise
+from audionet.benchmarks.workload import Workload
+from audionet.lib.gpu import DeviceMonitor
+from audionet.lib.timing import Timer
+from audionet.models.base import Backend
 
 
 def peak_rss_gb() -> float:
@@ -25,60 +26,46 @@ def peak_rss_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
 
 
-def speaking_rate(backend: Backend) -> float:
-    """Characters per audio second of a speech backend (from one calibration clip)."""
-    audio = backend.synthesize(CALIBRATION_TEXT, seed=0)
-    return len(CALIBRATION_TEXT) / max(audio.seconds, 0.1)
-
-
-def make_workloads(service: str, backend: Backend, target_seconds: float, seed: int, count: int,
-                   references=None) -> list[Workload]:
-    """One workload per measured run: fresh prompts (and, for VC, a fresh reference drawn the way
-    the validator draws one) from the run's own rng, so quality varies over runs as over rounds."""
-    rngs = [np.random.default_rng([seed, run]) for run in range(max(1, count))]
-    if service == "tts":
-        rate = speaking_rate(backend)
-        return [build(service, target_seconds, rng, chars_per_second=rate) for rng in rngs]
-    if service == "vc":
-        if references is None:
-            raise ValueError("a VC benchmark needs reference voices")
-        workloads = []
-        for rng in rngs:
-            reference = references.draw(rng)
-            rate = len(reference.transcript) / max(reference.audio.seconds, 0.1)  # the cloned text's pace
-            workloads.append(build(service, target_seconds, rng, chars_per_second=rate, reference=reference.audio,
-                                   reference_text=reference.transcript))
-        return workloads
-    return [build(service, target_seconds, rng) for rng in rngs]
-
-
-def run_once(backend: Backend, workload: Workload) -> tuple[list, float]:
-    clips = [generate(backend, request) for request in workload.requests]
+def run_once(service, backend: Backend, workload: Workload) -> tuple[list, float]:
+    """Generate every request of the workload through the miner's own call (`Service.generate`)."""
+    clips = [service.generate(backend, request) for request in workload.requests]
     return clips, sum(clip.seconds for clip in clips)
 
 
 def stage_stats(timer: Timer, service: str, prefix: str) -> dict:
-    return {key.stage: stats.as_dict() for key, stats in timer.snapshot().items()
-            if key.service == service and key.stage.startswith(prefix + "/")}
+    return {
+        key.stage: stats.as_dict()
+        for key, stats in timer.snapshot().items()
+        if key.service == service and key.stage.startswith(prefix + "/")
+    }
 
 
-def measure_service(service: str, backend: Backend, workloads: list[Workload], *, runs: int, warmup: int,
-                    timer: Timer, evaluation: Optional[Evaluation], tick: Callable[[], None] = lambda: None,
-                    gpu_index: int = 0) -> dict:
+def measure_service(
+    service,
+    backend: Backend,
+    workloads: list[Workload],
+    *,
+    runs: int,
+    warmup: int,
+    timer: Timer,
+    evaluation: Optional[Evaluation],
+    tick: Callable[[], None] = lambda: None,
+    gpu_index: int = 0,
+) -> dict:
     """Run r generates workloads[r] (warm-up runs use workloads[0]); every run's clips are judged."""
     warmup_s = []
     backend.measure = None  # warm-up stages are not part of the statistics
     for _ in range(warmup):
         started = time.perf_counter()
-        run_once(backend, workloads[0])
+        run_once(service, backend, workloads[0])
         warmup_s.append(time.perf_counter() - started)
         tick()
-    backend.measure = timer.stage_hook(service)
+    backend.measure = timer.stage_hook(service.name)
     run_s, audio_s, clips_per_run = [], [], []
     with DeviceMonitor(gpu_index) as monitor:
         for run in range(runs):
-            with timer.measure(service, "generation") as timing:
-                clips, seconds = run_once(backend, workloads[run])
+            with timer.measure(service.name, "generation") as timing:
+                clips, seconds = run_once(service, backend, workloads[run])
                 timing.audio_seconds = seconds
             run_s.append(timing.elapsed)
             audio_s.append(seconds)
@@ -87,32 +74,46 @@ def measure_service(service: str, backend: Backend, workloads: list[Workload], *
     backend.measure = None
     per_audio_s = [t / a for t, a in zip(run_s, audio_s) if a > 0]
     result = {
-        "service": service, "model": backend.model_id, "backend_device": backend.device,
-        "preset": backend.preset, "target_seconds": workloads[0].target_seconds,
+        "service": service.name,
+        "model": backend.model_id,
+        "backend_device": backend.device,
+        "preset": backend.preset,
+        "target_seconds": workloads[0].target_seconds,
         "requests_per_run": len(workloads[0].requests),
         "generation": {
-            "warmup_s": warmup_s, "runs_s": run_s, "audio_s": audio_s, "stats": summarise(run_s).as_dict(),
+            "warmup_s": warmup_s,
+            "runs_s": run_s,
+            "audio_s": audio_s,
+            "stats": summarise(run_s).as_dict(),
             "latency_per_audio_s": summarise(per_audio_s).as_dict(),
             "audio_seconds": float(np.mean(audio_s)) if audio_s else 0.0,
             "rtf": sum(run_s) / sum(audio_s) if sum(audio_s) > 0 else None,
             "sequential_rps": len(workloads[0].requests) * runs / sum(run_s) if run_s else None,
-            "stages": stage_stats(timer, service, "generation"),
+            "stages": stage_stats(timer, service.name, "generation"),
         },
         "memory": {**monitor.result(), "peak_rss_gb": round(peak_rss_gb(), 3)},
     }
     if evaluation is not None:
-        result["evaluation"], verdicts = measure_evaluation(service, workloads, clips_per_run, evaluation, warmup,
-                                                            timer, tick)
+        result["evaluation"], verdicts = measure_evaluation(
+            service, workloads, clips_per_run, evaluation, warmup, timer, tick
+        )
         result["quality"] = quality_result(verdicts)
-        again = run_once(backend, workloads[0])[0]  # same requests, same seeds
+        again = run_once(service, backend, workloads[0])[0]  # same requests, same seeds
         check = evaluation.verdicts(service, workloads[0].requests, again, Timer("bench-determinism").measure)
         result["quality"]["determinism"] = determinism((clips_per_run[0], verdicts[0]), (again, check))
         tick()
     return result
 
 
-def measure_evaluation(service: str, workloads: list[Workload], clips_per_run: list[list], evaluation: Evaluation,
-                       warmup: int, timer: Timer, tick: Callable[[], None]) -> tuple[dict, list]:
+def measure_evaluation(
+    service,
+    workloads: list[Workload],
+    clips_per_run: list[list],
+    evaluation: Evaluation,
+    warmup: int,
+    timer: Timer,
+    tick: Callable[[], None],
+) -> tuple[dict, list]:
     """Judge each run's clips once, timed (after `warmup` untimed passes over the first run's)."""
     scratch = Timer("bench-warmup")
     for _ in range(warmup):
@@ -121,13 +122,17 @@ def measure_evaluation(service: str, workloads: list[Workload], clips_per_run: l
     run_s, seconds, verdicts = [], [], []
     for workload, clips in zip(workloads, clips_per_run):
         seconds.append(sum(clip.seconds for clip in clips))
-        with timer.measure(service, "evaluation", audio_seconds=seconds[-1]) as timing:
+        with timer.measure(service.name, "evaluation", audio_seconds=seconds[-1]) as timing:
             verdicts.append(evaluation.verdicts(service, workload.requests, clips, timer.measure))
         run_s.append(timing.elapsed)
         tick()
-    result = {"label": evaluation.label(service), "runs_s": run_s, "audio_seconds": float(np.mean(seconds)),
-              "stats": summarise(run_s).as_dict(),
-              "rtf": sum(run_s) / sum(seconds) if sum(seconds) > 0 else None,
-              "scores": [float(v.score) for run in verdicts for v in run],
-              "stages": stage_stats(timer, service, "evaluation")}
+    result = {
+        "label": evaluation.label(),
+        "runs_s": run_s,
+        "audio_seconds": float(np.mean(seconds)),
+        "stats": summarise(run_s).as_dict(),
+        "rtf": sum(run_s) / sum(seconds) if sum(seconds) > 0 else None,
+        "scores": [float(v.score) for run in verdicts for v in run],
+        "stages": stage_stats(timer, service.name, "evaluation"),
+    }
     return result, verdicts

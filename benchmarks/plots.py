@@ -1,4 +1,5 @@
 """PNG plots of a benchmark summary (matplotlib, Agg)."""
+
 from __future__ import annotations
 
 import os
@@ -30,7 +31,9 @@ def times_plot(summary: dict, path: str) -> str:
         rows = [(s, r) for s, r in rows if r]
         means = [r["stats"]["mean"] for _, r in rows]
         errors = [r["stats"]["ci95"] for _, r in rows]
-        ax.bar([s for s, _ in rows], means, yerr=errors, capsize=6, color="#4C72B0" if part == "generation" else "#DD8452")
+        ax.bar(
+            [s for s, _ in rows], means, yerr=errors, capsize=6, color="#4C72B0" if part == "generation" else "#DD8452"
+        )
         for i, (_, r) in enumerate(rows):
             ax.scatter([i] * len(r["runs_s"]), r["runs_s"], s=10, color="black", zorder=3)
         ax.set_ylabel("seconds per run (mean ± 95% CI, dots = runs)")
@@ -47,8 +50,14 @@ def sweep_plot(summary: dict, path: str) -> str | None:
     for service, sweep in swept.items():
         levels = [row["parallel"] for row in sweep["rows"]]
         left.plot(levels, [row["throughput_rps"] for row in sweep["rows"]], marker="o", label=service)
-        right.errorbar(levels, [row["latency"]["mean"] for row in sweep["rows"]],
-                       yerr=[row["latency"]["ci95"] for row in sweep["rows"]], marker="o", capsize=4, label=service)
+        right.errorbar(
+            levels,
+            [row["latency"]["mean"] for row in sweep["rows"]],
+            yerr=[row["latency"]["ci95"] for row in sweep["rows"]],
+            marker="o",
+            capsize=4,
+            label=service,
+        )
     levels = sorted({row["parallel"] for sweep in swept.values() for row in sweep["rows"]})
     left.set(xlabel="requests in parallel", ylabel="throughput (req/s, log)", title="throughput", yscale="log")
     right.set_yscale("log")
@@ -64,29 +73,47 @@ def sweep_plot(summary: dict, path: str) -> str | None:
 def quality_speed_plot(summary: dict, path: str) -> str | None:
     """Real-time factor (x, log) against the validator's raw reward (y), one point per backend and
     preset: up and to the left is better."""
-    from benchmarks.tables import NAMES, configurations
+    from audionet.benchmarks.tables import configurations
 
-    points = [(service, preset, c) for service, r in summary["services"].items() for preset, c in configurations(r)
-              if c.get("quality") and "reward" in c["quality"]["summary"] and c["generation"]["rtf"]]
+    points = [
+        (service, preset, c)
+        for service, r in summary["services"].items()
+        for preset, c in configurations(r)
+        if c.get("quality") and "reward" in c["quality"]["summary"] and c["generation"]["rtf"]
+    ]
     if not points:
         return None
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    colours = {"tts": "#4C72B0", "vc": "#DD8452", "music": "#55A868"}
-    for service in dict.fromkeys(p[0] for p in points):
+    for n, service in enumerate(dict.fromkeys(p[0] for p in points)):
         mine = [(preset, c) for s, preset, c in points if s == service]
         xs = [c["generation"]["rtf"] for _, c in mine]
         ys = [c["quality"]["summary"]["reward"]["mean"] for _, c in mine]
         errors = [c["quality"]["summary"]["reward"]["ci95"] for _, c in mine]
-        ax.errorbar(xs, ys, yerr=errors, fmt="o-" if len(mine) > 1 else "o", capsize=4, color=colours.get(service),
-                    label=NAMES[service])
+        ax.errorbar(
+            xs,
+            ys,
+            yerr=errors,
+            fmt="o-" if len(mine) > 1 else "o",
+            capsize=4,
+            color=f"C{n}",
+            label=summary["services"][service]["title"],
+        )
         for (preset, c), x, y in zip(mine, xs, ys):
-            ax.annotate(c["model"] if preset == "-" else f"{preset}", (x, y), fontsize=7,
-                        textcoords="offset points", xytext=(5, 5))
+            ax.annotate(
+                c["model"] if preset == "-" else f"{preset}",
+                (x, y),
+                fontsize=7,
+                textcoords="offset points",
+                xytext=(5, 5),
+            )
     ax.set_xscale("log")
     rtfs = [c["generation"]["rtf"] for _, _, c in points]
     ax.set_xlim(min(rtfs) / 2, max(rtfs) * 4)  # room for the labels
-    ax.set(xlabel="real-time factor (compute s per audio s, log; left is faster)",
-           ylabel="validator reward (raw, mean ± 95% CI)", ylim=(0, 1.05))
+    ax.set(
+        xlabel="real-time factor (compute s per audio s, log; left is faster)",
+        ylabel="validator reward (raw, mean ± 95% CI)",
+        ylim=(0, 1.05),
+    )
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower left")
     tag = " — random weights: quality meaningless" if summary.get("timing_only") else ""
@@ -95,7 +122,9 @@ def quality_speed_plot(summary: dict, path: str) -> str | None:
 
 
 def write_plots(summary: dict, folder: str) -> list[str]:
-    paths = [times_plot(summary, os.path.join(folder, "times.png")),
-             sweep_plot(summary, os.path.join(folder, "parallel.png")),
-             quality_speed_plot(summary, os.path.join(folder, "quality_speed.png"))]
+    paths = [
+        times_plot(summary, os.path.join(folder, "times.png")),
+        sweep_plot(summary, os.path.join(folder, "parallel.png")),
+        quality_speed_plot(summary, os.path.join(folder, "quality_speed.png")),
+    ]
     return [p for p in paths if p]

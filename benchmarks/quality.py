@@ -7,25 +7,19 @@ pitch accuracy, text adherence, quality), and the runs become mean ± 95% CI,
 as the timing tables do. A determinism check regenerates the first run with
 the same seeds and compares audio and scores.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from benchmarks.stats import t_interval
-from lib.audio import Audio, pcm16
-from lib.scoring.judge import Verdict
+from audionet.benchmarks.stats import t_interval
+from audionet.lib.audio import Audio, pcm16
+from audionet.lib.scoring.judge import Verdict
 
-# Per service: (component, column title). "reward" is the Judge's raw 0..1 score.
-METRICS = {
-    "tts": (("mos", "MOS (DNSMOS, 1-5)"), ("wer", "WER")),
-    "vc": (("speaker_cosine", "Speaker similarity (cosine)"), ("f0_rmse_hz", "Pitch RMSE (Hz)"),
-           ("f0_offset_st", "Pitch offset (semitones)"), ("wer", "WER"), ("mos", "MOS (DNSMOS, 1-5)")),
-    "music": (("adherence", "Text adherence (CLAP)"), ("tempo_match", "Tempo match (stated bpm)"),
-              ("quality", "Quality (signal)")),
-}
+# Each service names its own quality columns (`Service.metrics`); "reward" is the Judge's raw 0..1 score.
 REWARD = ("reward", "Reward (raw, 0-1)")
 DETERMINISM_TOLERANCE = 0.01  # |Δ raw reward| and |Δ component| allowed between two seeded runs
 CROSS_DEVICE_TOLERANCE = 0.05  # mean reward, same backend/preset/seeds on two devices (kernels differ)
@@ -34,8 +28,10 @@ NOT_UNIT_SCALE = {"mos", "f0_rmse_hz", "f0_offset_st", "bpm"}  # their 0..1 form
 
 def run_means(verdicts: Sequence[Verdict]) -> dict[str, float]:
     """One run: the mean reward and the mean of each component over the clips that have it."""
-    means = {"reward": float(np.mean([v.score for v in verdicts])) if verdicts else math.nan,
-             "gated": float(sum(1 for v in verdicts if v.gate))}
+    means = {
+        "reward": float(np.mean([v.score for v in verdicts])) if verdicts else math.nan,
+        "gated": float(sum(1 for v in verdicts if v.gate)),
+    }
     names = {name for v in verdicts for name in v.components}
     for name in names:
         values = [v.components[name] for v in verdicts if name in v.components]
@@ -56,26 +52,37 @@ def summarise_runs(runs: Sequence[dict[str, float]]) -> dict:
 
 def quality_result(per_run_verdicts: Sequence[Sequence[Verdict]]) -> dict:
     runs = [run_means(verdicts) for verdicts in per_run_verdicts]
-    return {"runs": runs, "summary": summarise_runs(runs),
-            "clips": sum(len(v) for v in per_run_verdicts),
-            "gated_clips": int(sum(run.get("gated", 0) for run in runs))}
+    return {
+        "runs": runs,
+        "summary": summarise_runs(runs),
+        "clips": sum(len(v) for v in per_run_verdicts),
+        "gated_clips": int(sum(run.get("gated", 0) for run in runs)),
+    }
 
 
-def determinism(first: tuple[Sequence[Audio], Sequence[Verdict]], again: tuple[Sequence[Audio], Sequence[Verdict]],
-                tolerance: float = DETERMINISM_TOLERANCE) -> dict:
+def determinism(
+    first: tuple[Sequence[Audio], Sequence[Verdict]],
+    again: tuple[Sequence[Audio], Sequence[Verdict]],
+    tolerance: float = DETERMINISM_TOLERANCE,
+) -> dict:
     """Same backend, same requests and seeds, generated twice: are audio and scores the same?
     Audio is compared as the 16-bit samples the wire carries."""
     (clips_a, verdicts_a), (clips_b, verdicts_b) = first, again
     identical = len(clips_a) == len(clips_b) and all(
-        a.sample_rate == b.sample_rate and np.array_equal(pcm16(a), pcm16(b)) for a, b in zip(clips_a, clips_b))
+        a.sample_rate == b.sample_rate and np.array_equal(pcm16(a), pcm16(b)) for a, b in zip(clips_a, clips_b)
+    )
     score_gap = max((abs(a.score - b.score) for a, b in zip(verdicts_a, verdicts_b)), default=0.0)
     unit_gap = 0.0
     for a, b in zip(verdicts_a, verdicts_b):
         for name in (set(a.components) & set(b.components)) - NOT_UNIT_SCALE:
             unit_gap = max(unit_gap, abs(a.components[name] - b.components[name]))
-    return {"audio_identical": bool(identical), "max_score_diff": float(score_gap),
-            "max_component_diff": float(unit_gap), "tolerance": tolerance,
-            "within_tolerance": bool(score_gap <= tolerance and unit_gap <= tolerance)}
+    return {
+        "audio_identical": bool(identical),
+        "max_score_diff": float(score_gap),
+        "max_component_diff": float(unit_gap),
+        "tolerance": tolerance,
+        "within_tolerance": bool(score_gap <= tolerance and unit_gap <= tolerance),
+    }
 
 
 def determinism_text(check: dict | None) -> str:
@@ -83,5 +90,7 @@ def determinism_text(check: dict | None) -> str:
         return "not checked"
     audio = "identical audio" if check["audio_identical"] else "different audio"
     verdict = "deterministic" if check["within_tolerance"] else "NOT deterministic"
-    return (f"{verdict}: {audio}, max |Δ reward| {check['max_score_diff']:.4f}, max |Δ component| "
-            f"{check['max_component_diff']:.4f} (tolerance {check['tolerance']:g})")
+    return (
+        f"{verdict}: {audio}, max |Δ reward| {check['max_score_diff']:.4f}, max |Δ component| "
+        f"{check['max_component_diff']:.4f} (tolerance {check['tolerance']:g})"
+    )

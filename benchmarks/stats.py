@@ -3,11 +3,12 @@ outliers are runs whose modified z-score exceeds 3.5 (Iglewicz & Hoaglin:
 0.6745 * (x - median) / MAD, or (x - median) / (1.253314 * mean absolute
 deviation) when MAD is 0); they are counted and left out of the mean and
 its 95% confidence interval (Student t), while the raw runs are kept."""
+
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -39,10 +40,10 @@ def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> float
 
 @dataclass(frozen=True)
 class RunStats:
-    n: int             # runs measured (warm-up excluded)
-    outliers: int      # runs with |modified z| > 3.5, left out of mean and CI
+    n: int  # runs measured (warm-up excluded)
+    outliers: int  # runs with |modified z| > 3.5, left out of mean and CI
     mean: float
-    ci95: float        # mean ± ci95
+    ci95: float  # mean ± ci95
     median: float
     min: float
     max: float
@@ -58,7 +59,12 @@ def summarise(values: Sequence[float]) -> RunStats:
         return RunStats(0, 0, math.nan, math.nan, math.nan, math.nan, math.nan, math.nan)
     keep = x[np.abs(modified_z_scores(x)) <= OUTLIER_Z]
     return RunStats(
-        n=int(x.size), outliers=int(x.size - keep.size), mean=float(keep.mean()), ci95=t_interval(keep),
-        median=float(np.median(x)), min=float(x.min()), max=float(x.max()),
+        n=int(x.size),
+        outliers=int(x.size - keep.size),
+        mean=float(keep.mean()),
+        ci95=t_interval(keep),
+        median=float(np.median(x)),
+        min=float(x.min()),
+        max=float(x.max()),
         std=float(keep.std(ddof=1)) if keep.size > 1 else 0.0,
     )

@@ -1,33 +1,39 @@
 """Parallel sweep (seed 001): throughput and latency with 1, 2, 4, … requests
-in flight on one device, through the miner's own dispatch (`generate`, called
-from a thread pool as the miner's worker threads call it with
+in flight on one device, through the miner's own call (`Service.generate`,
+called from a thread pool as the miner's worker threads call it with
 `--miner.concurrency N`). The recommendation is the smallest count whose
 throughput is within 5% of the best: more in flight past that point only
 adds latency."""
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Sequence
 
 import numpy as np
 
-from benchmarks.stats import summarise
-from lib.miner_app import generate
-from models.base import Backend
+from audionet.benchmarks.stats import summarise
+from audionet.models.base import Backend
 
 GOOD_ENOUGH = 0.95
 
 
-def sweep(backend: Backend, request, levels: Sequence[int], requests_per_level: Callable[[int], int],
-          tick: Callable[[], None] = lambda: None) -> dict:
+def sweep(
+    service,
+    backend: Backend,
+    request,
+    levels: Sequence[int],
+    requests_per_level: Callable[[int], int],
+    tick: Callable[[], None] = lambda: None,
+) -> dict:
     rows = []
     for parallel in levels:
         total = requests_per_level(parallel)
 
         def one(_index: int) -> tuple[float, float]:
             started = time.perf_counter()
-            audio = generate(backend, request)
+            audio = service.generate(backend, request)
             tick()
             return time.perf_counter() - started, audio.seconds
 
@@ -37,11 +43,18 @@ def sweep(backend: Backend, request, levels: Sequence[int], requests_per_level: 
             wall = time.perf_counter() - started
         latencies = [r[0] for r in results]
         audio = sum(r[1] for r in results)
-        rows.append({
-            "parallel": parallel, "requests": total, "wall_s": wall, "throughput_rps": total / wall,
-            "audio_s_per_s": audio / wall, "latency": summarise(latencies).as_dict(),
-            "latency_p95_s": float(np.percentile(latencies, 95)), "latencies_s": latencies,
-        })
+        rows.append(
+            {
+                "parallel": parallel,
+                "requests": total,
+                "wall_s": wall,
+                "throughput_rps": total / wall,
+                "audio_s_per_s": audio / wall,
+                "latency": summarise(latencies).as_dict(),
+                "latency_p95_s": float(np.percentile(latencies, 95)),
+                "latencies_s": latencies,
+            }
+        )
     return {"rows": rows, "recommended_parallel": recommend(rows)}
 
 

@@ -3,18 +3,20 @@ max / min seconds and audio duration, for generation and evaluation), seed
 000 (latency per audio second, throughput, memory, compute capability; the
 quality table and quality versus speed per preset), the per-stage breakdown
 and the parallel sweep (seed 001)."""
+
 from __future__ import annotations
 
 import math
 from typing import Optional
 
-from benchmarks.quality import METRICS, REWARD, determinism_text
+from audionet.benchmarks.quality import REWARD, determinism_text
 
 TIMING_ONLY = "**random weights — timing only** (full-size architectures, output is noise)"
-QUALITY_MEANINGLESS = ("**random weights — quality numbers are meaningless** (the format is exercised; "
-                       "real quality comes from backends with real weights)")
+QUALITY_MEANINGLESS = (
+    "**random weights — quality numbers are meaningless** (the format is exercised; "
+    "real quality comes from backends with real weights)"
+)
 DIGITS = {"mos": 2, "f0_rmse_hz": 1, "f0_offset_st": 2}
-NAMES = {"tts": "Text To Speech", "vc": "Voice Clone", "music": "Music Generation"}
 
 
 def num(value: Optional[float], digits: int = 3) -> str:
@@ -41,41 +43,106 @@ def memory_text(memory: dict, device: dict) -> str:
 
 def generation_table(summary: dict, note: Optional[str]) -> str:
     rows = []
-    for service, r in summary["services"].items():
+    for r in summary["services"].values():
         s = r["generation"]["stats"]
-        rows.append([NAMES[service], r["model"], num(s["mean"]), f"± {num(s['ci95'])}", num(s["max"]), num(s["min"]),
-                     num(r["generation"]["audio_seconds"], 1), f"{s['n']} ({s['outliers']})"])
-    return table(["Service", "Model", "Average Time (s)", "95% CI (s)", "Maximum Time (s)", "Minimum Time (s)",
-                  "Duration of Audio (s)", "Runs (outliers)"], rows, note)
+        rows.append(
+            [
+                r["title"],
+                r["model"],
+                num(s["mean"]),
+                f"± {num(s['ci95'])}",
+                num(s["max"]),
+                num(s["min"]),
+                num(r["generation"]["audio_seconds"], 1),
+                f"{s['n']} ({s['outliers']})",
+            ]
+        )
+    return table(
+        [
+            "Service",
+            "Model",
+            "Average Time (s)",
+            "95% CI (s)",
+            "Maximum Time (s)",
+            "Minimum Time (s)",
+            "Duration of Audio (s)",
+            "Runs (outliers)",
+        ],
+        rows,
+        note,
+    )
 
 
 def evaluation_table(summary: dict, note: Optional[str]) -> str:
     rows = []
-    for service, r in summary["services"].items():
+    for r in summary["services"].values():
         e = r.get("evaluation")
         if not e:
             continue
         s = e["stats"]
-        rows.append([NAMES[service], e["label"], num(s["mean"]), f"± {num(s['ci95'])}", num(e["audio_seconds"], 1),
-                     num(s["max"]), num(s["min"]), f"{s['n']} ({s['outliers']})"])
-    return table(["Service", "Evaluator", "Average Evaluation Time (s)", "95% CI (s)", "Duration of Audio (s)",
-                  "Maximum Time (s)", "Minimum Time (s)", "Runs (outliers)"], rows, note)
+        rows.append(
+            [
+                r["title"],
+                e["label"],
+                num(s["mean"]),
+                f"± {num(s['ci95'])}",
+                num(e["audio_seconds"], 1),
+                num(s["max"]),
+                num(s["min"]),
+                f"{s['n']} ({s['outliers']})",
+            ]
+        )
+    return table(
+        [
+            "Service",
+            "Evaluator",
+            "Average Evaluation Time (s)",
+            "95% CI (s)",
+            "Duration of Audio (s)",
+            "Maximum Time (s)",
+            "Minimum Time (s)",
+            "Runs (outliers)",
+        ],
+        rows,
+        note,
+    )
 
 
 def device_table(summary: dict, note: Optional[str]) -> str:
     device = summary["device"]
     rows = []
-    for service, r in summary["services"].items():
+    for r in summary["services"].values():
         g = r["generation"]
         per_audio = g["latency_per_audio_s"]
         sweep = r.get("sweep") or {}
         best_rps = max((row["throughput_rps"] for row in sweep.get("rows", [])), default=g["sequential_rps"])
         rtf = g["rtf"]
-        rows.append([device["name"], NAMES[service], f"{num(per_audio['mean'] * 1000, 1)} ms ± {num(per_audio['ci95'] * 1000, 1)}",
-                     num(best_rps, 2), memory_text(r["memory"], device), device.get("compute_capability") or "n/a (CPU)",
-                     f"{num(rtf)}x RT", f"{num(1 / rtf if rtf else None, 1)}x"])
-    return table(["Device", "Service", "Latency per 1 s of audio", "Throughput (req/s)", "Peak memory",
-                  "Compute Capability", "Real-time factor", "Faster than real time"], rows, note)
+        rows.append(
+            [
+                device["name"],
+                r["title"],
+                f"{num(per_audio['mean'] * 1000, 1)} ms ± {num(per_audio['ci95'] * 1000, 1)}",
+                num(best_rps, 2),
+                memory_text(r["memory"], device),
+                device.get("compute_capability") or "n/a (CPU)",
+                f"{num(rtf)}x RT",
+                f"{num(1 / rtf if rtf else None, 1)}x",
+            ]
+        )
+    return table(
+        [
+            "Device",
+            "Service",
+            "Latency per 1 s of audio",
+            "Throughput (req/s)",
+            "Peak memory",
+            "Compute Capability",
+            "Real-time factor",
+            "Faster than real time",
+        ],
+        rows,
+        note,
+    )
 
 
 PRESET_ORDER = {"fast": 0, "balanced": 1, "quality": 2}
@@ -95,20 +162,25 @@ def mean_ci(stats: Optional[dict], digits: int) -> str:
 def quality_rows(summary: dict, service: str) -> tuple[list[str], list[list[str]], list[str]]:
     """Headers, one row per backend/preset of `service`, and its determinism lines (also used by
     the multi-device comparison)."""
-    r, metrics = summary["services"][service], [*METRICS[service], REWARD]
+    r = summary["services"][service]
+    metrics = [*map(tuple, r["metrics"]), REWARD]
     rows, checks = [], []
     for preset, c in configurations(r):
         q = c["quality"]
-        rows.append([summary["device"]["name"], c["model"], preset]
-                    + [mean_ci(q["summary"].get(key), DIGITS.get(key, 3)) for key, _ in metrics]
-                    + [f"{q['gated_clips']} of {q['clips']}", str(len(q["runs"]))])
-        checks.append(f"{NAMES[service]} {c['model']} ({preset}): {determinism_text(q.get('determinism'))}")
+        rows.append(
+            [summary["device"]["name"], c["model"], preset]
+            + [mean_ci(q["summary"].get(key), DIGITS.get(key, 3)) for key, _ in metrics]
+            + [f"{q['gated_clips']} of {q['clips']}", str(len(q["runs"]))]
+        )
+        checks.append(f"{r['title']} {c['model']} ({preset}): {determinism_text(q.get('determinism'))}")
     return ["Device", "Model", "Preset", *[title for _, title in metrics], "Gated clips", "Runs"], rows, checks
 
 
-QUALITY_FOOTNOTE = ("Mean ± 95% CI over runs (t-distribution, all runs; a run's value is the mean over its clips). "
-                    "Reward is the validator's raw score before the within-round rank; a gated clip scores 0 and "
-                    "has no components.")
+QUALITY_FOOTNOTE = (
+    "Mean ± 95% CI over runs (t-distribution, all runs; a run's value is the mean over its clips). "
+    "Reward is the validator's raw score before the within-round rank; a gated clip scores 0 and "
+    "has no components."
+)
 
 
 def quality_tables(summary: dict, note: Optional[str]) -> str:
@@ -116,42 +188,72 @@ def quality_tables(summary: dict, note: Optional[str]) -> str:
     for service, r in summary["services"].items():
         if r.get("quality"):
             headers, rows, lines = quality_rows(summary, service)
-            parts.append(f"### {NAMES[service]}\n\n" + table(headers, rows, note))
+            parts.append(f"### {r['title']}\n\n" + table(headers, rows, note))
             checks += lines
     if not parts:
         return "Not measured (--no-eval).\n"
-    return ("\n".join(parts) + f"\n{QUALITY_FOOTNOTE} Determinism (same seeds, generated and judged twice):\n\n"
-            + "".join(f"- {line}\n" for line in checks))
+    return (
+        "\n".join(parts)
+        + f"\n{QUALITY_FOOTNOTE} Determinism (same seeds, generated and judged twice):\n\n"
+        + "".join(f"- {line}\n" for line in checks)
+    )
 
 
 def quality_speed_table(summary: dict, note: Optional[str]) -> str:
     rows, without = [], []
-    for service, r in summary["services"].items():
+    for r in summary["services"].values():
         unmeasured = (r.get("presets") or {}).get("note")  # set exactly when no preset was measured
         if unmeasured:
-            without.append(f"{NAMES[service]} ({r['model']}): {unmeasured}")
+            without.append(f"{r['title']} ({r['model']}): {unmeasured}")
         for preset, c in configurations(r):
             g, q = c["generation"], c.get("quality")
-            rows.append([NAMES[service], c["model"], preset, f"{num(g['rtf'])}x RT",
-                         mean_ci(g["latency_per_audio_s"], 3), mean_ci(q["summary"].get("reward") if q else None, 3)])
-    out = table(["Service", "Model", "Preset", "Real-time factor", "Seconds per audio second (± 95% CI)",
-                 "Reward (raw, 0-1)"], rows, note)
+            rows.append(
+                [
+                    r["title"],
+                    c["model"],
+                    preset,
+                    f"{num(g['rtf'])}x RT",
+                    mean_ci(g["latency_per_audio_s"], 3),
+                    mean_ci(q["summary"].get("reward") if q else None, 3),
+                ]
+            )
+    out = table(
+        ["Service", "Model", "Preset", "Real-time factor", "Seconds per audio second (± 95% CI)", "Reward (raw, 0-1)"],
+        rows,
+        note,
+    )
     return out + "".join(f"\n- {line}" for line in without) + ("\n" if without else "")
 
 
 def stage_table(summary: dict, note: Optional[str]) -> str:
     rows = []
-    for service, r in summary["services"].items():
+    for r in summary["services"].values():
         for part in ("generation", "evaluation"):
             runs = (r.get(part) or {}).get("runs_s") or []
             total = sum(runs)
             for stage, s in ((r.get(part) or {}).get("stages") or {}).items():
                 share = s["avg_s"] * s["count"] / total if total else None
-                rows.append([NAMES[service], stage, s["count"], num(s["avg_s"], 4), num(s["p95_s"], 4),
-                             "-" if share is None else f"{share:.0%}"])
-    unstaged = [f"{NAMES[s]} ({r['model']})" for s, r in summary["services"].items() if not r["generation"].get("stages")]
-    tail = (f"\nGeneration backends without stages (`Backend.stage`), timed as whole requests only: "
-            f"{', '.join(unstaged)}.\n") if unstaged else ""
+                rows.append(
+                    [
+                        r["title"],
+                        stage,
+                        s["count"],
+                        num(s["avg_s"], 4),
+                        num(s["p95_s"], 4),
+                        "-" if share is None else f"{share:.0%}",
+                    ]
+                )
+    unstaged = [
+        f"{r['title']} ({r['model']})" for r in summary["services"].values() if not r["generation"].get("stages")
+    ]
+    tail = (
+        (
+            f"\nGeneration backends without stages (`Backend.stage`), timed as whole requests only: "
+            f"{', '.join(unstaged)}.\n"
+        )
+        if unstaged
+        else ""
+    )
     if not rows:
         return tail.lstrip("\n") or "No stages.\n"
     return table(["Service", "Stage", "Count", "Average (s)", "p95 (s)", "Share of its total"], rows, note) + tail
@@ -159,20 +261,39 @@ def stage_table(summary: dict, note: Optional[str]) -> str:
 
 def sweep_table(summary: dict, note: Optional[str]) -> str:
     rows = []
-    for service, r in summary["services"].items():
+    for r in summary["services"].values():
         sweep = r.get("sweep")
         if not sweep:
             continue
         for row in sweep["rows"]:
             lat = row["latency"]
             mark = " ← recommended" if row["parallel"] == sweep["recommended_parallel"] else ""
-            rows.append([NAMES[service], f"{row['parallel']}{mark}", row["requests"], num(row["throughput_rps"], 2),
-                         num(row["audio_s_per_s"], 2), f"{num(lat['mean'])} ± {num(lat['ci95'])}",
-                         num(row["latency_p95_s"])])
+            rows.append(
+                [
+                    r["title"],
+                    f"{row['parallel']}{mark}",
+                    row["requests"],
+                    num(row["throughput_rps"], 2),
+                    num(row["audio_s_per_s"], 2),
+                    f"{num(lat['mean'])} ± {num(lat['ci95'])}",
+                    num(row["latency_p95_s"]),
+                ]
+            )
     if not rows:
         return "Parallel sweep not run.\n"
-    return table(["Service", "Parallel requests", "Requests", "Throughput (req/s)", "Audio s per s",
-                  "Latency mean ± 95% CI (s)", "Latency p95 (s)"], rows, note)
+    return table(
+        [
+            "Service",
+            "Parallel requests",
+            "Requests",
+            "Throughput (req/s)",
+            "Audio s per s",
+            "Latency mean ± 95% CI (s)",
+            "Latency p95 (s)",
+        ],
+        rows,
+        note,
+    )
 
 
 def render(summary: dict) -> str:
@@ -182,18 +303,31 @@ def render(summary: dict) -> str:
     head = [f"# audionet benchmark: {device['name']} (`{summary['slug']}`)", ""]
     if note:
         head += [note, ""]
-    head += [(f"Mode **{summary['mode']}**, {summary['runs']} runs after {summary['warmup']} warm-up run(s), "
-              f"weights: {summary['weights']}. CPU: {device['cpu_model']}, {device['cpu_cores']} cores. "
-              f"Evaluation: {summary.get('evaluation') or 'not run'}."), ""]
+    head += [
+        (
+            f"Mode **{summary['mode']}**, {summary['runs']} runs after {summary['warmup']} warm-up run(s), "
+            f"weights: {summary['weights']}. CPU: {device['cpu_model']}, {device['cpu_cores']} cores. "
+            f"Evaluation: {summary.get('evaluation') or 'not run'}."
+        ),
+        "",
+    ]
     load = summary.get("load_average")
     if load:
         # Only the start says whether other work was running: by the end the benchmark's own parallel
         # sweep has raised the load.
         busy = load["start"][0] > 0.5 * device["cpu_cores"]
-        head += [(f"Load average (1 min) at start / end: {load['start'][0]:.1f} / {load['end'][0]:.1f} on "
-                  f"{device['cpu_cores']} cores" + (": other work was running at the start, expect noise."
-                                                     if busy else " (the end includes the benchmark's own sweep).")),
-                 ""]
+        head += [
+            (
+                f"Load average (1 min) at start / end: {load['start'][0]:.1f} / {load['end'][0]:.1f} on "
+                f"{device['cpu_cores']} cores"
+                + (
+                    ": other work was running at the start, expect noise."
+                    if busy
+                    else " (the end includes the benchmark's own sweep)."
+                )
+            ),
+            "",
+        ]
     head += [""]
     sections = [
         ("Generation (miners)", generation_table(summary, note)),

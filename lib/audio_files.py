@@ -1,21 +1,32 @@
-"""Local audio files -> the exact Audio the validator would score.
+"""Local audio files -> the Audio the validator would use: the one loader for
+answers scored by audionet-score and for reference clips (the validator's
+`--vc.references`, audionet-score's `--reference`).
 
-A miner's answer reaches the validator as 16-bit mono-mixable FLAC at 8-48 kHz
-and goes through `decode_response_audio`. A file on disk (WAV/FLAC/OGG/... at
-any rate and channel count) is brought to that same representation: mixed
-down, resampled only when its rate is outside 8-48 kHz, then round-tripped
-through `encode_flac` -> `decode_response_audio`, so quantisation, length caps
-and checks are the validator's own. Every problem is one WireError line.
+A file on disk (WAV/FLAC/OGG/... at any rate and channel count) is mixed down
+by the mean and resampled only when its rate is outside 8-48 kHz (96 kHz ->
+48 kHz). An answer then goes through the wire's FLAC round trip, so
+quantisation, length caps and checks are the validator's own; a reference
+must be 1-20 s, not silent (the answers' silence rule) and small enough as
+FLAC to travel in a request. Every problem is one WireError line.
 """
+
 from __future__ import annotations
 
 import os
 
 import soundfile as sf
 
-from lib.audio import MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, Audio, check_audio, encode_flac, resample
-from lib.errors import WireError
-from lib.protocol import decode_response_audio, max_response_seconds
+from audionet.lib.audio import (
+    MAX_SAMPLE_RATE,
+    MIN_SAMPLE_RATE,
+    Audio,
+    check_audio,
+    encode_flac,
+    resample,
+    silent,
+)
+from audionet.lib.errors import WireError
+from audionet.lib.protocol import MAX_REFERENCE_FLAC_BYTES, REFERENCE_SECONDS, decode_response_audio
 
 
 def read_audio_file(path: str, *, max_seconds: float) -> Audio:
@@ -42,7 +53,21 @@ def read_audio_file(path: str, *, max_seconds: float) -> Audio:
     return check_audio(legal, max_seconds=max_seconds)  # NaN/inf survive resampling, so this still sees them
 
 
-def load_audio_file(path: str, service: str) -> Audio:
-    """`path` as the validator would see it in an answer for `service` (raises WireError, one line)."""
-    audio = read_audio_file(path, max_seconds=max_response_seconds(service))
-    return decode_response_audio(service, encode_flac(audio, max_seconds=max_response_seconds(service)))
+def load_answer_file(path: str, max_seconds: float) -> Audio:
+    """`path` as the validator would decode it as an answer of at most `max_seconds`."""
+    audio = read_audio_file(path, max_seconds=max_seconds)
+    return decode_response_audio(encode_flac(audio, max_seconds=max_seconds), max_seconds)
+
+
+def load_reference_clip(path: str) -> Audio:
+    """A reference clip a validator may send: 1-20 s, not silent, small enough as FLAC."""
+    low, high = REFERENCE_SECONDS
+    audio = read_audio_file(path, max_seconds=high)
+    if audio.seconds < low:
+        raise WireError(f"audio is {audio.seconds:.2f} s long; references must be {low:g}-{high:g} s")
+    quiet = silent(audio)  # a reference that would fail the answers' silence gate says nothing of a voice
+    if quiet:
+        raise WireError(quiet)
+    if len(encode_flac(audio)) > MAX_REFERENCE_FLAC_BYTES:
+        raise WireError(f"larger than {MAX_REFERENCE_FLAC_BYTES} bytes as FLAC; use a shorter clip")
+    return audio

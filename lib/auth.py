@@ -5,16 +5,18 @@ Responses are signed by the miner's hotkey for the validator under the
 pseudo-method RESPONSE, so a signed response can never be replayed as a
 request (the method is part of the signed payload).
 """
+
 from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Optional
 
 import bittensor as bt
 
-from lib.errors import WireError
+from audionet.lib.errors import WireError
 
 RESPONSE_METHOD = "RESPONSE"
 _http_auth = bt.http_auth
@@ -60,9 +62,7 @@ class Member:
 
 
 def members_of(metagraph: bt.Metagraph) -> dict[str, Member]:
-    return {
-        n.hotkey: Member(n.uid, float(n.total_stake.tao), bool(n.validator_permit)) for n in metagraph.neurons
-    }
+    return {n.hotkey: Member(n.uid, float(n.total_stake.tao), bool(n.validator_permit)) for n in metagraph.neurons}
 
 
 @dataclass

@@ -6,6 +6,7 @@ that several processes share (WAL mode): miners register and publish their
 endpoint, the validator reads them and writes weights, and the block height
 advances with wall-clock time.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -13,12 +14,13 @@ import os
 import sqlite3
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from contextlib import closing
-from typing import Optional, Sequence
+from typing import Optional
 
 import bittensor as bt
 
-from lib.errors import ConfigError
+from audionet.lib.errors import ConfigError
 
 REAL_NETWORKS = ("finney", "test", "local", "archive")
 
@@ -48,10 +50,25 @@ def _neuron(uid, hotkey, coldkey, stake, permit, ip, port, registered, block) ->
     balance = bt.Balance.from_tao(stake)
     zero = bt.Balance.from_tao(0)
     return bt.MetagraphNeuron(
-        uid=uid, hotkey=hotkey, coldkey=coldkey, active=True, validator_permit=bool(permit),
-        last_update=block, block_at_registration=registered, rank=0.0, trust=0.0, consensus=0.0,
-        incentive=0.0, dividends=0.0, pruning_score=0.0, emission=zero, alpha_stake=balance,
-        tao_stake=zero, total_stake=balance, axon=f"{ip}:{port}" if ip else None, identity=None,
+        uid=uid,
+        hotkey=hotkey,
+        coldkey=coldkey,
+        active=True,
+        validator_permit=bool(permit),
+        last_update=block,
+        block_at_registration=registered,
+        rank=0.0,
+        trust=0.0,
+        consensus=0.0,
+        incentive=0.0,
+        dividends=0.0,
+        pruning_score=0.0,
+        emission=zero,
+        alpha_stake=balance,
+        tao_stake=zero,
+        total_stake=balance,
+        axon=f"{ip}:{port}" if ip else None,
+        identity=None,
         commitment=None,
     )
 
@@ -123,10 +140,26 @@ class OfflineChain(Chain):
             ).fetchall()
         neurons = [_neuron(*row, block) for row in rows]
         return bt.Metagraph(
-            netuid=self.netuid, mechid=0, name="audionet-offline", symbol="α", block=block, tempo=360,
-            last_step=0, blocks_since_last_step=block, owner_hotkey="", owner_coldkey="",
-            network_registered_at=0, num_uids=len(neurons), max_uids=256, price=None, moving_price=None,
-            identity=None, neurons=neurons, commitments={}, unregistered_commitments={}, raw={},
+            netuid=self.netuid,
+            mechid=0,
+            name="audionet-offline",
+            symbol="α",
+            block=block,
+            tempo=360,
+            last_step=0,
+            blocks_since_last_step=block,
+            owner_hotkey="",
+            owner_coldkey="",
+            network_registered_at=0,
+            num_uids=len(neurons),
+            max_uids=256,
+            price=None,
+            moving_price=None,
+            identity=None,
+            neurons=neurons,
+            commitments={},
+            unregistered_commitments={},
+            raw={},
         )
 
     async def block(self) -> int:
@@ -149,8 +182,10 @@ class OfflineChain(Chain):
             db.execute("DELETE FROM weights WHERE netuid=? AND validator_uid=?", (self.netuid, me))
             db.executemany(
                 "INSERT INTO weights VALUES (?, ?, ?, ?, ?)",
-                [(self.netuid, me, int(u), float(w) / total if total > 0 else 0.0, block)
-                 for u, w in zip(uids, weights, strict=True)],
+                [
+                    (self.netuid, me, int(u), float(w) / total if total > 0 else 0.0, block)
+                    for u, w in zip(uids, weights, strict=True)
+                ],
             )
 
     async def serve(self, ip: str, port: int) -> None:
@@ -186,7 +221,9 @@ class SubtensorChain(Chain):
     async def set_weights(self, uids: Sequence[int], weights: Sequence[float]) -> None:
         client = await self._connected()
         intent = bt.SetWeights(
-            netuid=self.netuid, uids=[int(u) for u in uids], weights=[float(w) for w in weights],
+            netuid=self.netuid,
+            uids=[int(u) for u in uids],
+            weights=[float(w) for w in weights],
             version_key=self.version_key,
         )
         (await client.execute(intent, self.wallet)).raise_for_failure()

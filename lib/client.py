@@ -4,6 +4,7 @@ check it answers *this* request, and decode its audio.
 A failed query never raises: it comes back as an `Answer` with `error` set,
 so one bad miner cannot break a round.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -15,11 +16,16 @@ from typing import Optional
 import bittensor as bt
 import httpx
 
-from lib.audio import Audio
-from lib.auth import sign_request, verify_response
-from lib.errors import WireError
-from lib.protocol import (
-    MAX_RESPONSE_BYTES, Request, ResponseMeta, decode_response_audio, encode_request, path_for, sha256_hex,
+from audionet.lib.audio import Audio
+from audionet.lib.auth import sign_request, verify_response
+from audionet.lib.errors import WireError
+from audionet.lib.protocol import (
+    MAX_RESPONSE_BYTES,
+    ResponseMeta,
+    ServiceRequest,
+    encode_request,
+    path_for,
+    sha256_hex,
     unpack_response,
 )
 
@@ -35,7 +41,7 @@ class Target:
 class Answer:
     target: Target
     service: str
-    request: Request
+    request: ServiceRequest
     latency_s: float
     audio: Optional[Audio] = None
     meta: Optional[ResponseMeta] = None
@@ -60,14 +66,14 @@ class MinerClient:
         self.hotkey = wallet.hotkey.ss58_address
         self.nonces = bt.http_auth.InMemoryNonceStore()
 
-    async def query(self, target: Target, request: Request, timeout: float) -> Answer:
-        service = request.service
-        path = path_for(service)
+    async def query(self, target: Target, service, request: ServiceRequest, timeout: float) -> Answer:
+        """Ask `target` for `request` of `service` (a lib.services Service: its name and answer decoder)."""
+        path = path_for(service.name)
         body = encode_request(request)
         headers = sign_request(self.wallet, path, body, target.hotkey)
         headers["Content-Type"] = "application/json"
         started = time.perf_counter()
-        answer = Answer(target, service, request, latency_s=0.0)
+        answer = Answer(target, service.name, request, latency_s=0.0)
         try:
             # wait_for bounds the whole exchange; httpx's timeout is per read.
             status, reply_headers, payload = await asyncio.wait_for(
@@ -76,15 +82,21 @@ class MinerClient:
             answer.latency_s = time.perf_counter() - started
             if status != 200:
                 raise WireError(_error_line(status, payload))
-            verify_response(reply_headers, payload, path, miner_hotkey=target.hotkey, self_hotkey=self.hotkey,
-                            nonce_store=self.nonces)
+            verify_response(
+                reply_headers,
+                payload,
+                path,
+                miner_hotkey=target.hotkey,
+                self_hotkey=self.hotkey,
+                nonce_store=self.nonces,
+            )
             meta, flac = unpack_response(payload)
-            if meta.request_sha256 != sha256_hex(body) or meta.service != service:
+            if meta.request_sha256 != sha256_hex(body) or meta.service != service.name:
                 raise WireError("response answers a different request")
-            answer.meta, answer.audio = meta, decode_response_audio(service, flac)
+            answer.meta, answer.audio = meta, service.decode_answer(flac)
         except WireError as error:
             answer.error = error.message
-        except (httpx.TimeoutException, asyncio.TimeoutError):
+        except (TimeoutError, httpx.TimeoutException):
             answer.error = f"timed out after {timeout:g} s"
         except httpx.HTTPError as error:
             answer.error = f"{type(error).__name__}: {error}"[:200]

@@ -3,6 +3,7 @@
 Its message is a single line meant for a person (no traceback, no payload
 echo), and it carries the HTTP status the miner answers with.
 """
+
 from __future__ import annotations
 
 

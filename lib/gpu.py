@@ -4,6 +4,7 @@ GPU facts come from nvidia-ml-py (`import pynvml`); with no GPU, no driver or
 no package we describe the CPU instead (model name from /proc/cpuinfo, core
 count). Nothing here raises: a probe that fails just leaves a field empty.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,7 +14,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
-from lib.errors import BackendError
+from audionet.lib.errors import BackendError
 
 SAMPLE_INTERVAL_S = 0.15
 
@@ -76,14 +77,20 @@ def describe(index: int = 0, prefer_gpu: bool = True) -> DeviceInfo:
             major, minor = nvml.nvmlDeviceGetCudaComputeCapability(handle)
             total = nvml.nvmlDeviceGetMemoryInfo(handle).total / 1024**3
             return DeviceInfo(
-                kind="cuda", name=name, slug=_slugify(name), compute_capability=f"{major}.{minor}",
-                memory_total_gb=round(total, 2), driver=_text(nvml.nvmlSystemGetDriverVersion()),
-                cpu_model=cpu, cpu_cores=cores,
+                kind="cuda",
+                name=name,
+                slug=_slugify(name),
+                compute_capability=f"{major}.{minor}",
+                memory_total_gb=round(total, 2),
+                driver=_text(nvml.nvmlSystemGetDriverVersion()),
+                cpu_model=cpu,
+                cpu_cores=cores,
             )
         except Exception:
             pass
-    return DeviceInfo(kind="cpu", name=cpu, slug=f"cpu-{_slugify(platform.machine())}-{cores}core",
-                      cpu_model=cpu, cpu_cores=cores)
+    return DeviceInfo(
+        kind="cpu", name=cpu, slug=f"cpu-{_slugify(platform.machine())}-{cores}core", cpu_model=cpu, cpu_cores=cores
+    )
 
 
 def describe_device(device: str) -> DeviceInfo:
@@ -128,7 +135,7 @@ class DeviceMonitor:
         self._nvml = _nvml()
         self._torch = _torch_cuda()
 
-    def __enter__(self) -> "DeviceMonitor":
+    def __enter__(self) -> DeviceMonitor:
         if self._torch is not None:
             self._torch.cuda.reset_peak_memory_stats(self.index)
         if self._nvml is not None:
@@ -167,19 +174,23 @@ class DeviceMonitor:
         }
 
 
-def resolve_device(device: str = "auto") -> str:
-    """auto -> cuda when a GPU is visible, else cpu; cpu | cuda | cuda:N are checked."""
+def resolve_device(device: str = "auto", flag: str = "") -> str:
+    """auto -> cuda when a GPU is visible, else cpu; cpu | cuda | cuda:N are checked.
+    The one device rule for miner, validator and bench; `flag` names the flag in errors."""
     import torch
 
+    where = f"{flag}: " if flag else ""
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu":
         return device
     if device == "cuda" or (device.startswith("cuda:") and device[5:].isdigit()):
         if not torch.cuda.is_available():
-            raise BackendError(f"device {device} requested but no CUDA GPU is visible")
+            raise BackendError(f"{where}device {device} requested but no CUDA GPU is visible")
         index = int(device[5:]) if ":" in device else 0
         if index >= torch.cuda.device_count():
-            raise BackendError(f"device {device} requested but only {torch.cuda.device_count()} GPU(s) are visible")
+            raise BackendError(
+                f"{where}device {device} requested but only {torch.cuda.device_count()} GPU(s) are visible"
+            )
         return device
-    raise BackendError(f"unknown device {device!r}; use auto, cpu, cuda or cuda:N")
+    raise BackendError(f"{where}unknown device {device!r}; use auto, cpu, cuda or cuda:N")

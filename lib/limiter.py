@@ -4,6 +4,7 @@ At most `concurrency` requests run at once per service; up to `max_waiting`
 more wait, highest priority (stake) first, FIFO among equals. Anything beyond
 that is refused at once with 503 instead of piling up memory and latency.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -11,7 +12,7 @@ import heapq
 import itertools
 from contextlib import asynccontextmanager
 
-from lib.errors import WireError
+from audionet.lib.errors import WireError
 
 
 class PriorityLimiter:

@@ -3,6 +3,7 @@
 Used by `audionet-localnet` and by the end-to-end tests, so both run the very
 same processes a user would start by hand.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,10 +20,10 @@ from typing import Optional
 
 import httpx
 
-from lib.chain import OfflineChain
-from lib.wallet import create_wallet
+from audionet.lib import services as registry
+from audionet.lib.chain import OfflineChain
+from audionet.lib.wallet import create_wallet
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NETUID = 1
 VALIDATOR_STAKE = 1000.0
 
@@ -65,9 +66,20 @@ class LocalNet:
         return os.path.join(self.workdir, "logs")
 
     def common_args(self, name: str) -> list[str]:
-        return ["--netuid", str(NETUID), "--subtensor.network", f"offline:{self.chain_path}",
-                "--wallet.name", name, "--wallet.hotkey", "default", "--wallet.path", self.wallets,
-                "--telemetry.dir", os.path.join(self.workdir, "telemetry", name)]
+        return [
+            "--netuid",
+            str(NETUID),
+            "--subtensor.network",
+            f"offline:{self.chain_path}",
+            "--wallet.name",
+            name,
+            "--wallet.hotkey",
+            "default",
+            "--wallet.path",
+            self.wallets,
+            "--telemetry.dir",
+            os.path.join(self.workdir, "telemetry", name),
+        ]
 
     def add_validator(self, name: str = "validator") -> str:
         wallet = create_wallet(name, "default", self.wallets)
@@ -82,23 +94,38 @@ class LocalNet:
         hotkey = wallet.hotkey.ss58_address
         uid = self.chain.register(hotkey, wallet.coldkeypub.ss58_address)
         port = free_port()
-        args = self.common_args(name) + ["--axon.ip", "127.0.0.1", "--axon.port", str(port),
-                                         "--miner.sync_interval", "2"]
+        args = self.common_args(name) + [
+            "--axon.ip",
+            "127.0.0.1",
+            "--axon.port",
+            str(port),
+            "--miner.sync_interval",
+            "2",
+        ]
         for service, spec in (models or {}).items():
             args += [f"--{service}.model", spec]
         log_path = os.path.join(self.logs_dir, f"{name}.log")
-        process = self._spawn("neurons.miner", args + list(extra_args), log_path)
+        process = self._spawn("audionet.neurons.miner", args + list(extra_args), log_path)
         miner = MinerProcess(name, uid, hotkey, port, dict(models or {}), process, log_path)
         self.miners.append(miner)
         return miner
 
     def _spawn(self, module: str, args: list[str], log_path: str) -> subprocess.Popen:
         # W&B never goes online from a localnet; its offline runs stay in the workdir.
-        env = dict(os.environ, PYTHONUNBUFFERED="1", WANDB_MODE=os.environ.get("WANDB_MODE", "offline"),
-                   WANDB_DIR=self.workdir)
+        env = dict(
+            os.environ, PYTHONUNBUFFERED="1", WANDB_MODE=os.environ.get("WANDB_MODE", "offline"), WANDB_DIR=self.workdir
+        )
         with open(log_path, "ab") as log:
-            return subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env=env, stdout=log,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+            # The installed package runs from any folder; the working directory stays on the
+            # children's path so an operator's `py:` backend module next to it imports too.
+            return subprocess.Popen(
+                [sys.executable, "-m", module, *args],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
 
     def wait_ready(self, timeout: float = 120.0) -> None:
         """Block until every miner answers /v1/health (or raise with its log tail)."""
@@ -121,21 +148,33 @@ class LocalNet:
         """Every miner here shares this machine's cores, where on a real subnet each has its own host:
         the validator's per-request timeouts stretch by miners per 2 cores, so a busy 2-core box does
         not read as slow miners."""
-        from lib.validator_loop import DEFAULT_TIMEOUTS
-
         scale = max(1.0, 2.0 * len(self.miners) / (os.cpu_count() or 1))
-        return [arg for service, seconds in DEFAULT_TIMEOUTS.items()
-                for arg in (f"--neuron.timeout.{service}", f"{seconds * scale:g}")]
+        return [
+            arg
+            for service in registry.all_services()
+            for arg in (f"--neuron.timeout.{service.name}", f"{service.timeout_s * scale:g}")
+        ]
 
     def validator_command(self, rounds: int, extra_args: tuple | list = ()) -> list[str]:
         return self.common_args("validator") + [
-            "--neuron.state_dir", self.state_dir, "--neuron.rounds", str(rounds), "--neuron.epoch_length", "1",
-            "--neuron.round_interval", "1", *self.timeouts(), *extra_args,
+            "--neuron.state_dir",
+            self.state_dir,
+            "--neuron.rounds",
+            str(rounds),
+            "--neuron.epoch_length",
+            "1",
+            "--neuron.round_interval",
+            "1",
+            *self.timeouts(),
+            *extra_args,
         ]
 
     def start_validator(self, rounds: int, extra_args: tuple | list = ()) -> subprocess.Popen:
-        process = self._spawn("neurons.validator", self.validator_command(rounds, extra_args),
-                              os.path.join(self.logs_dir, "validator.log"))
+        process = self._spawn(
+            "audionet.neurons.validator",
+            self.validator_command(rounds, extra_args),
+            os.path.join(self.logs_dir, "validator.log"),
+        )
         self.validators.append(process)
         return process
 
@@ -177,14 +216,27 @@ class LocalNet:
             entry = by_uid.get(miner.uid, {"scores": {}, "score": 0.0})
             service_latency = {s: fmean(v) for s, v in latencies[miner.uid].items()}
             all_latency = [x for v in latencies[miner.uid].values() for x in v]
-            miners.append({
-                "uid": miner.uid, "name": miner.name, "hotkey": miner.hotkey, "endpoint": f"127.0.0.1:{miner.port}",
-                "models": miner.models, "scores": entry["scores"], "score": entry["score"],
-                "weight": weights.get(miner.uid, 0.0), "latency_s": service_latency,
-                "mean_latency_s": fmean(all_latency) if all_latency else None,
-            })
-        return {"netuid": NETUID, "rounds": summary["round"], "block": summary["block"],
-                "validator": {"uid": self.validator_uid, "hotkey": self.validator_hotkey}, "miners": miners}
+            miners.append(
+                {
+                    "uid": miner.uid,
+                    "name": miner.name,
+                    "hotkey": miner.hotkey,
+                    "endpoint": f"127.0.0.1:{miner.port}",
+                    "models": miner.models,
+                    "scores": entry["scores"],
+                    "score": entry["score"],
+                    "weight": weights.get(miner.uid, 0.0),
+                    "latency_s": service_latency,
+                    "mean_latency_s": fmean(all_latency) if all_latency else None,
+                }
+            )
+        return {
+            "netuid": NETUID,
+            "rounds": summary["round"],
+            "block": summary["block"],
+            "validator": {"uid": self.validator_uid, "hotkey": self.validator_hotkey},
+            "miners": miners,
+        }
 
     @staticmethod
     def print_table(report: dict) -> None:
@@ -192,10 +244,11 @@ class LocalNet:
         from rich.table import Table
 
         table = Table(title=f"audionet localnet: {report['rounds']} round(s), block {report['block']}")
-        for column in ("uid", "hotkey", "tts", "vc", "music", "weight", "mean latency s"):
+        services = list(dict.fromkeys(s for m in report["miners"] for s in m["scores"]))
+        for column in ("uid", "hotkey", *services, "weight", "mean latency s"):
             table.add_column(column, justify="left" if column == "hotkey" else "right")
         for m in report["miners"]:
-            scores = [f"{m['scores'].get(s, 0.0):.3f}" for s in ("tts", "vc", "music")]
+            scores = [f"{m['scores'].get(s, 0.0):.3f}" for s in services]
             latency = f"{m['mean_latency_s']:.2f}" if m["mean_latency_s"] is not None else "-"
             table.add_row(str(m["uid"]), m["hotkey"][:12] + "…", *scores, f"{m['weight']:.3f}", latency)
         Console().print(table)

@@ -4,31 +4,31 @@ parse -> stake-ordered queue -> backend (worker thread) -> FLAC -> signed respon
 Every failure is a JSON body `{"error": "<one line>"}` with a 4xx/5xx status;
 nothing a caller sends can crash the process or reach the filesystem.
 """
+
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from contextlib import asynccontextmanager
-from typing import Mapping
 
 import bittensor as bt
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from lib.audio import Audio, encode_flac
-from lib.auth import AccessPolicy, sign_response, verify_request
-from lib.chain import Chain
-from lib.errors import BackendError, WireError
-from lib.limiter import PriorityLimiter
-from lib.protocol import (
-    MAX_REQUEST_BYTES, RESPONSE_CONTENT_TYPE, MusicRequest, ResponseMeta, TTSRequest, VCRequest,
-    max_response_seconds, pack_response, parse_request, path_for, sha256_hex,
-)
-from lib.timing import Timer
-from models.base import Backend
+from audionet.lib import services as registry
+from audionet.lib.audio import encode_flac
+from audionet.lib.auth import AccessPolicy, sign_response, verify_request
+from audionet.lib.chain import Chain
+from audionet.lib.errors import BackendError, WireError
+from audionet.lib.limiter import PriorityLimiter
+from audionet.lib.protocol import RESPONSE_CONTENT_TYPE, ResponseMeta, pack_response, path_for, sha256_hex
+from audionet.lib.timing import Timer
+from audionet.models.base import Backend
 
 log = logging.getLogger("miner")
+
 
 async def read_capped(request: Request, limit: int) -> bytes:
     """The body, refusing (413) before reading when Content-Length is too big
@@ -47,22 +47,21 @@ async def read_capped(request: Request, limit: int) -> bytes:
         chunks.append(chunk)
     return b"".join(chunks)
 
-def generate(backend: Backend, request) -> Audio:
-    """Dispatch one parsed request to its backend (runs in a worker thread)."""
-    if isinstance(request, TTSRequest):
-        return backend.synthesize(request.text, voice=request.voice, seed=request.seed)
-    if isinstance(request, VCRequest):
-        return backend.clone(request.text, request.reference(), request.reference_text, seed=request.seed)
-    if isinstance(request, MusicRequest):
-        return backend.generate(request.prompt, request.seconds, seed=request.seed)
-    raise TypeError(f"no backend call for {type(request).__name__}")
 
 class MinerService:
     def __init__(
-        self, wallet, chain: Chain, backends: Mapping[str, Backend], policy: AccessPolicy,
-        concurrency: int = 1, max_waiting: int = 8, sync_interval: float = 60.0, timer: Timer | None = None,
+        self,
+        wallet,
+        chain: Chain,
+        backends: Mapping[str, Backend],
+        policy: AccessPolicy,
+        concurrency: int = 1,
+        max_waiting: int = 8,
+        sync_interval: float = 60.0,
+        timer: Timer | None = None,
     ):
         self.wallet, self.chain, self.backends, self.policy = wallet, chain, dict(backends), policy
+        self.services = {name: registry.get(name) for name in self.backends}
         self.hotkey = wallet.hotkey.ss58_address
         self.sync_interval = sync_interval
         self.limiters = {service: PriorityLimiter(concurrency, max_waiting) for service in self.backends}
@@ -84,37 +83,41 @@ class MinerService:
             except Exception as error:  # keep serving with the last metagraph
                 log.warning("metagraph sync failed: %s", error)
 
-    async def handle(self, service: str, http: Request) -> Response:
-        path = path_for(service)
+    async def handle(self, name: str, http: Request) -> Response:
+        service, backend = self.services[name], self.backends[name]
+        path = path_for(name)
         self.policy.screen(http.headers)
-        body = await read_capped(http, MAX_REQUEST_BYTES[service])
+        body = await read_capped(http, service.max_request_bytes)
         caller = verify_request(http.headers, body, path, self.hotkey, self.nonces)
         priority = self.policy.admit(caller)
-        request = parse_request(service, body)
-        async with self.limiters[service].slot(priority):
+        request = service.parse(body)
+        async with self.limiters[name].slot(priority):
             try:
-                with self.timer.measure(service, "generation") as timing:
-                    audio = await run_in_threadpool(generate, self.backends[service], request)
+                with self.timer.measure(name, "generation") as timing:
+                    audio = await run_in_threadpool(service.generate, backend, request)
                     timing.audio_seconds = audio.seconds
             except (WireError, BackendError):
                 raise
             except Exception as error:
-                log.exception("%s backend failed", service)
-                raise BackendError(f"{service} generation failed: {type(error).__name__}") from None
+                log.exception("%s backend failed", name)
+                raise BackendError(f"{name} generation failed: {type(error).__name__}") from None
             elapsed = timing.elapsed
         try:
-            flac = await run_in_threadpool(encode_flac, audio, max_seconds=max_response_seconds(service))
+            flac = await run_in_threadpool(encode_flac, audio, max_seconds=service.answer_limit_s)
         except WireError as error:  # our backend's fault, not the caller's: 500
-            log.error("%s backend produced invalid audio: %s", service, error)
-            raise BackendError(f"{service} backend produced invalid audio: {error}") from None
-        backend = self.backends[service]
+            log.error("%s backend produced invalid audio: %s", name, error)
+            raise BackendError(f"{name} backend produced invalid audio: {error}") from None
         meta = ResponseMeta(
-            service=service, model=backend.model_id[:128], device=backend.device[:128], generation_s=elapsed,
-            seed=request.seed, request_sha256=sha256_hex(body),
+            service=name,
+            model=backend.model_id[:128],
+            device=backend.device[:128],
+            generation_s=elapsed,
+            seed=request.seed,
+            request_sha256=sha256_hex(body),
         )
         payload = pack_response(meta, flac)
-        self.served[service] += 1
-        log.info("%s for %s: %.2f s audio in %.2f s", service, caller[:8], audio.seconds, elapsed)
+        self.served[name] += 1
+        log.info("%s for %s: %.2f s audio in %.2f s", name, caller[:8], audio.seconds, elapsed)
         headers = sign_response(self.wallet, path, payload, caller)
         return Response(payload, media_type=RESPONSE_CONTENT_TYPE, headers=headers)
 
@@ -144,8 +147,13 @@ class MinerService:
             return {
                 "hotkey": self.hotkey,
                 "services": {
-                    s: {"model": b.model_id, "device": b.device, "busy": self.limiters[s].busy,
-                        "waiting": self.limiters[s].waiting, "served": self.served[s]}
+                    s: {
+                        "model": b.model_id,
+                        "device": b.device,
+                        "busy": self.limiters[s].busy,
+                        "waiting": self.limiters[s].waiting,
+                        "served": self.served[s],
+                    }
                     for s, b in self.backends.items()
                 },
             }

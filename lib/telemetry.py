@@ -10,6 +10,7 @@ key (WANDB_API_KEY or a ~/.netrc entry for api.wandb.ai) W&B runs offline, so
 nothing goes over the network unless the operator has logged in. W&B's own
 files go to $WANDB_DIR, else next to timing.jsonl.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,12 +23,24 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from lib.config import flag
-from lib.timing import Key, Stats, Timer, scalars
+from audionet.lib.config import flag
+from audionet.lib.timing import Key, Stats, Timer, scalars
 
 log = logging.getLogger("telemetry")
-TABLE_COLUMNS = ["device", "service", "stage", "count", "avg_s", "min_s", "max_s", "p50_s", "p95_s", "audio_s",
-                 "rtf", "x_realtime"]
+TABLE_COLUMNS = [
+    "device",
+    "service",
+    "stage",
+    "count",
+    "avg_s",
+    "min_s",
+    "max_s",
+    "p50_s",
+    "p95_s",
+    "audio_s",
+    "rtf",
+    "x_realtime",
+]
 
 
 def add_telemetry_flags(parser) -> None:
@@ -66,7 +79,7 @@ class WandbSettings:
     off: bool = False
 
     @classmethod
-    def from_args(cls, args) -> "WandbSettings":
+    def from_args(cls, args) -> WandbSettings:
         return cls(args.wandb_project, args.wandb_entity, args.wandb_name, args.wandb_off)
 
 
@@ -76,8 +89,13 @@ def _finite(value):
 
 def stats_rows(snapshot: dict[Key, Stats]) -> list[dict]:
     return [
-        {"role": key.role, "device": key.device, "service": key.service, "stage": key.stage,
-         **{k: _finite(v) for k, v in stats.as_dict().items()}}
+        {
+            "role": key.role,
+            "device": key.device,
+            "service": key.service,
+            "stage": key.stage,
+            **{k: _finite(v) for k, v in stats.as_dict().items()},
+        }
         for key, stats in snapshot.items()
     ]
 
@@ -102,16 +120,24 @@ class Telemetry:
 
             mode = os.environ.get("WANDB_MODE") or ("online" if have_wandb_key() else "offline")
             run = wandb.init(
-                project=settings.project, entity=settings.entity, mode=mode, config=self.config,
+                project=settings.project,
+                entity=settings.entity,
+                mode=mode,
+                config=self.config,
                 dir=os.environ.get("WANDB_DIR") or self.log_dir,
                 name=settings.name or f"{self.config.get('role', 'node')}-{str(self.config.get('hotkey', ''))[:8]}",
-                reinit="create_new", settings=wandb.Settings(silent=True, console="off"),
+                reinit="create_new",
+                settings=wandb.Settings(silent=True, console="off"),
             )
             log.info("W&B run %s (%s)", run.id, mode)
             return run
         except Exception as error:
-            log.warning("W&B is off for this run (%s: %s); timing still goes to %s",
-                        type(error).__name__, str(error).splitlines()[0][:200] if str(error) else "", self.jsonl_path)
+            log.warning(
+                "W&B is off for this run (%s: %s); timing still goes to %s",
+                type(error).__name__,
+                str(error).splitlines()[0][:200] if str(error) else "",
+                self.jsonl_path,
+            )
             return None
 
     def flush(self) -> dict[str, float]:
@@ -120,8 +146,14 @@ class Telemetry:
             snapshot = self.timer.snapshot()
             values = scalars(snapshot)
             self.step += 1
-            record = {"time": time.time(), "step": self.step, "role": self.timer.role, "device": self.timer.device,
-                      "scalars": values, "stats": stats_rows(snapshot)}
+            record = {
+                "time": time.time(),
+                "step": self.step,
+                "role": self.timer.role,
+                "device": self.timer.device,
+                "scalars": values,
+                "stats": stats_rows(snapshot),
+            }
             try:
                 with open(self.jsonl_path, "a") as handle:
                     handle.write(json.dumps(record) + "\n")
@@ -142,12 +174,16 @@ class Telemetry:
                 payload[f"tables/{device}/{service}"] = wandb.Table(columns=TABLE_COLUMNS, data=data)
             self.run.log(payload, step=self.step)
         except Exception as error:
-            log.warning("W&B logging failed, W&B is off from now on (%s: %s); JSONL continues",
-                        type(error).__name__, str(error)[:200])
+            log.warning(
+                "W&B logging failed, W&B is off from now on (%s: %s); JSONL continues",
+                type(error).__name__,
+                str(error)[:200],
+            )
             self._finish_wandb()
 
     def start(self, interval: float) -> None:
         """Flush every `interval` seconds from a daemon thread (the miner has no loop of its own)."""
+
         def loop():
             while not self._stop.wait(interval):
                 self.flush()
@@ -171,11 +207,19 @@ class Telemetry:
         self._finish_wandb()
 
 
-def open_telemetry(args, timer: Timer, *, role: str, hotkey: str, uid: Optional[int], device: dict,
-                   default_dir: str) -> Telemetry:
+def open_telemetry(
+    args, timer: Timer, *, role: str, hotkey: str, uid: Optional[int], device: dict, default_dir: str
+) -> Telemetry:
     """Telemetry from the neuron's flags; run config carries role, hotkey, uid, device and version."""
-    config = {"role": role, "hotkey": hotkey, "uid": uid, "device": device, "version": package_version(),
-              "netuid": getattr(args, "netuid", None), "network": getattr(args, "subtensor_network", None)}
+    config = {
+        "role": role,
+        "hotkey": hotkey,
+        "uid": uid,
+        "device": device,
+        "version": package_version(),
+        "netuid": getattr(args, "netuid", None),
+        "network": getattr(args, "subtensor_network", None),
+    }
     return Telemetry(timer, args.telemetry_dir or default_dir, config, WandbSettings.from_args(args))
 
 

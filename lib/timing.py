@@ -15,14 +15,17 @@ judged, summed over the measurements that carry an audio length: 0.25 means
 one second of audio costs 0.25 s of compute. Its inverse is "x real-time"
 (4.0 = four times faster than playback). Both are None with no audio.
 """
+
 from __future__ import annotations
 
 import math
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Callable, ContextManager, Iterator, NamedTuple, Optional
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -92,10 +95,15 @@ class Series:
     def stats(self) -> Stats:
         window = list(self.window)
         return Stats(
-            count=self.count, avg_s=self.total / self.count if self.count else math.nan,
-            min_s=self.minimum if self.count else math.nan, max_s=self.maximum if self.count else math.nan,
-            p50_s=percentile(window, 50), p95_s=percentile(window, 95), window_count=len(window),
-            window_avg_s=sum(window) / len(window) if window else math.nan, audio_s=self.audio,
+            count=self.count,
+            avg_s=self.total / self.count if self.count else math.nan,
+            min_s=self.minimum if self.count else math.nan,
+            max_s=self.maximum if self.count else math.nan,
+            p50_s=percentile(window, 50),
+            p95_s=percentile(window, 95),
+            window_count=len(window),
+            window_avg_s=sum(window) / len(window) if window else math.nan,
+            audio_s=self.audio,
             rtf=self.timed_with_audio / self.audio if self.audio > 0 else None,
         )
 
@@ -113,8 +121,9 @@ class Measurement:
 
 
 class _Measure:
-    def __init__(self, timer: "Timer", service: str, stage: str, device: Optional[str],
-                 audio_seconds: Optional[float], extra: dict):
+    def __init__(
+        self, timer: Timer, service: str, stage: str, device: Optional[str], audio_seconds: Optional[float], extra: dict
+    ):
         self.timer, self.service, self.stage, self.device = timer, service, stage, device
         self.measurement = Measurement(audio_seconds, extra)
 
@@ -128,8 +137,9 @@ class _Measure:
         m.failed = kind is not None
         # A failed call's time says nothing about the service's speed: counted apart.
         stage = f"{self.stage}/failed" if m.failed else self.stage
-        self.timer.record(self.service, stage, m.elapsed, audio_seconds=None if m.failed else m.audio_seconds,
-                          device=self.device)
+        self.timer.record(
+            self.service, stage, m.elapsed, audio_seconds=None if m.failed else m.audio_seconds, device=self.device
+        )
         return False
 
 
@@ -141,13 +151,21 @@ class Timer:
         self._series: dict[Key, Series] = {}
         self._lock = threading.Lock()
 
-    def measure(self, service: str, stage: str, audio_seconds: Optional[float] = None, *,
-                device: Optional[str] = None, **extra) -> ContextManager[Measurement]:
+    def measure(
+        self, service: str, stage: str, audio_seconds: Optional[float] = None, *, device: Optional[str] = None, **extra
+    ) -> AbstractContextManager[Measurement]:
         """Time the `with` block as one sample of (role, service, stage, device)."""
         return _Measure(self, service, stage, device, audio_seconds, extra)
 
-    def record(self, service: str, stage: str, seconds: float, audio_seconds: Optional[float] = None, *,
-               device: Optional[str] = None) -> None:
+    def record(
+        self,
+        service: str,
+        stage: str,
+        seconds: float,
+        audio_seconds: Optional[float] = None,
+        *,
+        device: Optional[str] = None,
+    ) -> None:
         """Add a sample measured elsewhere (e.g. a round trip timed by the client)."""
         if not math.isfinite(seconds) or seconds < 0:
             return
@@ -158,7 +176,7 @@ class Timer:
                 series = self._series[key] = Series(self.window)
             series.add(seconds, audio_seconds)
 
-    def stage_hook(self, service: str, prefix: str = "generation") -> Callable[[str], ContextManager]:
+    def stage_hook(self, service: str, prefix: str = "generation") -> Callable[[str], AbstractContextManager]:
         """What a backend's `measure` attribute gets: stage name -> timing context."""
         return lambda stage: self.measure(service, f"{prefix}/{stage}")
 

@@ -1,9 +1,9 @@
 """Validator rounds: sync -> sample miners -> query every service at once ->
 gate and reward -> EMA -> save state -> set weights once per epoch."""
+
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import logging
 import os
@@ -14,18 +14,21 @@ from typing import Optional
 import httpx
 import numpy as np
 
-from lib.audio import encode_flac
-from lib.chain import Chain
-from lib.client import Answer, MinerClient, Target
-from lib.prompts import make_music_prompt, make_seed, make_sentence
-from lib.protocol import SERVICES, MusicRequest, TTSRequest, VCRequest
-from lib.scoring.judge import Judge
-from lib.scoring.round import Scored, score_round
-from lib.scoring.state import ScoreState, atomic_write_json
-from lib.timing import Timer
+from audionet.lib import services as registry
+from audionet.lib.audio import encode_flac
+from audionet.lib.chain import Chain
+from audionet.lib.client import Answer, MinerClient, Target
+from audionet.lib.scoring.judge import Judge
+from audionet.lib.scoring.round import Scored, score_round
+from audionet.lib.scoring.state import ScoreState, atomic_write_json
+from audionet.lib.timing import Timer
 
 log = logging.getLogger("validator")
-DEFAULT_TIMEOUTS = {"tts": 20.0, "vc": 30.0, "music": 40.0}  # seconds for the whole exchange
+
+
+def default_timeouts() -> dict[str, float]:
+    """Seconds for the whole exchange, per registered service."""
+    return {service.name: service.timeout_s for service in registry.all_services()}
 
 
 @dataclass
@@ -35,41 +38,39 @@ class ValidatorSettings:
     sample_size: int = 16
     epoch_length: int = 100  # blocks between set_weights
     round_interval: float = 12.0
-    timeouts: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TIMEOUTS))
-    music_seconds: tuple[float, float] = (4.0, 10.0)
-    services: tuple[str, ...] = SERVICES
+    timeouts: dict[str, float] = field(default_factory=default_timeouts)
+    services: tuple[str, ...] = field(default_factory=registry.names)
     seed: Optional[int] = None
     save_audio_dir: Optional[str] = None  # keep every valid clip as FLAC, for listening
 
 
 class Validator:
-    def __init__(self, wallet, chain: Chain, settings: ValidatorSettings, references, judge: Optional[Judge] = None,
-                 timer: Optional[Timer] = None):
+    def __init__(
+        self,
+        wallet,
+        chain: Chain,
+        settings: ValidatorSettings,
+        sources: Optional[dict] = None,
+        judge: Optional[Judge] = None,
+        timer: Optional[Timer] = None,
+    ):
+        """`sources`: service name -> what its `draw` needs (`Service.open_sources`: e.g. reference voices)."""
         self.wallet, self.chain, self.settings = wallet, chain, settings
         self.timer = timer or Timer("validator")
         self.hotkey = wallet.hotkey.ss58_address
-        # lib.references: draw(rng) -> Reference (fresh synthesised clips or the operator's own).
-        self.references = references
+        self.services = {name: registry.get(name) for name in settings.services}
+        self.sources = dict(sources or {})
         self.judge = judge or Judge.load()
         self.rng = np.random.default_rng(settings.seed)
         self.state_path = os.path.join(settings.state_dir, "state.json")
         self.summary_path = os.path.join(settings.state_dir, "summary.json")
         self.rounds_path = os.path.join(settings.state_dir, "rounds.jsonl")
-        self.state = ScoreState.load(self.state_path)
+        self.state = ScoreState.load(self.state_path, tuple(self.services))
         if self.state.round:
             log.info("restored state: round %d, %d uids", self.state.round, len(self.state.hotkeys))
 
-    def make_request(self, service: str):
-        seed = make_seed(self.rng)
-        if service == "tts":
-            return TTSRequest(text=make_sentence(self.rng), seed=seed)
-        if service == "vc":
-            reference = self.references.draw(self.rng)
-            return VCRequest(text=make_sentence(self.rng), reference_text=reference.transcript, seed=seed,
-                             reference_flac_b64=base64.b64encode(encode_flac(reference.audio)).decode())
-        low, high = self.settings.music_seconds
-        return MusicRequest(prompt=make_music_prompt(self.rng), seconds=round(float(self.rng.uniform(low, high)), 1),
-                            seed=seed)
+    def make_request(self, name: str):
+        return self.services[name].draw(self.rng, self.sources.get(name))
 
     def sample_targets(self, metagraph) -> list[Target]:
         targets = [Target(n.uid, n.hotkey, n.axon) for n in metagraph.neurons if n.axon and n.hotkey != self.hotkey]
@@ -87,12 +88,12 @@ class Validator:
         # collide as "duplicates", and a cached or copied answer cannot match.
         jobs = [(t, self.make_request(s)) for t in targets for s in self.settings.services]
         answers: list[Answer] = await asyncio.gather(
-            *(client.query(t, r, self.settings.timeouts[r.service]) for t, r in jobs)
+            *(client.query(t, self.services[r.service], r, self.settings.timeouts[r.service]) for t, r in jobs)
         )
         self._time_round_trips(answers)
         # Evaluation is CPU/GPU work: off the event loop, so nothing else stalls meanwhile.
         with self.timer.measure("all", "evaluation", audio_seconds=sum(a.audio.seconds for a in answers if a.ok)):
-            scored = await asyncio.to_thread(score_round, answers, self.judge, self.timer.measure)
+            scored = await asyncio.to_thread(score_round, answers, self.judge, self.services, self.timer.measure)
         for item in scored:
             uid, service = item.answer.target.uid, item.answer.service
             self.state.update(service, uid, item.reward, self.settings.alpha)
@@ -132,14 +133,24 @@ class Validator:
 
     def _log_round(self, block: int, scored: list[Scored]) -> None:
         record = {
-            "round": self.state.round, "block": block, "time": time.time(), "alpha": self.settings.alpha,
+            "round": self.state.round,
+            "block": block,
+            "time": time.time(),
+            "alpha": self.settings.alpha,
             "results": [
-                {"uid": s.answer.target.uid, "hotkey": s.answer.target.hotkey, "service": s.answer.service,
-                 "reward": s.reward, "score": s.score, "components": s.components, "gate": s.gate,
-                 "latency_s": round(s.answer.latency_s, 4),
-                 "model": s.answer.meta.model if s.answer.meta else None,
-                 "audio_s": round(s.answer.audio.seconds, 3) if s.answer.audio is not None else None,
-                 "ema": self.state.scores[s.answer.service][s.answer.target.uid]}
+                {
+                    "uid": s.answer.target.uid,
+                    "hotkey": s.answer.target.hotkey,
+                    "service": s.answer.service,
+                    "reward": s.reward,
+                    "score": s.score,
+                    "components": s.components,
+                    "gate": s.gate,
+                    "latency_s": round(s.answer.latency_s, 4),
+                    "model": s.answer.meta.model if s.answer.meta else None,
+                    "audio_s": round(s.answer.audio.seconds, 3) if s.answer.audio is not None else None,
+                    "ema": self.state.scores[s.answer.service][s.answer.target.uid],
+                }
                 for s in scored
             ],
         }
@@ -162,14 +173,26 @@ class Validator:
     def write_summary(self, block: int) -> None:
         weights = self.state.weights()
         miners = [
-            {"uid": uid, "hotkey": hotkey, "score": self.state.combined(uid), "weight": weights[uid],
-             "scores": {s: self.state.scores[s][uid] for s in SERVICES}}
-            for uid, hotkey in enumerate(self.state.hotkeys) if hotkey != self.hotkey
+            {
+                "uid": uid,
+                "hotkey": hotkey,
+                "score": self.state.combined(uid),
+                "weight": weights[uid],
+                "scores": {s: self.state.scores[s][uid] for s in self.services},
+            }
+            for uid, hotkey in enumerate(self.state.hotkeys)
+            if hotkey != self.hotkey
         ]
-        atomic_write_json(self.summary_path, {
-            "round": self.state.round, "block": block, "validator": self.hotkey,
-            "last_weights_block": self.state.last_weights_block, "miners": miners,
-        })
+        atomic_write_json(
+            self.summary_path,
+            {
+                "round": self.state.round,
+                "block": block,
+                "validator": self.hotkey,
+                "last_weights_block": self.state.last_weights_block,
+                "miners": miners,
+            },
+        )
 
     async def run(self, rounds: int = 0) -> None:
         """Run `rounds` rounds (0 = forever), `round_interval` seconds apart."""

@@ -1,11 +1,12 @@
 """Wallet loading and password-less creation (offline chain and tests only)."""
+
 from __future__ import annotations
 
 import os
 
 import bittensor as bt
 
-from lib.errors import ConfigError
+from audionet.lib.errors import ConfigError
 
 
 def load_wallet(name: str, hotkey: str, path: str) -> bt.Wallet:

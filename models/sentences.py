@@ -1,5 +1,6 @@
 """Long text -> sentence-sized pieces for speech models with a short context, and
 the pieces' audio joined back with a short pause. Shared by every TTS backend."""
+
 from __future__ import annotations
 
 import re
@@ -7,7 +8,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from lib.audio import Audio, resample
+from audionet.lib.audio import Audio, resample
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 _CLAUSE_END = re.compile(r"(?<=[,])\s+")
@@ -27,7 +28,7 @@ def _fit(sentence: str, max_chars: int) -> list[str]:
         return [sentence]
     out, current = [], ""
     for part in _CLAUSE_END.split(sentence) if "," in sentence else sentence.split(" "):
-        for word_chunk in ([part] if len(part) <= max_chars else part.split(" ")):
+        for word_chunk in [part] if len(part) <= max_chars else part.split(" "):
             joined = f"{current} {word_chunk}".strip()
             if len(joined) > max_chars and current:
                 out.append(current)
@@ -57,7 +58,7 @@ def speak_in_sentences(text: str, speak: Callable[[str], Audio], max_chars: int 
     """`speak` each sentence of `text` and join the results."""
     pieces = split_sentences(text, max_chars)
     if not pieces:
-        from lib.errors import WireError
+        from audionet.lib.errors import WireError
 
         raise WireError("text has nothing to speak")
     return join_clips(speak(piece) for piece in pieces)

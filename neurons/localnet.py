@@ -1,7 +1,8 @@
 """A whole subnet on loopback: offline chain, one validator, N miner processes.
 
-    audionet-localnet --miners 3 --rounds 2 --json out.json
+audionet-localnet --miners 3 --rounds 2 --json out.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -12,24 +13,19 @@ import signal
 import sys
 import tempfile
 
-if __package__ in (None, ""):  # `python neurons/localnet.py` from a checkout
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from lib.config import positive_int, setup_logging
-from lib.localnet import LocalNet
-from models.registry import BEST_OFFLINE_SPECS
+from audionet.lib import services as registry
+from audionet.lib.config import Parser, positive_int, setup_logging
+from audionet.lib.localnet import LocalNet
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="audionet-localnet", description=__doc__.split("\n")[0])
+    parser = Parser(prog="audionet-localnet", description=__doc__.split("\n")[0])
     parser.add_argument("--miners", type=positive_int, default=3, help="miner processes to start")
     parser.add_argument("--rounds", type=positive_int, default=2, help="validator rounds to run")
     parser.add_argument("--json", dest="json_path", default=None, help="also write the results table here")
     parser.add_argument("--workdir", default=None, help="keep chain, wallets, logs and state here (default: temp)")
     parser.add_argument("--alpha", type=float, default=0.3, help="validator EMA alpha")
-    for service, spec in BEST_OFFLINE_SPECS.items():  # the best offline backends unless overridden
-        parser.add_argument(f"--{service}.model", dest=f"{service}_model", default=spec,
-                            help=f"{service} backend spec for every miner (default: {spec})")
+    registry.add_backend_flags(parser, offline=True, presets=False)  # the best offline backends unless overridden
     parser.add_argument("--seed", type=int, default=None, help="validator prompt seed")
     return parser
 
@@ -43,7 +39,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     log = setup_logging("INFO", "localnet")
     workdir = args.workdir or tempfile.mkdtemp(prefix="audionet-localnet-")
-    models = {k: v for k, v in (("tts", args.tts_model), ("vc", args.vc_model), ("music", args.music_model)) if v}
+    models = {name: spec for name, spec in registry.backend_specs(args, registry.names()).items() if spec}
     net = LocalNet(workdir)
     signal.signal(signal.SIGTERM, _interrupt)
     try:

@@ -9,20 +9,17 @@ duplicate check between the files, same evaluators and `--eval.*` flags); the
 raw score needs no other file, the round reward is the validator's within-round
 normalisation of those scores. Nothing is remembered between runs.
 """
+
 from __future__ import annotations
 
 import argparse
-import base64
 import contextlib
-import os
 import sys
 import time
 from typing import Optional
 
-if __package__ in (None, ""):  # `python neurons/score.py` from a checkout
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from lib.config import flag
+from audionet.lib import services as registry
+from audionet.lib.config import Parser, flag
 
 PROG = "audionet-score"
 EXIT_CODES = """exit status: 0 every file was scored; 1 at least one file could not be read (it is still listed,
@@ -31,85 +28,83 @@ that cannot be loaded."""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0], epilog=EXIT_CODES)
+    parser = Parser(prog=PROG, description=__doc__.split("\n")[0], epilog=EXIT_CODES)
     parser.add_argument("files", nargs="+", metavar="FILE", help="audio files (WAV/FLAC/OGG/..., any rate/channels)")
-    flag(parser, "service", required=True, choices=["tts", "vc", "music"], help="which request the files answer")
-    flag(parser, "text", required=True, help="the text to speak (tts, vc) or the music prompt (music)")
-    flag(parser, "reference", metavar="PATH", help="vc: the reference clip the miner had to clone")
-    flag(parser, "reference-text", help="vc: the transcript of --reference")
-    flag(parser, "seconds", type=float, help="music: requested length (default: each clip's own, clamped to 1-30 s)")
+    flag(parser, "service", required=True, choices=registry.names(), help="which request the files answer")
+    flag(parser, "text", required=True, help="; ".join(f"{s.name}: {s.text_help}" for s in registry.all_services()))
+    flag(
+        parser,
+        "reference",
+        metavar="PATH",
+        help="the reference clip the miner had to clone (" + takers("reference") + ")",
+    )
+    flag(parser, "reference-text", help="the transcript of --reference")
+    flag(
+        parser,
+        "seconds",
+        type=float,
+        help="the requested length ("
+        + takers("seconds")
+        + "; default: each clip's own, clamped to the service's range)",
+    )
     flag(parser, "json", action="store_true", help="print a JSON list instead of a table (stdout holds only JSON)")
-    from models.eval.registry import add_eval_flags
+    from audionet.models.eval.registry import add_eval_flags
 
     add_eval_flags(parser)
     return parser
 
 
-def make_request(args):
-    """The request the files answer, validated like one from the wire (WireError or ValidationError)."""
-    from lib.protocol import MIN_MUSIC_SECONDS, MusicRequest, TTSRequest, VCRequest
+def takers(field: str) -> str:
+    """The services whose requests take `field` (a Prompt field), for help and errors."""
+    return "/".join(s.name for s in registry.all_services() if field in s.inputs) or "no service"
 
-    if args.service == "tts":
-        return TTSRequest(text=args.text)
-    if args.service == "music":
-        return MusicRequest(prompt=args.text, seconds=MIN_MUSIC_SECONDS if args.seconds is None else args.seconds)
-    request = VCRequest(text=args.text, reference_text=args.reference_text,
-                        reference_flac_b64=base64.b64encode(reference_flac(args.reference)).decode())
-    from lib.errors import WireError
+
+def make_request(service, args, clip_seconds: Optional[float] = None):
+    """The request the files answer, through the service's own factory (WireError, one line).
+    A length-taking service without --seconds judges each clip against its own length."""
+    from audionet.lib.services import Prompt
+
+    seconds = args.seconds
+    if "seconds" in service.inputs and seconds is None:
+        low, high = service.seconds_range
+        seconds = low if clip_seconds is None else min(max(clip_seconds, low), high)
+    reference = reference_of(args) if "reference" in service.inputs else None
+    return service.request(Prompt(args.text, seconds=seconds, reference=reference))
+
+
+def reference_of(args):
+    """--reference and --reference-text as a Reference, loaded by the validator's own clip loader."""
+    from audionet.lib.audio_files import load_reference_clip
+    from audionet.lib.errors import WireError
+    from audionet.lib.references import Reference
 
     try:
-        request.reference()  # the miner's own check: 1-20 s, size cap
+        audio = load_reference_clip(args.reference)
     except WireError as error:
         raise WireError(f"--reference {args.reference}: {error}") from None
-    return request
+    return Reference("reference", audio, args.reference_text)
 
 
-def request_for(request, args, clip_seconds: Optional[float]):
-    """Music without --seconds: each clip is judged against its own length (clamped to the protocol's range)."""
-    if args.service != "music" or args.seconds is not None or clip_seconds is None:
-        return request
-    from lib.protocol import MAX_SECONDS, MIN_MUSIC_SECONDS, MusicRequest
-
-    return MusicRequest(prompt=request.prompt, seconds=min(max(clip_seconds, MIN_MUSIC_SECONDS), MAX_SECONDS["music"]))
-
-
-def reference_flac(path: str) -> bytes:
-    from lib.audio import encode_flac
-    from lib.audio_files import read_audio_file
-    from lib.errors import WireError
-    from lib.protocol import REFERENCE_SECONDS
-    from lib.scoring.gates import silent
-
-    try:
-        reference = read_audio_file(path, max_seconds=REFERENCE_SECONDS[1])
-        quiet = silent(reference)  # the validator never sends a silent reference (lib/references.py)
-        if quiet:
-            raise WireError(quiet)
-        return encode_flac(reference)
-    except WireError as error:
-        raise WireError(f"--reference {path}: {error}") from None
-
-
-def check_usage(args) -> Optional[str]:
+def check_usage(service, args) -> Optional[str]:
     """Flag combinations argparse cannot express; a one-line reason or None."""
-    if args.service == "vc" and not (args.reference and args.reference_text):
-        return "--service vc needs --reference PATH and --reference-text"
-    if args.service != "vc" and (args.reference or args.reference_text):
-        return "--reference and --reference-text are only for --service vc"
-    if args.seconds is not None and args.service != "music":
-        return "--seconds is only for --service music"
+    if "reference" in service.inputs and not (args.reference and args.reference_text):
+        return f"--service {service.name} needs --reference PATH and --reference-text"
+    if "reference" not in service.inputs and (args.reference or args.reference_text):
+        return f"--reference and --reference-text are only for --service {takers('reference')}"
+    if args.seconds is not None and "seconds" not in service.inputs:
+        return f"--seconds is only for --service {takers('seconds')}"
     return None
 
 
-def load_files(paths, service: str) -> list[tuple[object, Optional[str]]]:
+def load_files(paths, service) -> list[tuple[object, Optional[str]]]:
     """(Audio or None, why not) per path; each unreadable file gets one line on stderr."""
-    from lib.audio_files import load_audio_file
-    from lib.errors import WireError
+    from audionet.lib.audio_files import load_answer_file
+    from audionet.lib.errors import WireError
 
     loaded = []
     for path in paths:
         try:
-            loaded.append((load_audio_file(path, service), None))
+            loaded.append((load_answer_file(path, service.answer_limit_s), None))
         except WireError as error:
             print(f"{PROG}: {path}: {error}", file=sys.stderr)
             loaded.append((None, str(error)))
@@ -117,8 +112,8 @@ def load_files(paths, service: str) -> list[tuple[object, Optional[str]]]:
 
 
 def load_judge(args):
-    from lib.scoring.judge import Judge
-    from models.eval.registry import specs_from_args
+    from audionet.lib.scoring.judge import Judge
+    from audionet.models.eval.registry import specs_from_args
 
     started = time.perf_counter()
     with stderr_status("loading evaluation models..."):
@@ -141,37 +136,33 @@ def stderr_status(message: str):
         yield
 
 
-def validated_request(args):
+def validated_request(service, args):
     """(request, None) or (None, one-line problem): flags, text and reference checked before any model loads."""
-    from pydantic import ValidationError
+    from audionet.lib.errors import WireError
 
-    from lib.errors import WireError
-    from lib.protocol import one_line
-
-    problem = check_usage(args)
+    problem = check_usage(service, args)
     if problem:
         return None, problem
     try:
-        return make_request(args), None
+        return make_request(service, args), None
     except WireError as error:
-        return None, str(error)
-    except ValidationError as error:
-        return None, one_line(error).replace("invalid request field", "invalid", 1)
+        return None, str(error).replace("invalid request field", "invalid", 1)
 
 
 def main(argv=None, judge=None) -> int:
     """`judge`: an already loaded Judge to use instead of loading one from the --eval flags (tests)."""
-    from lib.errors import BackendError, ConfigError
-    from lib.scoring.judge import Job, normalise_round
-    from lib.scoring.report import print_json, print_table
+    from audionet.lib.errors import BackendError, ConfigError
+    from audionet.lib.scoring.judge import Job, normalise_round
+    from audionet.lib.scoring.report import print_json, print_table
 
     args = build_parser().parse_args(argv)
-    request, problem = validated_request(args)
+    service = registry.get(args.service)
+    request, problem = validated_request(service, args)
     if problem:
         print(f"{PROG}: error: {problem}", file=sys.stderr)
         return 2
 
-    loaded = load_files(args.files, args.service)
+    loaded = load_files(args.files, service)
     # Libraries that print must not spoil --json: everything but the report goes to stderr.
     with contextlib.redirect_stdout(sys.stderr):
         try:
@@ -180,16 +171,25 @@ def main(argv=None, judge=None) -> int:
             print(f"{PROG}: error: {error}", file=sys.stderr)
             return 2
         models = judge.evaluators.describe()
-        print(f"{PROG}: judged by " + ", ".join(f"{k} {v}" for k, v in models.items() if v != "none")
-              + f" on {judge.evaluators.device}", file=sys.stderr)
-        jobs = [Job(request_for(request, args, audio.seconds if audio else None), audio, path)
-                for path, (audio, _) in zip(args.files, loaded)]
+        print(
+            f"{PROG}: judged by "
+            + ", ".join(f"{k} {v}" for k, v in models.items() if v != "none")
+            + f" on {judge.evaluators.device}",
+            file=sys.stderr,
+        )
+        per_clip = "seconds" in service.inputs and args.seconds is None  # each clip asked for its own length
+        jobs = [
+            Job(make_request(service, args, audio.seconds) if audio and per_clip else request, audio, path)
+            for path, (audio, _) in zip(args.files, loaded)
+        ]
         started = time.perf_counter()
         with stderr_status(f"scoring {len(jobs)} file(s)..."):
-            verdicts = judge.score(args.service, jobs, remember=False)  # a local check leaves no history
+            verdicts = judge.score(service, jobs, remember=False)  # a local check leaves no history
     audio_seconds = sum(audio.seconds for audio, _ in loaded if audio)
-    print(f"{PROG}: scored {len(jobs)} file(s), {audio_seconds:.1f} s of audio, in "
-          f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
+    print(
+        f"{PROG}: scored {len(jobs)} file(s), {audio_seconds:.1f} s of audio, in {time.perf_counter() - started:.1f} s",
+        file=sys.stderr,
+    )
     for verdict, (_, why) in zip(verdicts, loaded):
         if why:
             verdict.gates["missing"] = f"could not read: {why}"

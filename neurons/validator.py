@@ -3,44 +3,56 @@
     python neurons/validator.py --netuid 16 --subtensor.network finney \
         --wallet.name my_cold --wallet.hotkey my_validator_hot
 """
+
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 
-if __package__ in (None, ""):  # `python neurons/validator.py` from a checkout
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from lib.config import add_common_flags, flag, positive_int, run_entry_point
-from lib.telemetry import add_telemetry_flags
+from audionet.lib import services as registry
+from audionet.lib.config import Parser, add_common_flags, flag, positive_int, run_entry_point
+from audionet.lib.telemetry import add_telemetry_flags
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="audionet-validator", description=__doc__.split("\n")[0])
+    parser = Parser(prog="audionet-validator", description=__doc__.split("\n")[0])
     add_common_flags(parser)
     neuron = parser.add_argument_group("validator")
-    flag(neuron, "neuron.state_dir", default=None,
-         help="where state.json, summary.json and rounds.jsonl live (default ~/.audionet/<network>-<netuid>-<hotkey>)")
+    flag(
+        neuron,
+        "neuron.state_dir",
+        default=None,
+        help="where state.json, summary.json and rounds.jsonl live (default ~/.audionet/<network>-<netuid>-<hotkey>)",
+    )
     flag(neuron, "neuron.alpha", type=float, default=0.1, help="EMA weight of the newest reward (0-1]")
     flag(neuron, "neuron.sample_size", type=positive_int, default=16, help="miners queried per round")
     flag(neuron, "neuron.epoch_length", type=positive_int, default=100, help="blocks between weight settings")
     flag(neuron, "neuron.round_interval", type=float, default=12.0, help="seconds from round start to the next")
     flag(neuron, "neuron.rounds", type=int, default=0, help="stop after this many rounds (0 = run forever)")
-    flag(neuron, "neuron.services", default="tts,vc,music", help="services to query")
+    flag(
+        neuron,
+        "neuron.services",
+        type=registry.service_list,
+        default=",".join(registry.names()),
+        help="comma-separated services to query",
+    )
     flag(neuron, "neuron.seed", type=int, default=None, help="seed for prompts (default: fresh randomness)")
     flag(neuron, "neuron.save_audio", default=None, help="keep every received clip as FLAC under this directory")
-    from lib.validator_loop import DEFAULT_TIMEOUTS
-
-    for service, default in DEFAULT_TIMEOUTS.items():
-        flag(neuron, f"neuron.timeout.{service}", type=float, default=default, help=f"{service} request timeout, s")
+    for service in registry.all_services():
+        flag(
+            neuron,
+            f"neuron.timeout.{service.name}",
+            type=float,
+            default=service.timeout_s,
+            help=f"{service.title} request timeout, s",
+        )
     add_telemetry_flags(parser)
-    from lib.references import add_reference_flags
-    from models.eval.registry import add_eval_flags
+    from audionet.models.eval.registry import add_eval_flags
 
     add_eval_flags(parser)
-    add_reference_flags(parser)
+    for service in registry.all_services():
+        service.add_flags(parser)  # where each service's prompts come from (e.g. --vc.references)
     return parser
 
 
@@ -52,43 +64,47 @@ def run(args, log) -> int:
     if not 0.0 < args.neuron_alpha <= 1.0:
         log.error("--neuron.alpha must be in (0, 1]")
         return 2
-    services = tuple(s.strip() for s in args.neuron_services.split(",") if s.strip())
-    if not services or set(services) - {"tts", "vc", "music"}:
-        log.error("--neuron.services takes a comma-separated subset of tts,vc,music")
-        return 2
-
-    from lib.chain import open_chain
-    from lib.gpu import describe
-    from lib.references import references_from_args
-    from lib.scoring.judge import Judge
-    from lib.telemetry import lookup_uid, open_telemetry
-    from lib.timing import Timer
-    from lib.validator_loop import Validator, ValidatorSettings
-    from lib.wallet import load_wallet
-    from models.eval.registry import specs_from_args
+    from audionet.lib.chain import open_chain
+    from audionet.lib.config import node_dir
+    from audionet.lib.gpu import describe
+    from audionet.lib.scoring.judge import Judge
+    from audionet.lib.telemetry import lookup_uid, open_telemetry
+    from audionet.lib.timing import Timer
+    from audionet.lib.validator_loop import Validator, ValidatorSettings
+    from audionet.lib.wallet import load_wallet
+    from audionet.models.eval.registry import specs_from_args
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
-    network_slug = "offline" if args.subtensor_network.startswith("offline:") else args.subtensor_network
-    state_dir = args.neuron_state_dir or os.path.expanduser(
-        f"~/.audionet/{network_slug.replace('/', '_').replace(':', '_')}-{args.netuid}-{args.wallet_hotkey}"
-    )
+    state_dir = args.neuron_state_dir or node_dir(args.subtensor_network, args.netuid, args.wallet_hotkey)
+    services = args.neuron_services
     settings = ValidatorSettings(
-        state_dir=state_dir, alpha=args.neuron_alpha, sample_size=args.neuron_sample_size,
-        epoch_length=args.neuron_epoch_length, round_interval=args.neuron_round_interval,
-        timeouts={s: getattr(args, f"neuron_timeout_{s}") for s in ("tts", "vc", "music")},
-        services=services, seed=args.neuron_seed, save_audio_dir=args.neuron_save_audio,
+        state_dir=state_dir,
+        alpha=args.neuron_alpha,
+        sample_size=args.neuron_sample_size,
+        epoch_length=args.neuron_epoch_length,
+        round_interval=args.neuron_round_interval,
+        timeouts={s: getattr(args, f"neuron_timeout_{s}") for s in services},
+        services=services,
+        seed=args.neuron_seed,
+        save_audio_dir=args.neuron_save_audio,
     )
     device_info = describe()
     timer = Timer("validator", device=device_info.slug)
-    references = references_from_args(args)
+    sources = {name: registry.get(name).open_sources(args) for name in services}
     judge = Judge.load(specs_from_args(args), device=args.eval_device)
     log.info("evaluators: %s", judge.evaluators.describe())
-    validator = Validator(wallet, chain, settings, references, judge=judge, timer=timer)
+    validator = Validator(wallet, chain, settings, sources, judge=judge, timer=timer)
     log.info("hotkey %s, state in %s", validator.hotkey, state_dir)
-    telemetry = open_telemetry(args, timer, role="validator", hotkey=validator.hotkey,
-                               uid=asyncio.run(lookup_uid(chain, validator.hotkey)), device=device_info.as_dict(),
-                               default_dir=state_dir)
+    telemetry = open_telemetry(
+        args,
+        timer,
+        role="validator",
+        hotkey=validator.hotkey,
+        uid=asyncio.run(lookup_uid(chain, validator.hotkey)),
+        device=device_info.as_dict(),
+        default_dir=state_dir,
+    )
     telemetry.start(args.telemetry_interval)
     try:
         asyncio.run(validator.run(args.neuron_rounds))

@@ -6,24 +6,21 @@
 
 Then start neurons with `--subtensor.network offline:dev.sqlite --netuid 1`.
 """
+
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 
-if __package__ in (None, ""):  # `python scripts/offline_chain.py` from a checkout
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from lib.chain import OfflineChain
-from lib.config import DEFAULT_WALLET_PATH, flag
-from lib.errors import ConfigError
-from lib.wallet import create_wallet, load_wallet
+from audionet.lib.chain import OfflineChain
+from audionet.lib.config import DEFAULT_WALLET_PATH, Parser, flag
+from audionet.lib.errors import ConfigError
+from audionet.lib.wallet import create_wallet, load_wallet
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="offline_chain", description=__doc__.split("\n")[0])
+    parser = Parser(prog="offline_chain", description=__doc__.split("\n")[0])
     parser.add_argument("--chain", required=True, help="SQLite file (created if missing)")
     parser.add_argument("--netuid", type=int, default=1)
     parser.add_argument("--block-seconds", type=float, default=12.0, help="block time when creating the chain")
@@ -49,8 +46,9 @@ def main(argv=None) -> int:
         except ConfigError as error:
             print(f"error: {error} (pass --create to make it)", file=sys.stderr)
             return 2
-        uid = chain.register(wallet.hotkey.ss58_address, wallet.coldkeypub.ss58_address, stake=args.stake,
-                             validator_permit=args.permit)
+        uid = chain.register(
+            wallet.hotkey.ss58_address, wallet.coldkeypub.ss58_address, stake=args.stake, validator_permit=args.permit
+        )
         print(f"uid {uid}: {wallet.hotkey.ss58_address} stake {args.stake:g} permit {args.permit}")
         return 0
     metagraph = asyncio.run(chain.metagraph())
@@ -58,8 +56,10 @@ def main(argv=None) -> int:
     for n in metagraph.neurons:
         weights = chain.weights(n.uid)
         shown = ", ".join(f"{uid}:{w:.3f}" for uid, w in weights.items()) or "-"
-        print(f"{n.uid:>4} {n.hotkey} stake {n.total_stake.tao:>8g} permit {int(n.validator_permit)} "
-              f"axon {n.axon or '-':>21} weights {shown}")
+        print(
+            f"{n.uid:>4} {n.hotkey} stake {n.total_stake.tao:>8g} permit {int(n.validator_permit)} "
+            f"axon {n.axon or '-':>21} weights {shown}"
+        )
     return 0
 
 

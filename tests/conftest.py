@@ -5,7 +5,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np
 import pytest
 
-from lib.audio import Audio
+from audionet.lib.audio import Audio
 
 
 def tone(seconds: float = 2.0, rate: int = 16_000, freq: float = 220.0, level: float = 0.5) -> Audio:
@@ -16,7 +16,7 @@ def tone(seconds: float = 2.0, rate: int = 16_000, freq: float = 220.0, level: f
 @pytest.fixture
 def wallets(tmp_path):
     """Password-less wallets made on demand: wallets('name') -> bt.Wallet."""
-    from lib.wallet import create_wallet
+    from audionet.lib.wallet import create_wallet
 
     return lambda name: create_wallet(name, "default", str(tmp_path / "wallets"))
 

@@ -1,5 +1,9 @@
-"""Small file readers for tests."""
+"""Small file readers for tests, and where the checkout is."""
+
 import json
+from pathlib import Path
+
+REPO = str(Path(__file__).resolve().parent.parent)  # scripts run by path from the checkout
 
 
 def read_text(path) -> str:

@@ -3,12 +3,13 @@
 
 `speech(text, voice)` -> Audio, cached so module fixtures share renders.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import Optional
 
-from lib.audio import Audio
+from audionet.lib.audio import Audio
 
 VOICE_A, VOICE_B = "jf_alpha", "jm_kumo"  # two clearly different speakers (female, male)
 
@@ -20,6 +21,6 @@ def speech(text: str, voice: Optional[str] = None) -> Audio:
 
 @lru_cache(maxsize=1)
 def _backend():
-    from models.registry import load_backend
+    from audionet.lib.services import TTS
 
-    return load_backend("tts", "kokoro:", warmup=False)
+    return TTS.load_backend("kokoro:", warmup=False)

@@ -6,6 +6,7 @@ magic 0xBEE1, version 0) then 32 KiB blocks of LevelDB-log chunks
 (crc32 u32, length u16 LE, type u8: 1 full, 2 first, 3 middle, 4 last), each
 record a serialised `wandb_internal_pb2.Record`.
 """
+
 from __future__ import annotations
 
 import glob
@@ -31,8 +32,8 @@ def records(path: str) -> list:
         if left_in_block < 7:  # block trailer padding
             pos += left_in_block
             continue
-        _crc, length, kind = struct.unpack("<IHB", data[pos:pos + 7])
-        chunk = data[pos + 7:pos + 7 + length]
+        _crc, length, kind = struct.unpack("<IHB", data[pos : pos + 7])
+        chunk = data[pos + 7 : pos + 7 + length]
         pos += 7 + length
         if kind == 0:  # zero-filled space the writer has not reached yet
             break

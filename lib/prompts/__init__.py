@@ -6,22 +6,34 @@ descriptions by genre with a bpm range. Every draw refills names, numbers,
 places and tempos from the caller's rng, so a seeded validator is reproducible
 and an unseeded one never repeats itself in practice.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from lib.prompts.music import (
+from audionet.lib.prompts.music import (
     MusicPrompt,
     all_descriptions,
     make_music_request_text,
     stated_bpm,
 )
-from lib.prompts.spoken import normalise_for_wer, spoken_form
-from lib.prompts.tts import TTSPrompt, all_sentences, make_tts_prompt
+from audionet.lib.prompts.spoken import normalise_for_wer, spoken_form
+from audionet.lib.prompts.tts import TTSPrompt, all_sentences, make_tts_prompt
 
-__all__ = ["MusicPrompt", "TTSPrompt", "all_descriptions", "all_sentences", "make_music_prompt",
-           "make_music_request_text", "make_seed", "make_sentence", "make_tts_prompt", "normalise_for_wer",
-           "spoken_form", "stated_bpm"]
+__all__ = [
+    "MusicPrompt",
+    "TTSPrompt",
+    "all_descriptions",
+    "all_sentences",
+    "make_music_prompt",
+    "make_music_request_text",
+    "make_seed",
+    "make_sentence",
+    "make_tts_prompt",
+    "normalise_for_wer",
+    "spoken_form",
+    "stated_bpm",
+]
 
 
 def make_sentence(rng: np.random.Generator) -> str:

@@ -5,6 +5,7 @@ prompt draws a bpm inside it and states it as "N bpm", a tempo word, or both.
 `MusicPrompt` carries the genre and tempo so scoring can check, e.g., onset
 regularity against the requested bpm.
 """
+
 from __future__ import annotations
 
 import re
@@ -13,8 +14,8 @@ from functools import cache
 
 import numpy as np
 
-from lib.errors import ConfigError
-from lib.prompts.sets import check_slots, fill_slots, pick, read_json, read_sections
+from audionet.lib.errors import ConfigError
+from audionet.lib.prompts.sets import check_slots, fill_slots, pick, read_json, read_sections
 
 DESCRIPTIONS_FILE, SLOTS_FILE = "music_descriptions.txt", "music_slots.json"
 TEMPLATE_SHARE = 0.3  # share of prompts built from the templates instead of a written description
@@ -107,5 +108,10 @@ def make_music_request_text(rng: np.random.Generator) -> MusicPrompt:
     text = fill_slots(line, draw)
     if rng.random() < EXTRA_SHARE:
         text += ", " + pick(rng, slots["extra"])
-    return MusicPrompt(text=text, genre=genre.name, bpm=asked_bpm, tempo_word=tempo_word(bpm),
-                       source="template" if use_template else "description")
+    return MusicPrompt(
+        text=text,
+        genre=genre.name,
+        bpm=asked_bpm,
+        tempo_word=tempo_word(bpm),
+        source="template" if use_template else "description",
+    )

@@ -4,6 +4,7 @@ Both sentence files use the same reviewable format: `[header]` lines open a
 section, `#` lines are comments, every other non-blank line is one prompt
 (possibly with `{slot}` placeholders). A header may repeat; its lines merge.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,7 @@ import re
 from functools import cache
 from importlib import resources
 
-from lib.errors import ConfigError
+from audionet.lib.errors import ConfigError
 
 SLOT = re.compile(r"\{([a-z_]+?)(\d?)\}")
 # "a" before a vowel sound, for slot values like "a {mood} piece" -> "an eerie piece";
@@ -20,7 +21,7 @@ A_BEFORE_VOWEL = re.compile(r"\b([Aa]) (?=(?!uk|uni|use|eu|one)[aeiouAEIOU])")
 
 
 def read_text(name: str) -> str:
-    return resources.files("lib.prompts").joinpath("data", name).read_text(encoding="utf-8")
+    return resources.files("audionet.lib.prompts").joinpath("data", name).read_text(encoding="utf-8")
 
 
 @cache

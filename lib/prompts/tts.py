@@ -6,6 +6,7 @@ drawn speaker ("Mei asked, ...") or followed by a filled template sentence.
 Numbers come out as digits or as words at random; `TTSPrompt.spoken` is the
 WER reference (lib.prompts.spoken.normalise_for_wer), where both read the same.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from functools import cache
 
 import numpy as np
 
-from lib.prompts.sets import (
+from audionet.lib.prompts.sets import (
     check_slots,
     fill_slots,
     pick,
@@ -21,7 +22,7 @@ from lib.prompts.sets import (
     read_sections,
     slot_names,
 )
-from lib.prompts.spoken import normalise_for_wer, number_words, ordinal_words
+from audionet.lib.prompts.spoken import normalise_for_wer, number_words, ordinal_words
 
 SENTENCES_FILE, SLOTS_FILE = "tts_sentences.txt", "tts_slots.json"
 MIN_WORDS, MAX_WORDS = 3, 40
@@ -100,9 +101,19 @@ def _date(rng, used):
     return f"the {day} of {month}" if rng.random() < 0.3 else f"{month} {day}"
 
 
-NUMBER_SLOTS = {"count": _count, "small": _small, "big": _big, "price": _price, "bigprice": _bigprice,
-                "percent": _percent, "decimal": _decimal, "year": _year, "time": _time,
-                "ordinal": _ordinal, "date": _date}
+NUMBER_SLOTS = {
+    "count": _count,
+    "small": _small,
+    "big": _big,
+    "price": _price,
+    "bigprice": _bigprice,
+    "percent": _percent,
+    "decimal": _decimal,
+    "year": _year,
+    "time": _time,
+    "ordinal": _ordinal,
+    "date": _date,
+}
 
 
 @cache

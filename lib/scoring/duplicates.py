@@ -10,15 +10,17 @@ them. Two clips are near-duplicates when their fingerprints correlate above
 utterances or two renders of different prompts correlate far below it
 (measured in tests/test_duplicates.py).
 """
+
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional
 
 import numpy as np
 
-from lib.audio import Audio, resample
+from audionet.lib.audio import Audio, resample
 
 RATE, N_FFT, HOP, BANDS = 8_000, 256, 160, 24
 DUPLICATE_CORRELATION = 0.93  # gain/flip/resample copies: 1.0; same sentence, other voice: 0.82
@@ -60,13 +62,13 @@ def similarity(a: np.ndarray, b: np.ndarray, *, max_length_ratio: float = 1.15, 
     s_norm = np.linalg.norm(s)
     best = 0.0
     for lag in range(0, len(long_) - len(short) + 1):
-        w = long_[lag:lag + len(short)].reshape(-1)
+        w = long_[lag : lag + len(short)].reshape(-1)
         w = w - w.mean()
         denom = s_norm * np.linalg.norm(w)
         if denom > 0:
             best = max(best, float(s @ w / denom))
     for lag in range(1, min(max_lag, len(short) - MIN_FRAMES) + 1):  # the copy starts late or early
-        for x, y in ((short[lag:], long_[:len(short) - lag]), (short[:-lag], long_[lag:len(short)])):
+        for x, y in ((short[lag:], long_[: len(short) - lag]), (short[:-lag], long_[lag : len(short)])):
             xs, ys = x.reshape(-1) - x.mean(), y.reshape(-1) - y.mean()
             denom = np.linalg.norm(xs) * np.linalg.norm(ys)
             if denom > 0:
@@ -94,8 +96,9 @@ class DuplicateFinder:
     def forget(self) -> None:
         self.history.clear()
 
-    def check_round(self, service: str, labels: Sequence[str], prints: Sequence[Optional[np.ndarray]],
-                    remember: bool = True) -> list[Optional[str]]:
+    def check_round(
+        self, service: str, labels: Sequence[str], prints: Sequence[Optional[np.ndarray]], remember: bool = True
+    ) -> list[Optional[str]]:
         """One reason per clip ("near-duplicate of X") or None; None fingerprints are skipped."""
         reasons: list[Optional[str]] = [None] * len(prints)
         past = self.history.setdefault(service, deque(maxlen=self.history_size))

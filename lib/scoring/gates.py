@@ -1,40 +1,23 @@
 """Gates: cheap checks that zero a response before any model looks at it.
 
 Each gate returns a one-line reason when it fires, or None. Thresholds are
-module constants so the README and the tests can quote them.
+module constants so the docs and the tests can quote them.
 """
+
 from __future__ import annotations
 
 from typing import Optional
 
 import numpy as np
 
-from lib.audio import Audio
+from audionet.lib.audio import MIN_ACTIVE_RATIO, SILENCE_DBFS, Audio, frame_dbfs, silent
 
-SILENCE_DBFS = -45.0          # a 20 ms frame quieter than this counts as silent
-MIN_ACTIVE_RATIO = 0.2        # at least this share of frames must be above it
+__all__ = ["MIN_ACTIVE_RATIO", "SILENCE_DBFS", "clipped", "frame_dbfs", "silent", "speech_seconds", "wrong_length"]
+
 CLIP_LEVEL = 0.999
-MAX_CLIPPED_RATIO = 0.01      # more than 1% of samples at full scale = clipped
+MAX_CLIPPED_RATIO = 0.01  # more than 1% of samples at full scale = clipped
 SPEECH_SECONDS_PER_CHAR = (0.025, 0.2)  # plausible speaking rates (≈5-40 chars/s)
 SPEECH_SLACK_S = 1.5
-MUSIC_LENGTH_TOLERANCE = (0.1, 0.5)  # relative, absolute seconds: whichever is larger
-
-
-def frame_dbfs(audio: Audio, frame_s: float = 0.02) -> np.ndarray:
-    size = max(1, int(audio.sample_rate * frame_s))
-    count = len(audio.samples) // size
-    if count == 0:
-        return np.full(1, -120.0)
-    frames = audio.samples[: count * size].astype(np.float64).reshape(count, size)
-    rms = np.sqrt(np.mean(frames**2, axis=1))
-    return 20.0 * np.log10(np.maximum(rms, 1e-6))
-
-
-def silent(audio: Audio) -> Optional[str]:
-    active = float(np.mean(frame_dbfs(audio) > SILENCE_DBFS))
-    if active < MIN_ACTIVE_RATIO:
-        return f"silent: only {active:.0%} of frames above {SILENCE_DBFS:g} dBFS"
-    return None
 
 
 def clipped(audio: Audio) -> Optional[str]:
@@ -44,19 +27,13 @@ def clipped(audio: Audio) -> Optional[str]:
     return None
 
 
-def expected_seconds(service: str, request) -> tuple[float, float]:
-    """The (min, max) duration a correct answer to `request` can have."""
-    if service == "music":
-        rel, absolute = MUSIC_LENGTH_TOLERANCE
-        slack = max(rel * request.seconds, absolute)
-        return request.seconds - slack, request.seconds + slack
+def speech_seconds(text: str) -> tuple[float, float]:
+    """The (min, max) duration of `text` spoken at any plausible rate."""
     low, high = SPEECH_SECONDS_PER_CHAR
-    chars = len(request.text)
-    return low * chars, high * chars + SPEECH_SLACK_S
+    return low * len(text), high * len(text) + SPEECH_SLACK_S
 
 
-def wrong_length(service: str, request, audio: Audio) -> Optional[str]:
-    low, high = expected_seconds(service, request)
+def wrong_length(audio: Audio, low: float, high: float) -> Optional[str]:
     if not low <= audio.seconds <= high:
         return f"wrong length: {audio.seconds:.2f} s, expected {low:.1f}-{high:.1f} s"
     return None

@@ -6,24 +6,16 @@ the RMSE (Hz) between their 5th..95th percentiles, and the signed offset of
 their medians in semitones (+ = the clone is higher). Voiced frames only;
 with fewer than MIN_VOICED_FRAMES on either side there is nothing to compare.
 """
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-MIN_VOICED_FRAMES = 20  # 0.1 s at 5 ms frames
+from audionet.lib.f0 import MIN_VOICED_FRAMES
+
 QUANTILES = np.linspace(0.05, 0.95, 19)
-
-
-def f0_summary(voiced_hz: np.ndarray) -> tuple[float, float]:
-    """(median F0 in Hz, standard deviation of log-F0); (0, 0) without enough voiced frames."""
-    voiced = np.asarray(voiced_hz, dtype=np.float64)
-    voiced = voiced[voiced > 0]
-    if voiced.size < MIN_VOICED_FRAMES:
-        return 0.0, 0.0
-    log_f0 = np.log(voiced)
-    return float(np.exp(np.median(log_f0))), float(np.std(log_f0))
 
 
 def pitch_accuracy(reference_hz: np.ndarray, output_hz: np.ndarray) -> dict[str, float]:
@@ -33,5 +25,7 @@ def pitch_accuracy(reference_hz: np.ndarray, output_hz: np.ndarray) -> dict[str,
     if min(ref.size, out.size) < MIN_VOICED_FRAMES:
         return {}
     gap = np.quantile(out, QUANTILES) - np.quantile(ref, QUANTILES)
-    return {"f0_rmse_hz": float(np.sqrt(np.mean(gap**2))),
-            "f0_offset_st": 12.0 * math.log2(float(np.median(out)) / float(np.median(ref)))}
+    return {
+        "f0_rmse_hz": float(np.sqrt(np.mean(gap**2))),
+        "f0_offset_st": 12.0 * math.log2(float(np.median(out)) / float(np.median(ref))),
+    }

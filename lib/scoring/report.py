@@ -4,24 +4,33 @@ Used by audionet-score. A row per file: raw score (what the validator computes
 for that answer alone), round reward (`normalise_round` over the files given
 together), every component the Judge computed, and the gates that fired.
 """
+
 from __future__ import annotations
 
 import json
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
-from lib.scoring.judge import Verdict
+from audionet.lib.scoring.judge import Verdict
 
-CAPTION = ("score: raw 0-1, as the validator computes it for each answer; reward: the within-round "
-           "normalisation of the scores given together (0.5 x score + 0.5 x rank)")
+CAPTION = (
+    "score: raw 0-1, as the validator computes it for each answer; reward: the within-round "
+    "normalisation of the scores given together (0.5 x score + 0.5 x rank)"
+)
 
 
 def records(files: Sequence[str], verdicts: Sequence[Verdict], rewards: Sequence[float]) -> list[dict]:
     """{file, score, round_reward, components, gates}: gates holds every gate name -> reason or None."""
-    return [{"file": path, "score": round(verdict.score, 6), "round_reward": round(reward, 6),
-             "components": {name: round(value, 6) for name, value in verdict.components.items()},
-             "gates": dict(verdict.gates)}
-            for path, verdict, reward in zip(files, verdicts, rewards)]
+    return [
+        {
+            "file": path,
+            "score": round(verdict.score, 6),
+            "round_reward": round(reward, 6),
+            "components": {name: round(value, 6) for name, value in verdict.components.items()},
+            "gates": dict(verdict.gates),
+        }
+        for path, verdict, reward in zip(files, verdicts, rewards)
+    ]
 
 
 def print_json(service: str, files, verdicts, rewards, stream=None) -> None:
@@ -35,8 +44,11 @@ def number(value: float) -> str:
 
 def fired(gates: dict) -> str:
     """The reasons of the gates that fired, each led by the gate's name unless the reason already says it."""
-    reasons = [reason if reason.startswith(name.replace("_", " ")) else f"{name}: {reason}"
-               for name, reason in gates.items() if reason]
+    reasons = [
+        reason if reason.startswith(name.replace("_", " ")) else f"{name}: {reason}"
+        for name, reason in gates.items()
+        if reason
+    ]
     return "; ".join(reasons) or "-"
 
 
@@ -48,10 +60,20 @@ def print_table(service: str, files, verdicts, rewards, stream=None) -> None:
     from rich.table import Table
 
     console, rows = Console(file=stream or sys.stdout), records(files, verdicts, rewards)
-    summary = Table(title=f"{service}: {len(rows)} file(s) judged as one round", caption=CAPTION,
-                    box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left")
-    for header, justify in (("#", "right"), ("file", "left"), ("score", "right"), ("reward", "right"),
-                            ("gates fired", "left")):
+    summary = Table(
+        title=f"{service}: {len(rows)} file(s) judged as one round",
+        caption=CAPTION,
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+        caption_justify="left",
+    )
+    for header, justify in (
+        ("#", "right"),
+        ("file", "left"),
+        ("score", "right"),
+        ("reward", "right"),
+        ("gates fired", "left"),
+    ):
         summary.add_column(header, justify=justify, overflow="fold")
     for n, row in enumerate(rows, 1):
         summary.add_row(str(n), row["file"], number(row["score"]), number(row["round_reward"]), fired(row["gates"]))
@@ -59,8 +81,9 @@ def print_table(service: str, files, verdicts, rewards, stream=None) -> None:
     names = list(dict.fromkeys(name for row in rows for name in row["components"]))
     if not names:
         return
-    parts = Table(title="components by file (-: gated before it was computed)", box=box.SIMPLE_HEAD,
-                  title_justify="left")
+    parts = Table(
+        title="components by file (-: gated before it was computed)", box=box.SIMPLE_HEAD, title_justify="left"
+    )
     parts.add_column("component")
     for n in range(1, len(rows) + 1):
         parts.add_column(f"#{n}", justify="right")

@@ -1,32 +1,28 @@
-"""Per-service reward formulas: component values (0..1 each) -> raw score 0..1.
+"""Reward building blocks: measured numbers -> 0..1 components, and the weighted mean.
 
-Pure functions of measured numbers, so the README, the tests and the
-benchmark all quote the same thing. A component whose evaluator is
-switched off (`--eval.clap none`) is left out and the remaining weights are
-renormalised, rather than counted as 0 for everybody.
+Pure functions, so the docs, the tests and the benchmark all quote the same
+thing. Each service (lib/services) picks its components and their weights. A
+component whose evaluator is switched off (`--eval.clap none`) is left out and
+the remaining weights are renormalised, rather than counted as 0 for everybody.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Optional
 
 import numpy as np
 
-TTS_WEIGHTS = {"naturalness": 0.4, "intelligibility": 0.6}
-VC_WEIGHTS = {"similarity": 0.4, "intelligibility": 0.25, "f0_match": 0.15, "naturalness": 0.2}
-MUSIC_WEIGHTS = {"adherence": 0.5, "quality": 0.5, "tempo_match": 0.2}
-DURATION_SHARE = 0.2  # music: a clip at the edge of the length tolerance keeps 80%
-WEIGHTS = {"tts": TTS_WEIGHTS, "vc": VC_WEIGHTS, "music": MUSIC_WEIGHTS}
-
-MOS_RANGE = (1.0, 4.0)            # DNSMOS OVRL: white noise ~1.1, clean studio speech ~3.5-4
+MOS_RANGE = (1.0, 4.0)  # DNSMOS OVRL: white noise ~1.1, clean studio speech ~3.5-4
 CLAP_COSINE_RANGE = (0.05, 0.45)  # unrelated text/audio pairs sit near 0, good matches 0.3-0.5
-MIN_SPEECH_RATIO = 0.3            # TTS/VC: less speech than this (silero VAD) is gated
-SPEECH_LIKE_RANGE = (0.3, 0.8)    # music: speech-likeness where the penalty starts / is total
-WORDS_PER_SECOND_SPEECH = 1.5     # a transcript this dense counts as fully "wordy"
-F0_SEMITONES_ZERO = 6.0           # median F0 this far off scores 0 pitch match
+MIN_SPEECH_RATIO = 0.3  # TTS/VC: less speech than this (silero VAD) is gated
+SPEECH_LIKE_RANGE = (0.3, 0.8)  # music: speech-likeness where the penalty starts / is total
+WORDS_PER_SECOND_SPEECH = 1.5  # a transcript this dense counts as fully "wordy"
+F0_SEMITONES_ZERO = 6.0  # median F0 this far off scores 0 pitch match
 TEMPO_ERROR_RANGE = (0.06, 0.25)  # music: relative tempo error where tempo match starts to fall / is 0
-TEMPO_MIN_RHYTHM = 0.5            # music: tempo is only judged on a clear pulse (a pad has none to measure;
-                                  # its weak pulse already costs it the rhythm part of quality)
+TEMPO_MIN_RHYTHM = 0.5  # music: tempo is only judged on a clear pulse (a pad has none to measure;
+# its weak pulse already costs it the rhythm part of quality)
 
 
 def ramp(x: float, zero: float, one: float) -> float:
@@ -60,7 +56,7 @@ def tempo_match(measured_bpm: float, stated_bpm: float) -> float:
     if not (measured_bpm > 0 and stated_bpm > 0):
         return 0.0
     error = min(abs(math.log2(measured_bpm / stated_bpm) - octave) for octave in (-1, 0, 1))
-    return 1.0 - ramp(2.0 ** error - 1.0, *TEMPO_ERROR_RANGE)
+    return 1.0 - ramp(2.0**error - 1.0, *TEMPO_ERROR_RANGE)
 
 
 def duration_match(seconds: float, requested: float, slack: float) -> float:
@@ -77,15 +73,11 @@ def speech_likeness(speech_ratio: float, transcript: Optional[str], seconds: flo
     return min(speech_ratio, wordiness)
 
 
-def combine(service: str, components: dict[str, float]) -> float:
-    """Weighted mean of the present components; music is then scaled by its duration match
-    and its speech penalty (multipliers: neither should earn points on its own)."""
-    weights = {k: w for k, w in WEIGHTS[service].items() if k in components}
-    total = sum(weights.values())
+def weighted_mean(weights: Mapping[str, float], components: Mapping[str, float]) -> float:
+    """Weighted mean of the components that are present (absent ones are not counted as 0)."""
+    present = {k: w for k, w in weights.items() if k in components}
+    total = sum(present.values())
     if total <= 0:
         return 0.0
-    score = sum(w * components[k] for k, w in weights.items()) / total
-    if service == "music":
-        score *= (1.0 - DURATION_SHARE) + DURATION_SHARE * components.get("duration_match", 0.0)
-        score *= 1.0 - components.get("speech_penalty", 0.0)
+    score = sum(w * components[k] for k, w in present.items()) / total
     return score if math.isfinite(score) else 0.0

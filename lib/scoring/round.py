@@ -7,32 +7,37 @@ the EMA. Answer speed is not part of the reward: a raw score must be
 reproducible from the audio alone, and slow answers are
 already cut off by the per-service timeout.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Optional
 
-from lib.client import Answer
-from lib.scoring.judge import Job, Judge, normalise_round
-from lib.scoring.state import finite_unit
+from audionet.lib.client import Answer
+from audionet.lib.scoring.judge import Job, Judge, normalise_round
+from audionet.lib.scoring.state import finite_unit
 
 
 @dataclass(frozen=True)
 class Scored:
     answer: Answer
-    reward: float                # within-round reward that the EMA sees
-    gate: Optional[str]          # why the reward is 0, or None
-    score: float = 0.0           # raw 0..1 from the Judge
+    reward: float  # within-round reward that the EMA sees
+    gate: Optional[str]  # why the reward is 0, or None
+    score: float = 0.0  # raw 0..1 from the Judge
     components: dict[str, float] = field(default_factory=dict)
 
 
-def score_round(answers: list[Answer], judge: Judge, measure=None) -> list[Scored]:
+def score_round(answers: list[Answer], judge: Judge, services: Mapping[str, object], measure=None) -> list[Scored]:
+    """`services`: name -> Service (lib.services) for every service among the answers."""
     scored: list[Optional[Scored]] = [None] * len(answers)
-    for service in dict.fromkeys(a.service for a in answers):
-        indices = [i for i, a in enumerate(answers) if a.service == service]
-        jobs = [Job(answers[i].request, answers[i].audio if answers[i].ok else None, f"uid {answers[i].target.uid}")
-                for i in indices]
-        verdicts = judge.score(service, jobs, measure=measure)
+    for name in dict.fromkeys(a.service for a in answers):
+        indices = [i for i, a in enumerate(answers) if a.service == name]
+        jobs = [
+            Job(answers[i].request, answers[i].audio if answers[i].ok else None, f"uid {answers[i].target.uid}")
+            for i in indices
+        ]
+        verdicts = judge.score(services[name], jobs, measure=measure)
         rewards = normalise_round([v.score for v in verdicts])
         for i, verdict, reward in zip(indices, verdicts, rewards):
             answer = answers[i]

@@ -4,6 +4,7 @@ Saved atomically (temp file, fsync, rename, fsync dir) after every round so a
 crash at any point leaves either the old or the new state on disk, and a
 restart continues from exactly the saved floats (JSON keeps float repr).
 """
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 
-from lib.errors import ConfigError
-from lib.protocol import SERVICES
+from audionet.lib.errors import ConfigError
 
 STATE_VERSION = 1
 
@@ -26,18 +26,27 @@ def finite_unit(value: float) -> float:
 
 @dataclass
 class ScoreState:
+    """`services`: the services this validator scores (a miner's weight is their mean); columns of
+    other services found in a saved state are kept, not counted."""
+
+    services: tuple[str, ...] = ()
     hotkeys: list[str] = field(default_factory=list)
-    scores: dict[str, list[float]] = field(default_factory=lambda: {s: [] for s in SERVICES})
+    scores: dict[str, list[float]] = field(default_factory=dict)
     round: int = 0
     last_weights_block: int = -1
+
+    def __post_init__(self) -> None:
+        self.services = tuple(self.services)
+        for service in self.services:
+            self.scores.setdefault(service, [])
 
     def sync(self, hotkeys: list[str]) -> list[int]:
         """Follow the metagraph; a uid whose hotkey changed starts again from 0.
         Returns the uids that were reset."""
         reset = [uid for uid, old in enumerate(self.hotkeys[: len(hotkeys)]) if old != hotkeys[uid]]
-        for service in SERVICES:
-            column = self.scores.setdefault(service, [])
-            del column[len(hotkeys):]
+        for service in self.scores:
+            column = self.scores[service]
+            del column[len(hotkeys) :]
             column.extend([0.0] * (len(hotkeys) - len(column)))
             for uid in reset:
                 column[uid] = 0.0
@@ -50,7 +59,9 @@ class ScoreState:
         return column[uid]
 
     def combined(self, uid: int) -> float:
-        return sum(self.scores[s][uid] for s in SERVICES) / len(SERVICES)
+        if not self.services:
+            return 0.0
+        return sum(self.scores[s][uid] for s in self.services) / len(self.services)
 
     def weights(self) -> list[float]:
         """L1-normalised combined scores; all zeros when nobody earned anything."""
@@ -59,17 +70,22 @@ class ScoreState:
         return [r / total for r in raw] if total > 0 else [0.0] * len(raw)
 
     def to_json(self) -> dict:
-        return {"version": STATE_VERSION, "round": self.round, "last_weights_block": self.last_weights_block,
-                "hotkeys": self.hotkeys, "scores": self.scores}
+        return {
+            "version": STATE_VERSION,
+            "round": self.round,
+            "last_weights_block": self.last_weights_block,
+            "hotkeys": self.hotkeys,
+            "scores": self.scores,
+        }
 
     def save(self, path: str) -> None:
         atomic_write_json(path, self.to_json())
 
     @classmethod
-    def load(cls, path: str) -> "ScoreState":
+    def load(cls, path: str, services: tuple[str, ...]) -> ScoreState:
         """The saved state, or a fresh one when there is none."""
         if not os.path.exists(path):
-            return cls()
+            return cls(services)
         try:
             with open(path) as handle:
                 data = json.load(handle)
@@ -77,9 +93,14 @@ class ScoreState:
             raise ConfigError(f"cannot read validator state {path}: {error}") from None
         if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
             raise ConfigError(f"{path}: not a version-{STATE_VERSION} audionet validator state")
-        state = cls(hotkeys=list(data["hotkeys"]), round=int(data["round"]),
-                    last_weights_block=int(data["last_weights_block"]))
-        state.scores = {s: [finite_unit(v) for v in data["scores"].get(s, [])] for s in SERVICES}
+        scores = {s: [finite_unit(v) for v in column] for s, column in dict(data["scores"]).items()}
+        state = cls(
+            services,
+            hotkeys=list(data["hotkeys"]),
+            scores=scores,
+            round=int(data["round"]),
+            last_weights_block=int(data["last_weights_block"]),
+        )
         state.sync(state.hotkeys)  # pad columns if the file predates a service
         return state
 

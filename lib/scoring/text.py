@@ -6,11 +6,12 @@ out as words (lib.prompts.spoken, the same rules the prompt generator writes
 numbers with), punctuation dropped, apostrophes removed so "o'clock" ==
 "oclock", whitespace collapsed.
 """
+
 from __future__ import annotations
 
 import jiwer
 
-from lib.prompts.spoken import normalise_for_wer
+from audionet.lib.prompts.spoken import normalise_for_wer
 
 
 def normalise_text(text: str) -> str:

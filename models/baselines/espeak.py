@@ -13,6 +13,7 @@ noise generator, speaks, and unloads it again: about 5 ms of overhead, and
 the copy is never shared with other espeak users in the process (e.g. a
 phonemiser), whose state we must not reset.
 """
+
 from __future__ import annotations
 
 import _ctypes
@@ -22,9 +23,9 @@ import threading
 
 import numpy as np
 
-from lib.audio import Audio
-from lib.errors import BackendError, WireError
-from models.base import SpeechSynthesizer
+from audionet.lib.audio import Audio
+from audionet.lib.errors import BackendError, WireError
+from audionet.models.base import SpeechSynthesizer
 
 __all__ = ["DEFAULT_VOICE", "SAMPLE_RATE", "VOICES", "EspeakSynthesizer"]
 
@@ -42,9 +43,7 @@ _EE_OK = 0
 _ACCENTS = {"en-us": "en-us", "en-gb": "en"}
 _VARIANTS = ["", "+f1", "+f2", "+f3", "+f4", "+m1", "+m2", "+m3", "+m4"]
 VOICES: dict[str, bytes] = {
-    accent + variant: (spec + variant).encode("ascii")
-    for accent, spec in _ACCENTS.items()
-    for variant in _VARIANTS
+    accent + variant: (spec + variant).encode("ascii") for accent, spec in _ACCENTS.items() for variant in _VARIANTS
 }
 DEFAULT_VOICE = "en-us"
 
@@ -52,9 +51,7 @@ DEFAULT_VOICE = "en-us"
 _TRIM_THRESHOLD = 10 ** (-50 / 20)
 _TRIM_PAD_SECONDS = 0.01
 
-_CALLBACK_TYPE = ctypes.CFUNCTYPE(
-    ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.c_void_p
-)
+_CALLBACK_TYPE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.c_void_p)
 
 # One request at a time: bounds memory, and keeps the C callbacks simple.
 _LOCK = threading.Lock()
@@ -90,8 +87,14 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.espeak_ng_SetRandSeed.argtypes = [ctypes.c_long]
     lib.espeak_ng_SetRandSeed.restype = None
     lib.espeak_Synth.argtypes = [
-        ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int,
-        ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p,
+        ctypes.c_char_p,
+        ctypes.c_size_t,
+        ctypes.c_uint,
+        ctypes.c_int,
+        ctypes.c_uint,
+        ctypes.c_uint,
+        ctypes.c_void_p,
+        ctypes.c_void_p,
     ]
 
 
@@ -146,7 +149,7 @@ def _trim_silence(samples: np.ndarray, sample_rate: int) -> np.ndarray:
     if loud.size == 0:
         return samples[:0]
     pad = int(_TRIM_PAD_SECONDS * sample_rate)
-    return samples[max(loud[0] - pad, 0): loud[-1] + pad + 1]
+    return samples[max(loud[0] - pad, 0) : loud[-1] + pad + 1]
 
 
 class EspeakSynthesizer(SpeechSynthesizer):

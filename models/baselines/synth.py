@@ -8,6 +8,7 @@ progression for the mood, and a melody from the scale, and every note is
 rendered with a simple but distinct timbre (`timbres.py`). It is not
 good music; it is real, prompt-dependent audio with no model weights.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,10 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib.audio import Audio
-from lib.errors import WireError
-from models.base import MusicGenerator
-from models.baselines.timbres import DRUMS, SAMPLE_RATE, TIMBRES, drum_hit
+from audionet.lib.audio import Audio
+from audionet.lib.errors import WireError
+from audionet.models.base import MusicGenerator
+from audionet.models.baselines.timbres import DRUMS, SAMPLE_RATE, TIMBRES, drum_hit
 
 __all__ = ["SAMPLE_RATE", "MusicPlan", "ProceduralMusicGenerator", "plan_music"]
 
@@ -28,15 +29,32 @@ PEAK = 10 ** (-1 / 20)  # -1 dBFS
 SR = SAMPLE_RATE
 
 _INSTRUMENT_WORDS = {
-    "piano": "piano|keys|keyboard", "guitar": "guitars?", "bass": "bass", "drums": "drums?|beat|percussion",
-    "strings": "strings?|violins?|cellos?|orchestra|orchestral", "pad": "pads?",
-    "synth": "synths?|synthesi[sz]ers?|electronic", "flute": "flutes?|woodwind", "bells": "bells?|chimes?|glockenspiel",
+    "piano": "piano|keys|keyboard",
+    "guitar": "guitars?",
+    "bass": "bass",
+    "drums": "drums?|beat|percussion",
+    "strings": "strings?|violins?|cellos?|orchestra|orchestral",
+    "pad": "pads?",
+    "synth": "synths?|synthesi[sz]ers?|electronic",
+    "flute": "flutes?|woodwind",
+    "bells": "bells?|chimes?|glockenspiel",
 }
 _SLOW = {"slow", "calm", "ambient", "relaxing", "chill", "peaceful", "gentle", "lullaby", "sleepy", "soft"}
 _FAST = {"upbeat", "energetic", "fast", "dance", "driving", "party", "edm", "intense", "rock"}
 _MAJOR = {"happy", "bright", "uplifting", "joyful", "cheerful", "sunny", "hopeful", "triumphant", "playful"}
-_MINOR = {"sad", "dark", "melancholic", "melancholy", "tense", "gloomy", "somber", "sombre", "moody", "eerie",
-          "mysterious"}
+_MINOR = {
+    "sad",
+    "dark",
+    "melancholic",
+    "melancholy",
+    "tense",
+    "gloomy",
+    "somber",
+    "sombre",
+    "moody",
+    "eerie",
+    "mysterious",
+}
 _SCALES = {"major": [0, 2, 4, 5, 7, 9, 11], "minor": [0, 2, 3, 5, 7, 8, 10]}
 # Chord roots as scale degrees, four bars each (I-V-vi-IV, i-VI-III-VII, ...).
 _PROGRESSIONS = {
@@ -44,10 +62,28 @@ _PROGRESSIONS = {
     "minor": [[0, 5, 2, 6], [0, 3, 4, 0], [0, 5, 3, 4], [0, 6, 5, 4]],
 }
 # Melody onsets within a bar, in beats; the last two are busy, for fast tempi only.
-_RHYTHMS = [[0, 1, 2, 3], [0, 1.5, 2, 3], [0, 0.5, 1, 2, 3], [0, 2], [0, 2, 3],
-            [0, 1, 1.5, 2, 3], [0, 0.5, 1, 1.5, 2, 3]]
-_GAIN = {"piano": 0.5, "guitar": 0.5, "bass": 0.55, "strings": 0.25, "pad": 0.25, "synth": 0.3,
-         "flute": 0.45, "bells": 0.3, "kick": 0.9, "snare": 0.5, "hat": 0.18}
+_RHYTHMS = [
+    [0, 1, 2, 3],
+    [0, 1.5, 2, 3],
+    [0, 0.5, 1, 2, 3],
+    [0, 2],
+    [0, 2, 3],
+    [0, 1, 1.5, 2, 3],
+    [0, 0.5, 1, 1.5, 2, 3],
+]
+_GAIN = {
+    "piano": 0.5,
+    "guitar": 0.5,
+    "bass": 0.55,
+    "strings": 0.25,
+    "pad": 0.25,
+    "synth": 0.3,
+    "flute": 0.45,
+    "bells": 0.3,
+    "kick": 0.9,
+    "snare": 0.5,
+    "hat": 0.18,
+}
 
 
 @dataclass(frozen=True)
@@ -136,8 +172,9 @@ def _compose(plan: MusicPlan, seconds: float, rng) -> dict[str, list[Note]]:
                 hits = range(4) if fast else (0, 2)
                 notes[comp] += [(t0 + h * beat, beat * (1 if fast else 2), p, 0.55) for h in hits for p in chord]
             elif fast:  # guitar: strummed on every beat (12 ms between strings)
-                notes[comp] += [(t0 + h * beat + j * 0.012, beat, p, 0.5)
-                                for h in range(4) for j, p in enumerate(chord)]
+                notes[comp] += [
+                    (t0 + h * beat + j * 0.012, beat, p, 0.5) for h in range(4) for j, p in enumerate(chord)
+                ]
             else:  # guitar: arpeggiated eighths
                 notes[comp] += [(t0 + e * beat / 2, beat, chord[[0, 1, 2, 1][e % 4]], 0.5) for e in range(8)]
         if "bass" in plan.instruments:
@@ -169,7 +206,7 @@ def render(plan: MusicPlan, n_samples: int, seed: int) -> np.ndarray:
             if key not in cache:
                 cache[key] = drum_hit(name, rng) if name in DRUMS else TIMBRES[name](_hz(midi), held, rng)
             wave = cache[key][: buffer.size - begin]
-            buffer[begin: begin + wave.size] += _GAIN[name] * velocity * wave
+            buffer[begin : begin + wave.size] += _GAIN[name] * velocity * wave
     out = buffer[:n_samples]
     fade_in, fade_out = min(int(0.01 * SR), n_samples // 4), min(int(0.1 * SR), n_samples // 4)
     out[:fade_in] *= np.linspace(0, 1, fade_in, endpoint=False)

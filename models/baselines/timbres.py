@@ -5,6 +5,7 @@ SAMPLE_RATE, including its release tail; all of them are vectorised numpy
 (additive, FM, Karplus-Strong, filtered noise), cheap enough that 30 s of
 music renders in a fraction of a second.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -60,11 +61,11 @@ def _guitar(f, dur, rng):
     blocks = n // period + 2
     z = np.zeros(1 + blocks * period)  # z[i + 1] = y[i], so y[-1] reads as 0
     burst = lfilter([0.5, 0.5], [1.0], rng.uniform(-1, 1, period))  # softened pluck
-    z[1:period + 1] = burst - burst.mean()  # DC would never decay in the loop
+    z[1 : period + 1] = burst - burst.mean()  # DC would never decay in the loop
     for b in range(1, blocks):  # y[n] = g * (y[n-P] + y[n-P-1]) only looks one block back
-        prev = z[(b - 1) * period: b * period + 1]
-        z[b * period + 1:(b + 1) * period + 1] = 0.497 * (prev[1:] + prev[:-1])
-    return z[1:n + 1] * _env(n, 0.001, int(dur * SR), 0.25)
+        prev = z[(b - 1) * period : b * period + 1]
+        z[b * period + 1 : (b + 1) * period + 1] = 0.497 * (prev[1:] + prev[:-1])
+    return z[1 : n + 1] * _env(n, 0.001, int(dur * SR), 0.25)
 
 
 def _bass(f, dur, rng):
@@ -123,6 +124,14 @@ def drum_hit(kind: str, rng) -> np.ndarray:
     return lfilter(*butter(2, 7000 / (SR / 2), "high"), rng.normal(0, 1, t.size)) * np.exp(-t * 55)
 
 
-TIMBRES: dict[str, Callable] = {"piano": _piano, "guitar": _guitar, "bass": _bass, "strings": _strings,
-                                "pad": _pad, "synth": _synth, "bells": _bells, "flute": _flute}
+TIMBRES: dict[str, Callable] = {
+    "piano": _piano,
+    "guitar": _guitar,
+    "bass": _bass,
+    "strings": _strings,
+    "pad": _pad,
+    "synth": _synth,
+    "bells": _bells,
+    "flute": _flute,
+}
 DRUMS = ("kick", "snare", "hat")

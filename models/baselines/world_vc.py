@@ -14,66 +14,38 @@ Crude by design: it is the floor a neural cloner must beat, and it needs no
 model weights. `reference_text` is accepted for the interface but unused:
 neural cloners align it with the reference audio, this baseline does not.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pyworld
 
-from lib.audio import Audio, resample
-from lib.errors import WireError
-from lib.scoring.pitch import MIN_VOICED_FRAMES, f0_summary
-from models.base import VoiceCloner
-from models.baselines.espeak import VOICES, EspeakSynthesizer
+from audionet.lib.audio import Audio
+from audionet.lib.errors import WireError
+from audionet.lib.f0 import (
+    F0_CEIL_HZ,
+    F0_FLOOR_HZ,
+    FRAME_PERIOD_MS,
+    MAX_ANALYSIS_SECONDS,
+    MIN_VOICED_FRAMES,
+    WORK_RATE,
+    as_world,
+    track_f0,
+)
+from audionet.models.base import VoiceCloner
+from audionet.models.baselines.espeak import VOICES, EspeakSynthesizer
 
-__all__ = ["WORK_RATE", "WorldVoiceCloner", "f0_stats", "move_toward", "voiced_f0"]
+__all__ = ["WorldVoiceCloner", "move_toward"]
 
-WORK_RATE = 22_050  # espeak's native rate, so the TTS is never resampled
-FRAME_PERIOD_MS = 5.0
-F0_FLOOR_HZ, F0_CEIL_HZ = 60.0, 700.0
-MAX_REFERENCE_SECONDS = 30.0  # more adds analysis time, not accuracy
 WARP_LIMITS = (0.8, 1.25)
 PEAK = 10 ** (-1 / 20)  # -1 dBFS
 
 _FFT_SIZE = pyworld.get_cheaptrick_fft_size(WORK_RATE, F0_FLOOR_HZ)
 
 
-def _as_world(audio: Audio, max_seconds: float | None = None) -> np.ndarray:
-    """Float64 samples at WORK_RATE, as pyworld wants them."""
-    if not np.isfinite(audio.samples).all():
-        raise WireError("audio contains NaN or infinite samples")
-    if audio.sample_rate <= 0 or audio.samples.size == 0:
-        raise WireError("audio is empty")
-    if max_seconds is not None:
-        audio = Audio(audio.samples[: int(max_seconds * audio.sample_rate)], audio.sample_rate)
-    return np.ascontiguousarray(resample(audio, WORK_RATE).samples, dtype=np.float64)
-
-
-def _pitch(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """F0 per 5 ms frame (0 = unvoiced) and the frame times; DIO + StoneMask is
-    ~10x faster than Harvest and good enough for clean speech."""
-    f0, times = pyworld.dio(
-        x, WORK_RATE, f0_floor=F0_FLOOR_HZ, f0_ceil=F0_CEIL_HZ, frame_period=FRAME_PERIOD_MS
-    )
-    return pyworld.stonemask(x, f0, times, WORK_RATE), times
-
-
 def _log_f0_stats(f0: np.ndarray) -> tuple[float, float]:
     log_f0 = np.log(f0[f0 > 0])
     return float(np.median(log_f0)), float(np.std(log_f0))
-
-
-def voiced_f0(audio: Audio) -> np.ndarray:
-    """F0 in Hz of the voiced 5 ms frames of (at most the first 30 s of) `audio`."""
-    f0, _ = _pitch(_as_world(audio, MAX_REFERENCE_SECONDS))
-    return f0[f0 > 0]
-
-
-def f0_stats(audio: Audio) -> tuple[float, float]:
-    """(median F0 in Hz, standard deviation of log-F0) over voiced frames.
-
-    Returns (0.0, 0.0) when fewer than 0.1 s of the audio is voiced.
-    """
-    return f0_summary(voiced_f0(audio))
 
 
 def _mean_log_envelope(sp: np.ndarray, f0: np.ndarray) -> np.ndarray:
@@ -152,12 +124,12 @@ class WorldVoiceCloner(VoiceCloner):
 def move_toward(speech: Audio, reference: Audio, *, warp: bool = True) -> Audio:
     """`speech` re-synthesised by WORLD with the reference's log-F0 median and
     spread and (when `warp`) its formants stretched toward the reference's."""
-    ref = _as_world(reference, MAX_REFERENCE_SECONDS)
-    ref_f0, ref_times = _pitch(ref)
+    ref = as_world(reference, MAX_ANALYSIS_SECONDS)
+    ref_f0, ref_times = track_f0(ref)
     if np.count_nonzero(ref_f0) < MIN_VOICED_FRAMES:
         raise WireError("reference audio has too little voiced speech to clone")
-    x = _as_world(speech)
-    f0, times = _pitch(x)
+    x = as_world(speech)
+    f0, times = track_f0(x)
     sp = pyworld.cheaptrick(x, f0, times, WORK_RATE, fft_size=_FFT_SIZE)
     ap = pyworld.d4c(x, f0, times, WORK_RATE, fft_size=_FFT_SIZE)
 

@@ -4,14 +4,15 @@ Evaluators load once, pick device and dtype once, and take a batch: the
 validator scores a whole round's responses in one call per evaluator, which
 is where a GPU pays off (seed 002: batch size decides the speed-up).
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from lib.audio import Audio
+from audionet.lib.audio import Audio
 
 
 class Evaluator(ABC):

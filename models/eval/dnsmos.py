@@ -7,16 +7,17 @@ longer clip; a shorter clip is tiled to fill it, as speechmos does), batch
 the round's windows into one ONNX call, and apply speechmos' published
 polynomial calibration. Measured cost: benchmarks/evaluators.py.
 """
+
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from lib.audio import Audio, resample
-from lib.errors import BackendError
-from models.eval.base import MosPredictor
+from audionet.lib.audio import Audio, resample
+from audionet.lib.errors import BackendError
+from audionet.models.eval.base import MosPredictor
 
 SAMPLE_RATE = 16_000
 WINDOW = int(9.01 * SAMPLE_RATE)
@@ -29,7 +30,7 @@ def _window(samples: np.ndarray) -> np.ndarray:
     if len(samples) < WINDOW:
         samples = np.tile(samples, WINDOW // len(samples) + 1)
     start = (len(samples) - WINDOW) // 2
-    return np.clip(samples[start:start + WINDOW], -1.0, 1.0).astype(np.float32)
+    return np.clip(samples[start : start + WINDOW], -1.0, 1.0).astype(np.float32)
 
 
 class DnsMos(MosPredictor):
@@ -54,7 +55,9 @@ class DnsMos(MosPredictor):
     def predict(self, clips: Sequence[Audio]) -> list[float]:
         scores: list[float] = []
         for start in range(0, len(clips), self.batch_size):
-            batch = np.stack([_window(resample(c, SAMPLE_RATE).samples) for c in clips[start:start + self.batch_size]])
+            batch = np.stack(
+                [_window(resample(c, SAMPLE_RATE).samples) for c in clips[start : start + self.batch_size]]
+            )
             raw = self._session.run(None, {"input_1": batch})[0]
             scores.extend(float(OVRL_CALIBRATION(row[2])) for row in raw)
         return scores

@@ -8,16 +8,17 @@
 Neither ships on PyPI; offline they load only from a local folder (or a
 hub cache). A missing model is one line, never a traceback.
 """
+
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from lib.audio import Audio, resample
-from lib.errors import BackendError
-from models.eval.base import SpeakerEncoder, TextAudioScorer
+from audionet.lib.audio import Audio, resample
+from audionet.lib.errors import BackendError
+from audionet.models.eval.base import SpeakerEncoder, TextAudioScorer
 
 
 def _torch_dtype(device: str, dtype: str | None):
@@ -56,22 +57,27 @@ class ClapScorer(TextAudioScorer):
         random, and a validator's score must be reproducible."""
         limit = int(self._processor.feature_extractor.nb_max_samples)
         start = max(0, (len(samples) - limit) // 2)
-        return samples[start:start + limit]
+        return samples[start : start + limit]
 
     def score(self, texts: Sequence[str], clips: Sequence[Audio]) -> list[float]:
         out: list[float] = []
         for start in range(0, len(clips), self.batch_size):
-            batch_texts = list(texts[start:start + self.batch_size])
-            audios = [self._centre(resample(c, self._rate).samples) for c in clips[start:start + self.batch_size]]
-            inputs = self._processor(text=batch_texts, audio=audios, sampling_rate=self._rate,
-                                     return_tensors="pt", padding=True)
-            inputs = {k: (v.to(self.device, self._dtype) if v.is_floating_point() else v.to(self.device))
-                      for k, v in inputs.items()}
+            batch_texts = list(texts[start : start + self.batch_size])
+            audios = [self._centre(resample(c, self._rate).samples) for c in clips[start : start + self.batch_size]]
+            inputs = self._processor(
+                text=batch_texts, audio=audios, sampling_rate=self._rate, return_tensors="pt", padding=True
+            )
+            inputs = {
+                k: (v.to(self.device, self._dtype) if v.is_floating_point() else v.to(self.device))
+                for k, v in inputs.items()
+            }
             with self._torch.inference_mode():
-                text = self._model.get_text_features(input_ids=inputs["input_ids"],
-                                                     attention_mask=inputs.get("attention_mask"))
-                audio = self._model.get_audio_features(input_features=inputs["input_features"],
-                                                       is_longer=inputs.get("is_longer"))
+                text = self._model.get_text_features(
+                    input_ids=inputs["input_ids"], attention_mask=inputs.get("attention_mask")
+                )
+                audio = self._model.get_audio_features(
+                    input_features=inputs["input_features"], is_longer=inputs.get("is_longer")
+                )
             text = getattr(text, "pooler_output", text)
             audio = getattr(audio, "pooler_output", audio)
             cos = self._torch.nn.functional.cosine_similarity(text.float(), audio.float(), dim=-1)
@@ -98,12 +104,15 @@ class WavLMSpeakerEncoder(SpeakerEncoder):
     def embed(self, clips: Sequence[Audio]) -> np.ndarray:
         vectors = []
         for start in range(0, len(clips), self.batch_size):
-            audios = [resample(c, self.SAMPLE_RATE).samples for c in clips[start:start + self.batch_size]]
-            inputs = self._extractor(audios, sampling_rate=self.SAMPLE_RATE, return_tensors="pt", padding=True,
-                                     return_attention_mask=True)
+            audios = [resample(c, self.SAMPLE_RATE).samples for c in clips[start : start + self.batch_size]]
+            inputs = self._extractor(
+                audios, sampling_rate=self.SAMPLE_RATE, return_tensors="pt", padding=True, return_attention_mask=True
+            )
             with self._torch.inference_mode():
-                output = self._model(input_values=inputs["input_values"].to(self.device, self._dtype),
-                                     attention_mask=inputs["attention_mask"].to(self.device))
+                output = self._model(
+                    input_values=inputs["input_values"].to(self.device, self._dtype),
+                    attention_mask=inputs["attention_mask"].to(self.device),
+                )
             emb = self._torch.nn.functional.normalize(output.embeddings.float(), dim=-1)
             vectors.append(emb.cpu().numpy())
         return np.concatenate(vectors).astype(np.float32) if vectors else np.zeros((0, 1), np.float32)

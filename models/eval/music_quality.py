@@ -16,20 +16,21 @@ trick fails it; tonality weighs most because noise is the cheapest trick:
 The tempo of the same pulse is reported as "bpm", so the judge can check a
 prompt's stated bpm without CLAP (see lib.scoring.rewards.tempo_match).
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from lib.audio import Audio, resample
-from models.eval.base import Evaluator
+from audionet.lib.audio import Audio, resample
+from audionet.models.eval.base import Evaluator
 
 SAMPLE_RATE = 22_050
 HOP = 512
 LOUDNESS_GOOD_DBFS = (-24.0, -8.0)
 LOUDNESS_ZERO_DBFS = (-45.0, -2.0)
-FLATNESS_NOISE = 0.25   # mean flatness at or above this scores 0 tonality
+FLATNESS_NOISE = 0.25  # mean flatness at or above this scores 0 tonality
 TEMPO_BPM = (40.0, 200.0)
 WEIGHTS = {"tonality": 0.5, "rhythm": 0.3, "loudness": 0.1, "unclipped": 0.1}
 
@@ -62,7 +63,7 @@ def _pulse(samples: np.ndarray) -> tuple[np.ndarray, int, int]:
     envelope = envelope - envelope.mean()
     if len(envelope) < 16 or not np.any(envelope):
         return np.zeros(1), 1, 0
-    corr = np.correlate(envelope, envelope, mode="full")[len(envelope) - 1:]
+    corr = np.correlate(envelope, envelope, mode="full")[len(envelope) - 1 :]
     frames_per_s = SAMPLE_RATE / HOP
     low = int(frames_per_s * 60 / TEMPO_BPM[1])
     high = min(len(corr) - 2, int(frames_per_s * 60 / TEMPO_BPM[0]))
@@ -70,15 +71,15 @@ def _pulse(samples: np.ndarray) -> tuple[np.ndarray, int, int]:
 
 
 def _rhythm(corr: np.ndarray, low: int, high: int) -> float:
-    return _ramp(float(corr[low:high + 1].max()), 0.1, 0.6) if high > low else 0.0
+    return _ramp(float(corr[low : high + 1].max()), 0.1, 0.6) if high > low else 0.0
 
 
 def _bpm(corr: np.ndarray, low: int, high: int) -> float | None:
     """Tempo of the strongest pulse, with a parabolic fit around the peak lag (one frame is
     ~2% at 120 BPM); None when there is no pulse to measure."""
-    if high <= low or corr[low:high + 1].max() < 0.1:
+    if high <= low or corr[low : high + 1].max() < 0.1:
         return None
-    lag = low + int(np.argmax(corr[low:high + 1]))
+    lag = low + int(np.argmax(corr[low : high + 1]))
     before, peak, after = corr[lag - 1], corr[lag], corr[lag + 1]
     curvature = before - 2 * peak + after
     offset = 0.5 * (before - after) / curvature if curvature < 0 else 0.0
@@ -97,8 +98,12 @@ class SignalMusicQuality(Evaluator):
         (one resample and one onset autocorrelation serve both)."""
         samples = resample(clip, SAMPLE_RATE).samples
         pulse = _pulse(samples)
-        parts = {"loudness": loudness_score(samples), "tonality": tonality_score(samples),
-                 "rhythm": _rhythm(*pulse), "unclipped": unclipped_score(samples)}
+        parts = {
+            "loudness": loudness_score(samples),
+            "tonality": tonality_score(samples),
+            "rhythm": _rhythm(*pulse),
+            "unclipped": unclipped_score(samples),
+        }
         bpm = _bpm(*pulse)
         return parts if bpm is None else {**parts, "bpm": bpm}
 

@@ -10,14 +10,15 @@
 Specs come from flags, never from the wire. VAD (silero) and the music
 signal statistics are always loaded: the gates depend on them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Optional
 
-from lib.errors import BackendError
-from models.eval.base import MosPredictor, SpeakerEncoder, TextAudioScorer, Transcriber, VoiceActivityDetector
-from models.eval.music_quality import SignalMusicQuality
+from audionet.lib.errors import BackendError
+from audionet.models.eval.base import MosPredictor, SpeakerEncoder, TextAudioScorer, Transcriber, VoiceActivityDetector
+from audionet.models.eval.music_quality import SignalMusicQuality
 
 DEFAULT_SPECS = {"asr": "whisper:tiny.en", "mos": "dnsmos", "speaker": "dvector", "clap": "none"}
 
@@ -33,16 +34,10 @@ class Evaluators:
     device: str
 
     def describe(self) -> dict[str, str]:
-        return {name: getattr(self, name).model_id if getattr(self, name) else "none"
-                for name in ("asr", "mos", "speaker", "clap", "vad", "music_quality")}
-
-
-def pick_device(device: str = "auto") -> str:
-    if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
-        raise BackendError(f"--eval.device must be auto, cpu, cuda or cuda:N, got {device!r}")
-    from lib.gpu import resolve_device  # one auto rule for miner and validator
-
-    return resolve_device(device)
+        return {
+            name: getattr(self, name).model_id if getattr(self, name) else "none"
+            for name in ("asr", "mos", "speaker", "clap", "vad", "music_quality")
+        }
 
 
 def _split(kind: str, spec: str) -> tuple[str, str]:
@@ -57,7 +52,7 @@ def load_asr(spec: str, device: str) -> Optional[Transcriber]:
     if scheme == "none":
         return None
     if scheme == "whisper":
-        from models.eval.whisper_asr import WhisperTranscriber
+        from audionet.models.eval.whisper_asr import WhisperTranscriber
 
         return WhisperTranscriber(rest or "tiny.en", device="cuda" if device.startswith("cuda") else "cpu")
     raise BackendError(f"unknown --eval.asr spec {spec!r}; use whisper:<model id or folder> or none")
@@ -68,7 +63,7 @@ def load_mos(spec: str, device: str) -> Optional[MosPredictor]:
     if scheme == "none":
         return None
     if scheme == "dnsmos":
-        from models.eval.dnsmos import DnsMos
+        from audionet.models.eval.dnsmos import DnsMos
 
         return DnsMos(device="cuda" if device.startswith("cuda") else "cpu")
     if scheme == "utmos":
@@ -79,15 +74,15 @@ def load_mos(spec: str, device: str) -> Optional[MosPredictor]:
 def load_speaker(spec: str, device: str) -> SpeakerEncoder:
     scheme, rest = _split("speaker", spec)
     if scheme == "dvector":
-        from models.eval.speaker_dvector import DVectorEncoder
+        from audionet.models.eval.speaker_dvector import DVectorEncoder
 
         return DVectorEncoder()
     if scheme == "resemblyzer":
-        from models.eval.speaker_resemblyzer import ResemblyzerEncoder
+        from audionet.models.eval.speaker_resemblyzer import ResemblyzerEncoder
 
         return ResemblyzerEncoder(device=device)
     if scheme == "wavlm" and rest:
-        from models.eval.hf_models import WavLMSpeakerEncoder
+        from audionet.models.eval.hf_models import WavLMSpeakerEncoder
 
         return WavLMSpeakerEncoder(rest, device=device)
     raise BackendError(f"unknown --eval.speaker spec {spec!r}; use dvector, resemblyzer or wavlm:<HF id or folder>")
@@ -98,7 +93,7 @@ def load_clap(spec: str, device: str) -> Optional[TextAudioScorer]:
     if scheme == "none":
         return None
     if scheme in ("clap", "hf") and rest:
-        from models.eval.hf_models import ClapScorer
+        from audionet.models.eval.hf_models import ClapScorer
 
         return ClapScorer(rest, device=device)
     raise BackendError(f"unknown --eval.clap spec {spec!r}; use clap:<HF id or folder> or none")
@@ -108,17 +103,26 @@ def load_evaluators(specs: dict[str, str] | None = None, *, device: str = "auto"
     chosen = dict(DEFAULT_SPECS)
     unknown = set(specs or {}) - set(DEFAULT_SPECS)
     if unknown:
-        raise BackendError(f"unknown evaluator kind(s) {', '.join(sorted(unknown))}; "
-                           f"expected {', '.join(DEFAULT_SPECS)}")
+        raise BackendError(
+            f"unknown evaluator kind(s) {', '.join(sorted(unknown))}; expected {', '.join(DEFAULT_SPECS)}"
+        )
     chosen.update({k: v for k, v in (specs or {}).items() if v})
-    device = pick_device(device)
-    from models.eval.vad import SileroVad
+    from audionet.lib.gpu import resolve_device  # the one device rule for miner, validator and bench
+
+    device = resolve_device(device, flag="--eval.device")
+    from audionet.models.eval.vad import SileroVad
 
     # Optional by-id models first: a missing one fails before the shipped ones spend time loading.
     clap, speaker = load_clap(chosen["clap"], device), load_speaker(chosen["speaker"], device)
-    evaluators = Evaluators(asr=load_asr(chosen["asr"], device), mos=load_mos(chosen["mos"], device),
-                            speaker=speaker, clap=clap, vad=SileroVad(), music_quality=SignalMusicQuality(),
-                            device=device)
+    evaluators = Evaluators(
+        asr=load_asr(chosen["asr"], device),
+        mos=load_mos(chosen["mos"], device),
+        speaker=speaker,
+        clap=clap,
+        vad=SileroVad(),
+        music_quality=SignalMusicQuality(),
+        device=device,
+    )
     if warmup:
         for name in ("asr", "mos", "speaker", "clap", "vad", "music_quality"):
             if getattr(evaluators, name) is not None:
@@ -129,16 +133,25 @@ def load_evaluators(specs: dict[str, str] | None = None, *, device: str = "auto"
 def add_eval_flags(parser) -> None:
     """--eval.asr/--eval.mos/--eval.speaker/--eval.clap/--eval.device, shared by the validator
     and audionet-bench so both judge with the same models."""
-    from lib.config import flag
+    from audionet.lib.config import flag
 
     group = parser.add_argument_group("evaluation models")
-    flag(group, "eval.asr", default=DEFAULT_SPECS["asr"],
-         help="whisper:<id or folder> | none (default: the shipped tiny.en)")
+    flag(
+        group,
+        "eval.asr",
+        default=DEFAULT_SPECS["asr"],
+        help="whisper:<id or folder> | none (default: the shipped tiny.en)",
+    )
     flag(group, "eval.mos", default=DEFAULT_SPECS["mos"], help="dnsmos | none")
-    flag(group, "eval.speaker", default=DEFAULT_SPECS["speaker"],
-         help="dvector | resemblyzer | wavlm:<HF id or folder>")
-    flag(group, "eval.clap", default=DEFAULT_SPECS["clap"],
-         help="clap:<HF id or folder> (e.g. laion/larger_clap_music) | none")
+    flag(
+        group, "eval.speaker", default=DEFAULT_SPECS["speaker"], help="dvector | resemblyzer | wavlm:<HF id or folder>"
+    )
+    flag(
+        group,
+        "eval.clap",
+        default=DEFAULT_SPECS["clap"],
+        help="clap:<HF id or folder> (e.g. laion/larger_clap_music) | none",
+    )
     flag(group, "eval.device", default="auto", help="auto | cpu | cuda | cuda:N")
 
 

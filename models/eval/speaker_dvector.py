@@ -6,16 +6,17 @@ recipe (`_extract_dvec`: 40-mel log fbank, 80-frame windows, mean of
 L2-normalised window embeddings) is what the pretrained embedder expects, so
 we call it rather than re-deriving it.
 """
+
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from lib.audio import Audio, resample
-from lib.errors import BackendError
-from models.eval.base import SpeakerEncoder
+from audionet.lib.audio import Audio, resample
+from audionet.lib.errors import BackendError
+from audionet.models.eval.base import SpeakerEncoder
 
 SAMPLE_RATE = 16_000
 
@@ -33,8 +34,9 @@ class DVectorEncoder(SpeakerEncoder):
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
         options.log_severity_level = 3
-        self._session = ort.InferenceSession(_bundled_path("embedder.int8.onnx"), options,
-                                             providers=["CPUExecutionProvider"])
+        self._session = ort.InferenceSession(
+            _bundled_path("embedder.int8.onnx"), options, providers=["CPUExecutionProvider"]
+        )
         self._hparams = HParams()
         self._extract = _extract_dvec
         self.device = "cpu"  # int8 ONNX: the CPU provider is the fast one for this size

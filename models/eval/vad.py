@@ -2,15 +2,16 @@
 
 Audio is handed over as arrays (silero's own `read_audio` needs torchaudio).
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from lib.audio import Audio, resample
-from lib.errors import BackendError
-from models.eval.base import VoiceActivityDetector
+from audionet.lib.audio import Audio, resample
+from audionet.lib.errors import BackendError
+from audionet.models.eval.base import VoiceActivityDetector
 
 SAMPLE_RATE = 16_000
 
@@ -35,8 +36,9 @@ class SileroVad(VoiceActivityDetector):
             if len(samples) < SAMPLE_RATE // 10:
                 ratios.append(0.0)
                 continue
-            spans = self._timestamps(self._torch.from_numpy(samples), self._model, threshold=self.threshold,
-                                     sampling_rate=SAMPLE_RATE)
+            spans = self._timestamps(
+                self._torch.from_numpy(samples), self._model, threshold=self.threshold, sampling_rate=SAMPLE_RATE
+            )
             ratios.append(min(1.0, sum(s["end"] - s["start"] for s in spans) / len(samples)))
         return ratios
 

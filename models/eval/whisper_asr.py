@@ -10,16 +10,17 @@ round's clips are turned into log-mel features, stacked, encoded in one
 call and greedily decoded in one call. That is the whole of Whisper's
 work for short clips and is where a GPU gains from batch size.
 """
+
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from lib.audio import Audio, resample
-from lib.errors import BackendError
-from models.eval.base import Transcriber
+from audionet.lib.audio import Audio, resample
+from audionet.lib.errors import BackendError
+from audionet.models.eval.base import Transcriber
 
 SAMPLE_RATE = 16_000
 SHIPPED = "tiny.en"
@@ -41,8 +42,15 @@ def _compute_type(device: str, dtype: str | None) -> str:
 
 
 class WhisperTranscriber(Transcriber):
-    def __init__(self, model: str = SHIPPED, *, device: str = "cpu", dtype: str | None = None,
-                 batch_size: int = 16, threads: int | None = None):
+    def __init__(
+        self,
+        model: str = SHIPPED,
+        *,
+        device: str = "cpu",
+        dtype: str | None = None,
+        batch_size: int = 16,
+        threads: int | None = None,
+    ):
         try:
             from faster_whisper import WhisperModel
             from faster_whisper.tokenizer import Tokenizer
@@ -53,16 +61,21 @@ class WhisperTranscriber(Transcriber):
             path = shipped_model_path() or model
         offline = os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0")
         try:
-            self._model = WhisperModel(path, device=device, compute_type=_compute_type(device, dtype),
-                                       cpu_threads=threads or min(4, os.cpu_count() or 1),
-                                       local_files_only=offline)
+            self._model = WhisperModel(
+                path,
+                device=device,
+                compute_type=_compute_type(device, dtype),
+                cpu_threads=threads or min(4, os.cpu_count() or 1),
+                local_files_only=offline,
+            )
         except Exception as error:  # faster-whisper raises hub, OS and ctranslate2 errors alike
             if offline and not os.path.isdir(path):
                 raise BackendError(f"ASR model {model} not found locally and the hub is offline") from None
             raise BackendError(f"cannot load ASR model {model}: {str(error).splitlines()[0][:200]}") from None
         multilingual = self._model.model.is_multilingual
-        self._tokenizer = Tokenizer(self._model.hf_tokenizer, multilingual, task="transcribe",
-                                    language="en" if multilingual else None)
+        self._tokenizer = Tokenizer(
+            self._model.hf_tokenizer, multilingual, task="transcribe", language="en" if multilingual else None
+        )
         self.model_id, self.device, self.batch_size = f"whisper:{model}", device, batch_size
 
     def _features(self, clip: Audio) -> np.ndarray:
@@ -77,12 +90,18 @@ class WhisperTranscriber(Transcriber):
         texts: list[str] = []
         prompt = list(self._tokenizer.sot_sequence) + [self._tokenizer.no_timestamps]
         for start in range(0, len(clips), self.batch_size):
-            batch = clips[start:start + self.batch_size]
+            batch = clips[start : start + self.batch_size]
             features = np.stack([self._features(c) for c in batch]).astype(np.float32)
             encoded = self._model.encode(features)
             results = self._model.model.generate(
-                encoded, [prompt] * len(batch), beam_size=1, max_length=len(prompt) + MAX_NEW_TOKENS,
-                suppress_blank=True, suppress_tokens=[-1], return_scores=False, repetition_penalty=1.0,
+                encoded,
+                [prompt] * len(batch),
+                beam_size=1,
+                max_length=len(prompt) + MAX_NEW_TOKENS,
+                suppress_blank=True,
+                suppress_tokens=[-1],
+                return_scores=False,
+                repetition_penalty=1.0,
                 no_repeat_ngram_size=3,
             )
             for result in results:

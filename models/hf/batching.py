@@ -6,6 +6,7 @@ requests have joined), then runs them all in one call and hands each caller
 its own result. A bucket is a token count, so every request in a batch
 generates the same number of steps and is trimmed to its own length after.
 """
+
 from __future__ import annotations
 
 import threading
@@ -32,8 +33,9 @@ class _Group:
 class LengthBucketBatcher:
     """`submit(bucket, item)` -> `run_batch(bucket, items)[i]` for this caller's item."""
 
-    def __init__(self, run_batch: Callable[[Hashable, Sequence[Any]], Sequence[Any]],
-                 window_s: float = 0.05, max_batch: int = 4) -> None:
+    def __init__(
+        self, run_batch: Callable[[Hashable, Sequence[Any]], Sequence[Any]], window_s: float = 0.05, max_batch: int = 4
+    ) -> None:
         self.run_batch, self.window_s, self.max_batch = run_batch, window_s, max(1, max_batch)
         self._open: dict[Hashable, _Group] = {}
         self._lock = threading.Lock()

@@ -5,6 +5,7 @@ A model that is neither a local directory nor in the HF cache while
 `HF_HUB_OFFLINE=1` ends as BackendError("model X not found locally and the
 hub is offline"), never as a traceback from deep inside huggingface_hub.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from lib.errors import BackendError
+from audionet.lib.errors import BackendError
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 

@@ -8,6 +8,7 @@ own length. Classifier-free guidance and top-k come from the preset.
 On CUDA a static KV cache + torch.compile is tried at warm-up and dropped if
 it fails; the CPU path never compiles.
 """
+
 from __future__ import annotations
 
 import logging
@@ -17,12 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib.audio import Audio
-from lib.errors import BackendError, WireError
-from lib.protocol import MAX_SECONDS
-from models.base import MusicGenerator
-from models.hf.batching import LengthBucketBatcher
-from models.hf.loading import (
+from audionet.lib.audio import Audio
+from audionet.lib.errors import BackendError, WireError
+from audionet.models.base import MusicGenerator
+from audionet.models.hf.batching import LengthBucketBatcher
+from audionet.models.hf.loading import (
     from_pretrained,
     model_type,
     place,
@@ -46,12 +46,21 @@ PRESETS = {
     "quality": MusicPreset("facebook/musicgen-large", 3.0, 250),
 }
 BUCKET_SECONDS = 2.0  # requests within the same 2 s of length can share a batch
-MAX_MUSIC_SECONDS = min(30.0, MAX_SECONDS["music"])  # MusicGen was trained on 30 s clips
+MAX_MUSIC_SECONDS = 30.0  # MusicGen was trained on 30 s clips (and the protocol asks for at most 30 s)
 
 
 class MusicGenMusicGenerator(MusicGenerator):
-    def __init__(self, name: str, *, device: str = "cpu", dtype: str = "auto", preset: str = "balanced",
-                 batch_window_s: float | None = None, max_batch: int = 4, compile: bool | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        *,
+        device: str = "cpu",
+        dtype: str = "auto",
+        preset: str = "balanced",
+        batch_window_s: float | None = None,
+        max_batch: int = 4,
+        compile: bool | None = None,
+    ) -> None:
         from transformers import (
             AutoProcessor,
             MusicgenForConditionalGeneration,
@@ -64,14 +73,21 @@ class MusicGenMusicGenerator(MusicGenerator):
         self.device, self.dtype = device, resolve_dtype(dtype, device)
         self.processor = from_pretrained(AutoProcessor, name)
         config_type = model_type(name)
-        loader = MusicgenMelodyForConditionalGeneration if config_type == "musicgen_melody" else MusicgenForConditionalGeneration
+        loader = (
+            MusicgenMelodyForConditionalGeneration
+            if config_type == "musicgen_melody"
+            else MusicgenForConditionalGeneration
+        )
         # SDPA for the transformer parts; the EnCodec codec has no attention to speak of.
-        model = from_pretrained(loader, name, attn_implementation={"decoder": "sdpa", "text_encoder": "sdpa"},
-                                dtype=self.dtype)
+        model = from_pretrained(
+            loader, name, attn_implementation={"decoder": "sdpa", "text_encoder": "sdpa"}, dtype=self.dtype
+        )
         self.model = place(model, device, self.dtype)
         codec = self.model.config.audio_encoder
         self.sample_rate = int(codec.sampling_rate)
-        self.frame_rate = float(getattr(codec, "frame_rate", None) or self.sample_rate / np.prod(codec.upsampling_ratios))
+        self.frame_rate = float(
+            getattr(codec, "frame_rate", None) or self.sample_rate / np.prod(codec.upsampling_ratios)
+        )
         self.num_codebooks = int(self.model.decoder.config.num_codebooks)
         self.model_id = name
         on_gpu = device.startswith("cuda")
@@ -134,8 +150,13 @@ class MusicGenMusicGenerator(MusicGenerator):
             self._stack = stack
             try:
                 audio = self.model.generate(
-                    **inputs, do_sample=True, guidance_scale=self.preset.guidance_scale, top_k=self.preset.top_k,
-                    max_new_tokens=tokens, **self._cache_kwargs())
+                    **inputs,
+                    do_sample=True,
+                    guidance_scale=self.preset.guidance_scale,
+                    top_k=self.preset.top_k,
+                    max_new_tokens=tokens,
+                    **self._cache_kwargs(),
+                )
             finally:
                 self._stack = None
         audio = audio.float().cpu().numpy()  # (batch, channels, samples)
@@ -165,8 +186,10 @@ class MusicGenMusicGenerator(MusicGenerator):
             self.generate("compile warm up", 1.0, seed=0)
             log.info("MusicGen decoder compiled with a static KV cache")
         except Exception as error:  # compile support varies by GPU, driver and model
-            log.warning("torch.compile/static cache unavailable (%s: %s); running eager",
-                        type(error).__name__, str(error).splitlines()[0][:160] if str(error) else "")
+            log.warning(
+                "torch.compile/static cache unavailable (%s: %s); running eager",
+                type(error).__name__,
+                str(error).splitlines()[0][:160] if str(error) else "",
+            )
             self.model.decoder.forward = eager
             self.compiled = False
-

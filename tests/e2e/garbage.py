@@ -1,12 +1,14 @@
 """Backends of a dishonest miner, loaded with `--<service>.model py:tests.e2e.garbage:<factory>`."""
+
 import numpy as np
 
-from lib.audio import Audio
-from models.base import MusicGenerator, SpeechSynthesizer, VoiceCloner
+from audionet.lib.audio import Audio
+from audionet.models.base import MusicGenerator, SpeechSynthesizer, VoiceCloner
 
 
 class LoudNoiseTTS(SpeechSynthesizer):
     """Full-scale noise of a plausible length: passes decoding, fails the clipping gate."""
+
     model_id = "garbage:noise"
 
     def synthesize(self, text, *, voice=None, seed=0):
@@ -16,6 +18,7 @@ class LoudNoiseTTS(SpeechSynthesizer):
 
 class NanCloner(VoiceCloner):
     """Non-finite samples: the miner refuses to encode them and answers 500."""
+
     model_id = "garbage:nan"
 
     def clone(self, text, reference, reference_text, *, seed=0):
@@ -27,6 +30,7 @@ class NanCloner(VoiceCloner):
 
 class ShortMusic(MusicGenerator):
     """A fixed 0.3 s blip whatever was asked: fails the length gate."""
+
     model_id = "garbage:short"
 
     def generate(self, prompt, seconds, *, seed=0):

@@ -1,5 +1,6 @@
 """A whole subnet: honest miners earn weight, a garbage miner none, and a
 killed validator resumes from exactly the scores it saved."""
+
 import json
 import os
 import signal
@@ -9,20 +10,24 @@ import time
 
 import pytest
 
-from lib.audio import decode_flac
-from lib.localnet import ROOT, LocalNet
-from lib.scoring.state import ScoreState
+from audionet.lib.audio import decode_flac
+from audionet.lib.localnet import LocalNet
+from audionet.lib.scoring.state import ScoreState
 from tests.e2e.garbage import GARBAGE_MODELS
+from tests.files import REPO
 
 pytestmark = pytest.mark.timeout(900)
 ALPHA = 0.3
+SERVICES = ("tts", "vc", "music")
 
 
 def wait_for_rounds(net, count, process, timeout=300):
     deadline = time.monotonic() + timeout
     state_path = os.path.join(net.state_dir, "state.json")
-    while len(net.round_records()) < count or ScoreState.load(state_path).round < count:
-        assert process.poll() is None, f"validator died:\n{open(os.path.join(net.logs_dir, 'validator.log')).read()[-3000:]}"
+    while len(net.round_records()) < count or ScoreState.load(state_path, SERVICES).round < count:
+        assert process.poll() is None, (
+            f"validator died:\n{open(os.path.join(net.logs_dir, 'validator.log')).read()[-3000:]}"
+        )
         assert time.monotonic() < deadline, "validator too slow"
         time.sleep(0.3)
 
@@ -56,14 +61,14 @@ def test_honest_miners_earn_weight_garbage_earns_none_and_state_survives_a_kill(
         assert all(gates[(m.uid, s)] is None for m in honest for s in ("tts", "vc", "music")), gates
 
         # Kill the validator between rounds 2 and 3, then restart it.
-        saved = ScoreState.load(os.path.join(net.state_dir, "state.json"))
+        saved = ScoreState.load(os.path.join(net.state_dir, "state.json"), SERVICES)
         process = net.start_validator(0, extra_args=args + ["--neuron.round_interval", "600"])
         wait_for_rounds(net, 2, process)
         time.sleep(1.0)  # past weight setting, into the 600 s wait between rounds
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         check_restored(net.round_records()[1], saved)
-        killed = ScoreState.load(os.path.join(net.state_dir, "state.json"))
+        killed = ScoreState.load(os.path.join(net.state_dir, "state.json"), SERVICES)
         assert killed.round == 2
         assert net.run_validator(1, extra_args=args) == 0
         check_restored(net.round_records()[2], killed)
@@ -74,9 +79,23 @@ def test_honest_miners_earn_weight_garbage_earns_none_and_state_survives_a_kill(
 def test_localnet_command_prints_a_table_and_writes_json(tmp_path):
     out = tmp_path / "out.json"
     result = subprocess.run(
-        [sys.executable, "-m", "neurons.localnet", "--miners", "2", "--rounds", "1", "--json", str(out),
-         "--workdir", str(tmp_path / "net")],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "audionet.neurons.localnet",
+            "--miners",
+            "2",
+            "--rounds",
+            "1",
+            "--json",
+            str(out),
+            "--workdir",
+            str(tmp_path / "net"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     report = json.loads(out.read_text())
@@ -95,12 +114,25 @@ def test_sigterm_stops_every_process_localnet_started(tmp_path):
 
     import httpx
 
-    from lib.chain import OfflineChain
+    from audionet.lib.chain import OfflineChain
 
     workdir = tmp_path / "net"
     process = subprocess.Popen(
-        [sys.executable, "-m", "neurons.localnet", "--miners", "2", "--rounds", "50", "--workdir", str(workdir)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [
+            sys.executable,
+            "-m",
+            "audionet.neurons.localnet",
+            "--miners",
+            "2",
+            "--rounds",
+            "50",
+            "--workdir",
+            str(workdir),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     rounds = workdir / "validator" / "rounds.jsonl"
     deadline = time.monotonic() + 120

@@ -1,4 +1,5 @@
 """A real miner process on loopback, attacked with every btauth failure mode."""
+
 import base64
 import json
 import time
@@ -7,10 +8,11 @@ import bittensor as bt
 import httpx
 import pytest
 
-from lib.auth import sign_request, verify_response
-from lib.localnet import LocalNet
-from lib.protocol import MAX_REQUEST_BYTES, decode_response_audio, sha256_hex, unpack_response
-from lib.wallet import create_wallet
+from audionet.lib.auth import sign_request, verify_response
+from audionet.lib.localnet import LocalNet
+from audionet.lib.protocol import sha256_hex, unpack_response
+from audionet.lib.services import TTS
+from audionet.lib.wallet import create_wallet
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -41,10 +43,16 @@ def test_signed_request_gets_signed_audio(net):
     body = json.dumps({"text": "Signed requests only, please.", "seed": 5}).encode()
     response = post(miner, "/v1/tts", body, sign_request(validator, "/v1/tts", body, miner.hotkey))
     assert response.status_code == 200, response.text
-    verify_response(response.headers, response.content, "/v1/tts", miner_hotkey=miner.hotkey,
-                    self_hotkey=validator.hotkey.ss58_address, nonce_store=bt.http_auth.InMemoryNonceStore())
+    verify_response(
+        response.headers,
+        response.content,
+        "/v1/tts",
+        miner_hotkey=miner.hotkey,
+        self_hotkey=validator.hotkey.ss58_address,
+        nonce_store=bt.http_auth.InMemoryNonceStore(),
+    )
     meta, flac = unpack_response(response.content)
-    audio = decode_response_audio("tts", flac)
+    audio = TTS.decode_answer(flac)
     assert meta.request_sha256 == sha256_hex(body) and meta.model == "baseline:espeak" and meta.seed == 5
     assert audio.sample_rate == 22_050 and 1.0 < audio.seconds < 6.0
 
@@ -56,8 +64,14 @@ def test_every_auth_failure_is_a_clean_status_and_the_miner_keeps_serving(net):
     flipped = good()
     sig = flipped["X-Bittensor-Signature"]
     flipped["X-Bittensor-Signature"] = sig[:-1] + ("0" if sig[-1] != "0" else "1")
-    stale = bt.http_auth.sign(validator, method="POST", path="/v1/tts", body=body, receiver_ss58=miner.hotkey,
-                              nonce_ns=time.time_ns() - 60 * 10**9)
+    stale = bt.http_auth.sign(
+        validator,
+        method="POST",
+        path="/v1/tts",
+        body=body,
+        receiver_ss58=miner.hotkey,
+        nonce_ns=time.time_ns() - 60 * 10**9,
+    )
     replayed = good()
     assert post(miner, "/v1/tts", body, replayed).status_code == 200
     cases = {
@@ -80,14 +94,23 @@ def test_every_auth_failure_is_a_clean_status_and_the_miner_keeps_serving(net):
 
 def test_hostile_bodies_are_refused_before_work(net):
     validator, miner = wallet(net, "validator"), net.miners[0]
-    huge = b"x" * (MAX_REQUEST_BYTES["tts"] + 1)
+    huge = b"x" * (TTS.max_request_bytes + 1)
     response = post(miner, "/v1/tts", huge, sign_request(validator, "/v1/tts", huge, miner.hotkey))
     assert response.status_code == 413
     for body, fragment in (
         (b'{"text": ', "Invalid JSON"),
         (b'{"text": "hi", "voice": "../../../etc/passwd"}', "'voice'"),
-        (json.dumps({"text": "a", "reference_text": "b", "seed": 1,
-                     "reference_flac_b64": base64.b64encode(b"RIFF" + b"\0" * 400).decode()}).encode(), "not a FLAC"),
+        (
+            json.dumps(
+                {
+                    "text": "a",
+                    "reference_text": "b",
+                    "seed": 1,
+                    "reference_flac_b64": base64.b64encode(b"RIFF" + b"\0" * 400).decode(),
+                }
+            ).encode(),
+            "not a FLAC",
+        ),
     ):
         path = "/v1/vc" if b"reference" in body else "/v1/tts"
         response = post(miner, path, body, sign_request(validator, path, body, miner.hotkey))
@@ -108,8 +131,8 @@ def test_rate_limit_answers_429(net):
 def test_overload_is_refused_with_503_and_nothing_is_lost(net):
     import asyncio
 
-    from lib.audio import encode_flac
-    from models.baselines.espeak import EspeakSynthesizer
+    from audionet.lib.audio import encode_flac
+    from audionet.models.baselines.espeak import EspeakSynthesizer
 
     validator, miner = wallet(net, "validator"), net.miners[0]
     clip = EspeakSynthesizer().synthesize("A reference voice for cloning.", voice="en-gb+f3")
@@ -117,12 +140,19 @@ def test_overload_is_refused_with_503_and_nothing_is_lost(net):
 
     async def burst():
         async with httpx.AsyncClient(timeout=120) as client:
+
             async def one(index):
-                body = json.dumps({"text": f"Request number {index} of the burst.", "seed": index,
-                                   "reference_text": "A reference voice for cloning.",
-                                   "reference_flac_b64": reference}).encode()
+                body = json.dumps(
+                    {
+                        "text": f"Request number {index} of the burst.",
+                        "seed": index,
+                        "reference_text": "A reference voice for cloning.",
+                        "reference_flac_b64": reference,
+                    }
+                ).encode()
                 headers = sign_request(validator, "/v1/vc", body, miner.hotkey)
                 return await client.post(f"http://127.0.0.1:{miner.port}/v1/vc", content=body, headers=headers)
+
             return await asyncio.gather(*(one(i) for i in range(10)))
 
     statuses = sorted(r.status_code for r in asyncio.run(burst()))

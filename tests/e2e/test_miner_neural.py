@@ -1,5 +1,6 @@
 """A real miner process serving Kokoro TTS, the Kokoro clone and a tiny random-weight
 MusicGen (loaded by path through hf:) answers signed requests end to end."""
+
 import base64
 import json
 
@@ -7,12 +8,13 @@ import bittensor as bt
 import httpx
 import pytest
 
-from lib.audio import encode_flac
-from lib.auth import sign_request, verify_response
-from lib.localnet import LocalNet
-from lib.protocol import decode_response_audio, sha256_hex, unpack_response
-from lib.wallet import create_wallet
-from models.hf.random_weights import random_spec
+from audionet.lib import services
+from audionet.lib.audio import encode_flac
+from audionet.lib.auth import sign_request, verify_response
+from audionet.lib.localnet import LocalNet
+from audionet.lib.protocol import sha256_hex, unpack_response
+from audionet.lib.wallet import create_wallet
+from audionet.models.hf.random_weights import random_spec
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -22,8 +24,11 @@ def net(tmp_path_factory):
     music = random_spec("hf:facebook/musicgen-small", str(tmp_path_factory.mktemp("models")), size="tiny")
     net = LocalNet(str(tmp_path_factory.mktemp("miner-neural")))
     net.add_validator()
-    net.add_miner("neural", models={"tts": "kokoro:jf_alpha", "vc": "kokoro-clone:", "music": music},
-                  extra_args=("--device", "cpu", "--dtype", "float32", "--music.preset", "fast"))
+    net.add_miner(
+        "neural",
+        models={"tts": "kokoro:jf_alpha", "vc": "kokoro-clone:", "music": music},
+        extra_args=("--device", "cpu", "--dtype", "float32", "--music.preset", "fast"),
+    )
     try:
         net.wait_ready(timeout=300)
         yield net
@@ -36,14 +41,24 @@ def ask(net, service, payload):
     miner = net.miners[0]
     path = f"/v1/{service}"
     body = json.dumps(payload).encode()
-    response = httpx.post(f"http://127.0.0.1:{miner.port}{path}", content=body,
-                          headers=sign_request(validator, path, body, miner.hotkey), timeout=120)
+    response = httpx.post(
+        f"http://127.0.0.1:{miner.port}{path}",
+        content=body,
+        headers=sign_request(validator, path, body, miner.hotkey),
+        timeout=120,
+    )
     assert response.status_code == 200, response.text
-    verify_response(response.headers, response.content, path, miner_hotkey=miner.hotkey,
-                    self_hotkey=validator.hotkey.ss58_address, nonce_store=bt.http_auth.InMemoryNonceStore())
+    verify_response(
+        response.headers,
+        response.content,
+        path,
+        miner_hotkey=miner.hotkey,
+        self_hotkey=validator.hotkey.ss58_address,
+        nonce_store=bt.http_auth.InMemoryNonceStore(),
+    )
     meta, flac = unpack_response(response.content)
     assert meta.request_sha256 == sha256_hex(body) and meta.device == "cpu" and meta.seed == payload["seed"]
-    return meta, decode_response_audio(service, flac)
+    return meta, services.get(service).decode_answer(flac)
 
 
 def test_health_names_the_neural_models(net):
@@ -57,9 +72,16 @@ def test_tts_vc_and_music_over_signed_http(net):
     meta, speech = ask(net, "tts", {"text": "Kokoro answers over signed HTTP.", "seed": 4})
     assert meta.model.startswith("kokoro") and speech.sample_rate == 24_000 and 1.0 < speech.seconds < 8.0
     reference = base64.b64encode(encode_flac(speech)).decode()
-    meta, cloned = ask(net, "vc", {"text": "And now in a cloned voice.", "seed": 5,
-                                   "reference_text": "Kokoro answers over signed HTTP.",
-                                   "reference_flac_b64": reference})
+    meta, cloned = ask(
+        net,
+        "vc",
+        {
+            "text": "And now in a cloned voice.",
+            "seed": 5,
+            "reference_text": "Kokoro answers over signed HTTP.",
+            "reference_flac_b64": reference,
+        },
+    )
     assert meta.model.startswith("kokoro-clone") and cloned.sample_rate == 22_050 and 1.0 < cloned.seconds < 8.0
     meta, music = ask(net, "music", {"prompt": "calm piano", "seconds": 3.0, "seed": 6})
     assert music.sample_rate == 32_000 and abs(music.seconds - 3.0) < 0.01

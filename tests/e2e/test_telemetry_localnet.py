@@ -1,13 +1,14 @@
 """Real miner and validator processes on loopback log their timings: the
 miner's generation per service and stage, the validator's round trips per
 miner and its evaluation, to JSONL and to an offline W&B run each."""
+
 import json
 import os
 import time
 
 import pytest
 
-from lib.localnet import LocalNet
+from audionet.lib.localnet import LocalNet
 from tests.wandb_offline import read_run_file, run_files
 
 pytestmark = pytest.mark.timeout(300)

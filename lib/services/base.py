@@ -1,0 +1,172 @@
+"""What a service is: everything the miner, the validator, audionet-score and
+audionet-bench need to know about one kind of request, in one object.
+
+A `Service` subclass binds (like a row of a task registry):
+
+* the wire: its request model, size cap, the longest answer it may ask for;
+* the miner: the backend interface it needs and how one request is generated;
+* the requests: one factory (`request`) that turns a `Prompt` into a checked
+  request, and `draw`, which makes the validator's fresh prompts (and a
+  benchmark's, sized by `workload`);
+* the judge: its gates, the expected answer length, what it measures
+  (`evaluate`), how the measures combine into a raw 0..1 score;
+* reports: its title and the metrics shown in quality tables.
+
+Miner, validator, localnet, score and bench only iterate the registry
+(`audionet.lib.services`); nothing outside a service module branches on a
+service's name.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Optional
+
+import numpy as np
+from pydantic import ValidationError
+
+from audionet.lib.audio import Audio
+from audionet.lib.errors import WireError
+from audionet.lib.protocol import (
+    MAX_PLAIN_REQUEST_BYTES,
+    ServiceRequest,
+    answer_limit_seconds,
+    decode_response_audio,
+    one_line,
+    parse_body,
+)
+from audionet.lib.references import Reference
+from audionet.lib.scoring.judge import Clip
+from audionet.lib.scoring.measures import Timed
+from audionet.lib.scoring.rewards import weighted_mean
+from audionet.models.base import Backend
+from audionet.models.registry import load_backend
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What a request asks for before it is one. `text` is the words to speak or the music
+    description; `seconds` and `reference` are used by the services whose `inputs` name them."""
+
+    text: str
+    seed: int = 0
+    seconds: Optional[float] = None
+    reference: Optional[Reference] = None
+
+
+def split_seconds(target: float, per_request_limit: float) -> list[float]:
+    """Equal parts of `target` seconds, none longer than one request may ask for."""
+    count = max(1, math.ceil(target / per_request_limit - 1e-9))
+    return [target / count] * count
+
+
+class Service(ABC):
+    name: ClassVar[str]  # URL /v1/<name>, flags --<name>.*, timing and score keys
+    title: ClassVar[str]  # for people: tables, plots
+    request_model: ClassVar[type[ServiceRequest]]
+    backend_interface: ClassVar[type[Backend]]
+    default_backend: ClassVar[str]  # the miner's default spec: runs from the install alone
+    offline_backend: ClassVar[str]  # the best backend with no hub access (localnet's default)
+    timeout_s: ClassVar[float]  # the validator's default per-request timeout (whole exchange)
+    max_seconds: ClassVar[float]  # the longest audio a request may ask for
+    max_request_bytes: ClassVar[int] = MAX_PLAIN_REQUEST_BYTES
+    inputs: ClassVar[frozenset[str]] = frozenset()  # Prompt fields beyond text and seed: "seconds", "reference"
+    seconds_range: ClassVar[tuple[float, float]] = (1.0, 30.0)  # when "seconds" is an input
+    text_help: ClassVar[str] = "the text"  # what audionet-score's --text is for this service
+    gates: ClassVar[tuple[str, ...]]  # in order; names the Judge knows (scoring.judge.GATES)
+    weights: ClassVar[Mapping[str, float]]  # reward weight per 0..1 component
+    metrics: ClassVar[tuple[tuple[str, str], ...]]  # (component, column title) in quality tables
+
+    # --- the wire -------------------------------------------------------------------------
+    def parse(self, body: bytes) -> ServiceRequest:
+        """A request body -> the checked request, or WireError (one line, 4xx)."""
+        request = parse_body(self.request_model, body, self.max_request_bytes)
+        self.check(request)
+        return request
+
+    def check(self, request: ServiceRequest) -> None:
+        """Checks a model cannot express (decoding carried audio); raise WireError."""
+
+    @property
+    def answer_limit_s(self) -> float:
+        return answer_limit_seconds(self.max_seconds)
+
+    def decode_answer(self, flac: bytes) -> Audio:
+        return decode_response_audio(flac, self.answer_limit_s)
+
+    # --- the miner ------------------------------------------------------------------------
+    def load_backend(
+        self,
+        spec: str,
+        *,
+        device: str = "cpu",
+        dtype: str = "auto",
+        preset: Optional[str] = None,
+        warmup: bool = True,
+    ) -> Backend:
+        """The backend `spec` names (models.registry), checked to implement this service's interface."""
+        return load_backend(
+            spec, self.backend_interface, device=device, dtype=dtype, preset=preset, warmup=warmup, label=self.name
+        )
+
+    @abstractmethod
+    def generate(self, backend: Backend, request: ServiceRequest) -> Audio:
+        """One request through its backend (called from a worker thread)."""
+
+    # --- requests: one factory, and fresh draws for the validator and benchmarks -----------
+    @abstractmethod
+    def build(self, prompt: Prompt) -> ServiceRequest:
+        """The request model for `prompt` (may raise ValidationError or WireError)."""
+
+    def request(self, prompt: Prompt) -> ServiceRequest:
+        """The one request factory: a checked request, or WireError with one line."""
+        try:
+            request = self.build(prompt)
+        except ValidationError as error:
+            raise WireError(one_line(error)) from None
+        self.check(request)
+        return request
+
+    def add_flags(self, parser) -> None:
+        """Flags for where this service's prompts come from (validator and benchmark)."""
+
+    def open_sources(self, args) -> Any:
+        """What `draw` needs beyond an rng, from the flags of `add_flags` (e.g. reference voices)."""
+        return None
+
+    @abstractmethod
+    def draw(self, rng: np.random.Generator, sources: Any, *, seconds: Optional[float] = None) -> ServiceRequest:
+        """A fresh request as a validator sends one; `seconds` asks for about that much audio."""
+
+    def calibrate(self, backend: Backend) -> Any:
+        """Whatever `workload` needs to know about a backend (a speaking rate); None by default."""
+        return None
+
+    def workload(
+        self, rng: np.random.Generator, sources: Any, target_seconds: float, calibration: Any = None
+    ) -> list[ServiceRequest]:
+        """Requests whose answers add up to about `target_seconds`, each within the protocol's limits."""
+        return [self.draw(rng, sources, seconds=s) for s in split_seconds(target_seconds, self.max_seconds)]
+
+    # --- the judge ------------------------------------------------------------------------
+    @abstractmethod
+    def expected_seconds(self, request: ServiceRequest) -> tuple[float, float]:
+        """The (min, max) duration a correct answer to `request` can have."""
+
+    def carried_audio(self, request: ServiceRequest) -> list[Audio]:
+        """Audio the request itself carried: an answer that replays it is gated ("replay")."""
+        return []
+
+    @abstractmethod
+    def evaluate(self, evaluators, clips: Sequence[Clip], timed: Timed) -> None:
+        """Fill each clip's components (0..1 parts and the raw measures people read)."""
+
+    def combine(self, components: Mapping[str, float]) -> float:
+        """The raw 0..1 score from the components: a weighted mean of those present."""
+        return weighted_mean(self.weights, components)
+
+    def __repr__(self) -> str:
+        return f"<service {self.name}>"

@@ -1,0 +1,92 @@
+"""Music generation: render about N seconds of music a text describes.
+
+Judged on text adherence (CLAP, when loaded; a stated tempo is checked offline),
+quality (signal statistics) and length; speech sent as music is penalised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal, Optional
+
+import numpy as np
+from pydantic import Field, field_validator
+
+from audionet.lib.errors import WireError
+from audionet.lib.prompts import make_music_prompt, make_seed
+from audionet.lib.protocol import ServiceRequest, Text, printable
+from audionet.lib.scoring import rewards
+from audionet.lib.scoring.measures import music_signal, speech_likeness, text_adherence
+from audionet.lib.services.base import Prompt, Service
+from audionet.models.base import MusicGenerator
+
+MIN_SECONDS, MAX_SECONDS = 1.0, 30.0
+DRAW_SECONDS = (4.0, 10.0)  # what a validator asks for each round
+LENGTH_TOLERANCE = (0.1, 0.5)  # relative, absolute seconds: whichever is larger
+DURATION_SHARE = 0.2  # a clip at the edge of the length tolerance keeps 80%
+
+
+class MusicRequest(ServiceRequest):
+    service: Literal["music"] = "music"
+    prompt: Text
+    seconds: float = Field(ge=MIN_SECONDS, le=MAX_SECONDS, allow_inf_nan=False)
+
+    _prompt = field_validator("prompt")(printable)
+
+
+class MusicGeneration(Service):
+    name = "music"
+    title = "Music Generation"
+    request_model = MusicRequest
+    backend_interface = MusicGenerator
+    default_backend = "baseline:synth"
+    offline_backend = "baseline:synth"  # MusicGen weights do not ship on PyPI
+    timeout_s = 40.0
+    max_seconds = MAX_SECONDS
+    inputs = frozenset({"seconds"})
+    seconds_range = (MIN_SECONDS, MAX_SECONDS)
+    text_help = "the music prompt"
+    gates = ("missing", "length", "silent", "clipped", "duplicate")
+    weights = {"adherence": 0.5, "quality": 0.5, "tempo_match": 0.2}
+    metrics = (
+        ("adherence", "Text adherence (CLAP)"),
+        ("tempo_match", "Tempo match (stated bpm)"),
+        ("quality", "Quality (signal)"),
+    )
+
+    def generate(self, backend: MusicGenerator, request: MusicRequest):
+        return backend.generate(request.prompt, request.seconds, seed=request.seed)
+
+    def build(self, prompt: Prompt) -> MusicRequest:
+        if prompt.seconds is None:
+            raise WireError("a music request needs a length in seconds")
+        return MusicRequest(prompt=prompt.text, seconds=prompt.seconds, seed=prompt.seed)
+
+    def draw(self, rng: np.random.Generator, sources=None, *, seconds: Optional[float] = None) -> MusicRequest:
+        seed = make_seed(rng)
+        text = make_music_prompt(rng)
+        seconds = round(float(rng.uniform(*DRAW_SECONDS)), 1) if seconds is None else round(seconds, 2)
+        return self.request(Prompt(text, seed=seed, seconds=seconds))
+
+    def expected_seconds(self, request: MusicRequest) -> tuple[float, float]:
+        relative, absolute = LENGTH_TOLERANCE
+        slack = max(relative * request.seconds, absolute)
+        return request.seconds - slack, request.seconds + slack
+
+    def evaluate(self, evaluators, clips, timed) -> None:
+        prompts = [clip.request.prompt for clip in clips]
+        music_signal(evaluators, clips, prompts, timed)
+        for clip in clips:
+            low, high = self.expected_seconds(clip.request)
+            clip.components["duration_match"] = rewards.duration_match(
+                clip.audio.seconds, clip.request.seconds, (high - low) / 2
+            )
+        text_adherence(evaluators, clips, prompts, timed)
+        speech_likeness(evaluators, clips, timed)
+
+    def combine(self, components: Mapping[str, float]) -> float:
+        """The weighted mean, scaled by the duration match and the speech penalty (multipliers:
+        neither should earn points on its own)."""
+        score = super().combine(components)
+        score *= (1.0 - DURATION_SHARE) + DURATION_SHARE * components.get("duration_match", 0.0)
+        return score * (1.0 - components.get("speech_penalty", 0.0))

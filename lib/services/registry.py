@@ -1,0 +1,94 @@
+"""The registry of services: what miner, validator, localnet, score and bench iterate.
+
+The built-in services register themselves when `audionet.lib.services` is imported;
+an operator's or a test's own service is one `register(MyService())` away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from audionet.lib.config import CommaList, flag
+from audionet.lib.errors import WireError
+from audionet.lib.protocol import ServiceRequest
+from audionet.lib.services.base import Service
+
+_SERVICES: dict[str, Service] = {}
+
+
+def register(service: Service) -> Service:
+    if not service.name.isidentifier() or service.name != service.name.lower():
+        raise ValueError(f"service name {service.name!r} must be a lower-case identifier")
+    if service.name in _SERVICES and _SERVICES[service.name] is not service:
+        raise ValueError(f"a service named {service.name!r} is already registered")
+    _SERVICES[service.name] = service
+    return service
+
+
+def unregister(name: str) -> None:
+    _SERVICES.pop(name, None)
+
+
+@contextmanager
+def registered(service: Service) -> Iterator[Service]:
+    """`service` is registered inside the block only (tests, one-off tools)."""
+    register(service)
+    try:
+        yield service
+    finally:
+        unregister(service.name)
+
+
+def names() -> tuple[str, ...]:
+    return tuple(_SERVICES)
+
+
+def all_services() -> tuple[Service, ...]:
+    return tuple(_SERVICES.values())
+
+
+def get(name: str) -> Service:
+    """The service called `name`; KeyError with the known names when there is none."""
+    try:
+        return _SERVICES[name]
+    except KeyError:
+        raise KeyError(f"unknown service {name!r}; known: {', '.join(_SERVICES)}") from None
+
+
+# argparse type: a comma-separated subset of the registered services (checked when parsed,
+# so a service registered after the parser was built is known).
+service_list = CommaList(allowed=names, what="service")
+
+
+PRESETS = ("fast", "balanced", "quality")
+
+
+def add_backend_flags(parser, *, offline: bool = False, presets: bool = True) -> None:
+    """--<service>.model (and --<service>.preset) for every registered service: the miner, the
+    benchmark and localnet (`offline`: the best offline backends are the defaults)."""
+    group = parser.add_argument_group("models (one backend spec per service)")
+    for service in all_services():
+        default = service.offline_backend if offline else service.default_backend
+        flag(group, f"{service.name}.model", default=default, help=f"{service.title} backend spec (default {default})")
+        if presets:
+            flag(
+                group,
+                f"{service.name}.preset",
+                default="balanced",
+                choices=PRESETS,
+                help="speed/quality preset of backends that have one (hf:musicgen: small/medium/large; "
+                "kokoro-clone: nearest voice / blend + pitch match / best of 3)",
+            )
+
+
+def backend_specs(args, chosen) -> dict[str, str]:
+    """{service: spec} from the --<service>.model flags, for the `chosen` services."""
+    return {name: getattr(args, f"{name}_model") for name in chosen}
+
+
+def parse_request(name: str, body: bytes) -> ServiceRequest:
+    """A request body for the service `name` (WireError 404 when there is no such service)."""
+    if name not in _SERVICES:
+        raise WireError(f"unknown service {name!r}", status=404)
+    return _SERVICES[name].parse(body)

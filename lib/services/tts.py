@@ -1,0 +1,74 @@
+"""Text to speech: speak a sentence. Judged on naturalness (MOS) and intelligibility (1 - WER)."""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+import numpy as np
+from pydantic import field_validator
+
+from audionet.lib.prompts import make_seed, make_sentence
+from audionet.lib.protocol import ServiceRequest, Text, VoiceName, printable
+from audionet.lib.scoring.gates import speech_seconds
+from audionet.lib.scoring.measures import speech_quality
+from audionet.lib.services.base import Prompt, Service
+from audionet.lib.services.speech import (
+    CALIBRATION_TEXT,
+    DEFAULT_CHARS_PER_SECOND,
+    chars_per_second,
+    segment_chars,
+    text_of_length,
+)
+from audionet.models.base import SpeechSynthesizer
+
+
+class TTSRequest(ServiceRequest):
+    service: Literal["tts"] = "tts"
+    text: Text
+    voice: Optional[VoiceName] = None
+
+    _text = field_validator("text")(printable)
+
+
+class TextToSpeech(Service):
+    name = "tts"
+    title = "Text To Speech"
+    request_model = TTSRequest
+    backend_interface = SpeechSynthesizer
+    default_backend = "baseline:espeak"
+    offline_backend = "kokoro:"
+    timeout_s = 20.0
+    max_seconds = 30.0
+    text_help = "the text to speak"
+    gates = ("missing", "length", "silent", "clipped", "no_speech", "duplicate")
+    weights = {"naturalness": 0.4, "intelligibility": 0.6}
+    metrics = (("mos", "MOS (DNSMOS, 1-5)"), ("wer", "WER"))
+
+    def generate(self, backend: SpeechSynthesizer, request: TTSRequest):
+        return backend.synthesize(request.text, voice=request.voice, seed=request.seed)
+
+    def build(self, prompt: Prompt) -> TTSRequest:
+        return TTSRequest(text=prompt.text, seed=prompt.seed)
+
+    def draw(self, rng: np.random.Generator, sources=None, *, seconds: Optional[float] = None) -> TTSRequest:
+        seed = make_seed(rng)
+        text = make_sentence(rng) if seconds is None else text_of_length(rng, round(seconds * DEFAULT_CHARS_PER_SECOND))
+        return self.request(Prompt(text, seed=seed))
+
+    def calibrate(self, backend: SpeechSynthesizer) -> float:
+        """The backend's speaking rate in characters per second (one calibration clip)."""
+        audio = self.generate(backend, self.request(Prompt(CALIBRATION_TEXT)))
+        return chars_per_second(CALIBRATION_TEXT, audio.seconds)
+
+    def workload(self, rng, sources, target_seconds, calibration=None) -> list[TTSRequest]:
+        pace = calibration or DEFAULT_CHARS_PER_SECOND
+        return [
+            self.request(Prompt(text_of_length(rng, chars), seed=make_seed(rng)))
+            for chars in segment_chars(target_seconds, pace, self.max_seconds)
+        ]
+
+    def expected_seconds(self, request: TTSRequest) -> tuple[float, float]:
+        return speech_seconds(request.text)
+
+    def evaluate(self, evaluators, clips, timed) -> None:
+        speech_quality(evaluators, clips, [clip.request.text for clip in clips], timed)

@@ -1,0 +1,147 @@
+"""Voice clone: speak a text in the voice of a reference clip the request carries.
+
+Judged on speaker similarity and pitch match to the reference, intelligibility
+and naturalness; an answer that replays the reference is gated. The references
+come from `--vc.references DIR` (recordings) or are spoken fresh each round by
+`--vc.reference_tts` voices (lib.references).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated, Literal, Optional
+
+import numpy as np
+from pydantic import PrivateAttr, StringConstraints, field_validator
+
+from audionet.lib.audio import Audio, encode_flac
+from audionet.lib.config import CommaList, flag
+from audionet.lib.errors import WireError
+from audionet.lib.prompts import make_seed, make_sentence
+from audionet.lib.protocol import (
+    MAX_PLAIN_REQUEST_BYTES,
+    MAX_REFERENCE_FLAC_BYTES,
+    ServiceRequest,
+    Text,
+    decode_reference,
+    printable,
+)
+from audionet.lib.references import FileReferences, SynthesisedReferences
+from audionet.lib.scoring.gates import speech_seconds
+from audionet.lib.scoring.measures import speech_quality, voice_match
+from audionet.lib.services.base import Prompt, Service
+from audionet.lib.services.speech import DEFAULT_CHARS_PER_SECOND, chars_per_second, segment_chars, text_of_length
+from audionet.models.base import SpeechSynthesizer, VoiceCloner
+from audionet.models.registry import load_backend
+
+MAX_VC_REQUEST_BYTES = MAX_PLAIN_REQUEST_BYTES + MAX_REFERENCE_FLAC_BYTES * 4 // 3 + 4  # base64 of the clip
+DEFAULT_REFERENCE_TTS = "baseline:espeak,kokoro:"
+
+
+class VCRequest(ServiceRequest):
+    service: Literal["vc"] = "vc"
+    text: Text
+    reference_text: Text
+    reference_flac_b64: Annotated[str, StringConstraints(min_length=8, max_length=MAX_VC_REQUEST_BYTES)]
+
+    _text = field_validator("text", "reference_text")(printable)
+    _reference: Optional[Audio] = PrivateAttr(default=None)
+
+    def reference(self) -> Audio:
+        """The reference clip, decoded and checked like any audio from the wire
+        (once: parsing validates it and the backend reuses it)."""
+        if self._reference is None:
+            self._reference = decode_reference(self.reference_flac_b64)
+        return self._reference
+
+
+class VoiceClone(Service):
+    name = "vc"
+    title = "Voice Clone"
+    request_model = VCRequest
+    backend_interface = VoiceCloner
+    default_backend = "baseline:world"
+    offline_backend = "kokoro-clone:"
+    timeout_s = 30.0
+    max_seconds = 30.0
+    max_request_bytes = MAX_VC_REQUEST_BYTES
+    inputs = frozenset({"reference"})
+    text_help = "the text to speak in the reference's voice"
+    gates = ("missing", "length", "silent", "clipped", "no_speech", "duplicate", "replay")
+    weights = {"similarity": 0.4, "intelligibility": 0.25, "f0_match": 0.15, "naturalness": 0.2}
+    metrics = (
+        ("speaker_cosine", "Speaker similarity (cosine)"),
+        ("f0_rmse_hz", "Pitch RMSE (Hz)"),
+        ("f0_offset_st", "Pitch offset (semitones)"),
+        ("wer", "WER"),
+        ("mos", "MOS (DNSMOS, 1-5)"),
+    )
+
+    def check(self, request: VCRequest) -> None:
+        request.reference()  # reject a bad clip before it is queued
+
+    def generate(self, backend: VoiceCloner, request: VCRequest):
+        return backend.clone(request.text, request.reference(), request.reference_text, seed=request.seed)
+
+    def build(self, prompt: Prompt) -> VCRequest:
+        if prompt.reference is None:
+            raise WireError("a voice-clone request needs a reference clip and its transcript")
+        clip = base64.b64encode(encode_flac(prompt.reference.audio)).decode()
+        return VCRequest(
+            text=prompt.text, reference_text=prompt.reference.transcript, reference_flac_b64=clip, seed=prompt.seed
+        )
+
+    def add_flags(self, parser) -> None:
+        group = parser.add_argument_group("voice-clone references")
+        flag(
+            group,
+            "vc.references",
+            default=None,
+            help="directory of your own reference clips (name.wav|flac|ogg + name.txt transcript); "
+            "default: fresh sentences spoken by --vc.reference_tts in random voices",
+        )
+        flag(
+            group,
+            "vc.reference_tts",
+            type=CommaList(what="TTS spec"),
+            default=DEFAULT_REFERENCE_TTS,
+            help="comma-separated TTS specs (any --tts.model spec) whose voices speak the fresh reference sentences",
+        )
+
+    def open_sources(self, args):
+        """FileReferences for --vc.references, else SynthesisedReferences from --vc.reference_tts (on CPU)."""
+        if args.vc_references:
+            return FileReferences(args.vc_references)
+        speakers = []
+        for spec in args.vc_reference_tts:
+            speaker = load_backend(spec, SpeechSynthesizer, device="cpu", label="reference TTS")
+            speakers.append((speaker, list(speaker.voices) or [None]))
+        return SynthesisedReferences(speakers)
+
+    def draw(self, rng: np.random.Generator, sources, *, seconds: Optional[float] = None) -> VCRequest:
+        seed = make_seed(rng)
+        reference = sources.draw(rng)
+        if seconds is None:
+            text = make_sentence(rng)
+        else:
+            text = text_of_length(rng, round(seconds * chars_per_second(reference.transcript, reference.audio.seconds)))
+        return self.request(Prompt(text, seed=seed, reference=reference))
+
+    def workload(self, rng, sources, target_seconds, calibration=None) -> list[VCRequest]:
+        """One reference per run, drawn as the validator draws one; text at the reference's pace."""
+        reference = sources.draw(rng)
+        pace = chars_per_second(reference.transcript, reference.audio.seconds) or DEFAULT_CHARS_PER_SECOND
+        return [
+            self.request(Prompt(text_of_length(rng, chars), seed=make_seed(rng), reference=reference))
+            for chars in segment_chars(target_seconds, pace, self.max_seconds)
+        ]
+
+    def expected_seconds(self, request: VCRequest) -> tuple[float, float]:
+        return speech_seconds(request.text)
+
+    def carried_audio(self, request: VCRequest) -> list[Audio]:
+        return [request.reference()]
+
+    def evaluate(self, evaluators, clips, timed) -> None:
+        voice_match(evaluators, clips, [clip.request.reference() for clip in clips], timed)
+        speech_quality(evaluators, clips, [clip.request.text for clip in clips], timed)

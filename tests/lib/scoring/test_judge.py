@@ -1,0 +1,168 @@
+"""The Judge on real signals: speech vs tricks (TTS), right vs wrong voice and replay (VC),
+music vs noise and speech (music), near-duplicates, and non-finite scores."""
+
+import base64
+import math
+
+import numpy as np
+import pytest
+
+from audionet.lib.audio import Audio, encode_flac, resample
+from audionet.lib.client import Answer, Target
+from audionet.lib.scoring import rewards
+from audionet.lib.scoring.judge import Job, Judge, normalise_round
+from audionet.lib.scoring.round import score_round
+from audionet.lib.scoring.state import ScoreState
+from audionet.lib.services import MUSIC, TTS, VC, MusicRequest, TTSRequest, VCRequest
+from tests.speech import VOICE_A, VOICE_B
+
+TEXT = "Alice walked to the harbour at 7 o'clock and waited for the rain to stop."
+TARGET = "Our train leaves from the market at nine thirty, so pack light."
+REFERENCE_TEXT = "Bright sunlight filled the library as Hana opened the window."
+
+
+@pytest.fixture(scope="module")
+def judge():
+    return Judge.load(device="cpu")
+
+
+@pytest.fixture(autouse=True)
+def fresh_history(judge):
+    judge.duplicates.forget()  # tests reuse clips; cross-round history must not leak between them
+
+
+def noise(seconds, rate=22_050, level=0.1, seed=0):
+    return Audio(level * np.random.default_rng(seed).standard_normal(int(seconds * rate)), rate)
+
+
+def test_real_speech_outscores_noise_silence_reversed_and_truncated(judge, speech):
+    clip = speech(TEXT)
+    half = Audio(clip.samples[: len(clip.samples) // 2], clip.sample_rate)
+    candidates = {
+        "speech": clip,
+        "noise": noise(clip.seconds),
+        "silence": Audio(np.zeros_like(clip.samples), clip.sample_rate),
+        "reversed": Audio(clip.samples[::-1].copy(), clip.sample_rate),
+        "truncated": half,
+    }
+    jobs = [Job(TTSRequest(text=TEXT), audio, name) for name, audio in candidates.items()]
+    verdicts = dict(zip(candidates, judge.score(TTS, jobs)))
+    best = verdicts["speech"]
+    assert best.gate is None and best.components["wer"] < 0.4, best
+    assert set(best.gates) == set(TTS.gates) and 0 < best.score <= 1
+    for name in ("noise", "silence", "reversed", "truncated"):
+        assert verdicts[name].score < best.score - 0.2, (name, verdicts[name])
+    assert verdicts["silence"].gates["silent"] and verdicts["noise"].gates["no_speech"]
+
+
+def vc_request(speech, voice=VOICE_A) -> VCRequest:
+    reference = speech(REFERENCE_TEXT, voice)
+    return VCRequest(
+        text=TARGET, reference_text=REFERENCE_TEXT, reference_flac_b64=base64.b64encode(encode_flac(reference)).decode()
+    )
+
+
+def test_clone_in_reference_voice_beats_other_voice_and_replay_scores_zero(judge, speech):
+    request = vc_request(speech)
+    reference = request.reference()
+    replayed = Audio(resample(reference, 16_000).samples * 0.5, 16_000)  # resampled and quieter
+    jobs = [
+        Job(request, speech(TARGET, VOICE_A), "same"),
+        Job(request, speech(TARGET, VOICE_B), "other"),
+        Job(request, replayed, "replay"),
+    ]
+    same, other, replay = judge.score(VC, jobs)
+    assert same.gate is None and other.gate is None
+    assert same.components["speaker_cosine"] > other.components["speaker_cosine"] + 0.3
+    assert same.score > other.score + 0.2
+    # pitch accuracy (reported, not rewarded): the same female voice sits near the reference's pitch,
+    # the male voice far below it
+    assert abs(same.components["f0_offset_st"]) < 2.0 and other.components["f0_offset_st"] < -4.0
+    assert same.components["f0_rmse_hz"] < other.components["f0_rmse_hz"]
+    assert replay.score == 0.0 and "reference" in replay.gates["replay"]
+
+
+def test_tonal_music_outscores_noise_and_speech(judge, speech):
+    from audionet.models.baselines.synth import ProceduralMusicGenerator
+
+    prompt = "happy folk with flute, 100 bpm"
+    talk = speech("It is never too late to learn something new, said Alice with a smile, and then she left the room.")
+    seconds = round(talk.seconds, 1)
+    music = ProceduralMusicGenerator().generate(prompt, seconds, seed=1)
+    request = MusicRequest(prompt=prompt, seconds=seconds)
+    tonal, hiss, spoken = judge.score(
+        MUSIC, [Job(request, music, "synth"), Job(request, noise(seconds), "noise"), Job(request, talk, "speech")]
+    )
+    assert tonal.gate is None and tonal.score > 0.6, tonal
+    assert hiss.score < tonal.score - 0.3 and spoken.score < tonal.score - 0.3
+    assert spoken.components["speech_penalty"] > 0.5
+
+
+def test_music_at_the_asked_tempo_outscores_music_at_another_tempo(judge):
+    from audionet.models.baselines.synth import ProceduralMusicGenerator
+
+    synth = ProceduralMusicGenerator()
+    request = MusicRequest(prompt="upbeat folk with acoustic guitar and drums, 96 bpm", seconds=8.0)
+    on_tempo = synth.generate(request.prompt, 8.0, seed=2)
+    off_tempo = synth.generate("upbeat folk with acoustic guitar and drums, 130 bpm", 8.0, seed=2)
+    right, wrong = judge.score(MUSIC, [Job(request, on_tempo, "a"), Job(request, off_tempo, "b")], remember=False)
+    assert right.components["bpm"] == pytest.approx(96, rel=0.06) and right.components["tempo_match"] == 1.0
+    assert wrong.components["tempo_match"] < 0.2 and wrong.score < right.score - 0.1
+    assert rewards.tempo_match(48.0, 96) == rewards.tempo_match(192.0, 96) == 1.0  # half / double time
+
+
+def test_near_duplicates_score_zero_within_a_round_and_across_rounds(judge, speech):
+    clip = speech(TEXT)
+    flipped = clip.samples.copy()
+    flipped[len(flipped) // 2] *= -1.0
+    request = TTSRequest(text=TEXT)
+    jobs = [
+        Job(request, clip, "uid 1"),
+        Job(request, Audio(clip.samples * 0.7, clip.sample_rate), "uid 2"),
+        Job(request, Audio(flipped, clip.sample_rate), "uid 3"),
+        Job(request, speech(TEXT, VOICE_B), "uid 4"),
+    ]
+    verdicts = judge.score(TTS, jobs)
+    assert [v.score == 0.0 for v in verdicts] == [True, True, True, False], verdicts
+    assert "uid 2" in verdicts[0].gates["duplicate"]
+    # Next round: a miner resubmits uid 4's clip at a new gain.
+    (later,) = judge.score(TTS, [Job(request, Audio(jobs[3].audio.samples * 1.2, clip.sample_rate), "uid 5")])
+    assert later.score == 0.0 and "earlier answer (uid 4)" in later.gates["duplicate"]
+
+
+def test_validator_round_rewards_and_non_finite_scores_never_reach_weights(judge, speech):
+    request = TTSRequest(text=TEXT)
+    answers = [
+        Answer(Target(uid, f"hk{uid}", "x:1"), "tts", request, 1.0, audio=audio, error=error)
+        for uid, audio, error in [
+            (0, speech(TEXT), None),
+            (1, speech(TEXT, VOICE_B), None),
+            (2, None, "HTTP 500: generation failed"),
+        ]
+    ]
+    scored = score_round(answers, judge, {"tts": TTS})
+    assert scored[0].reward > 0 and scored[1].reward > 0 and scored[0].components["wer"] < 0.5
+    assert scored[2].reward == 0.0 and "HTTP 500" in scored[2].gate
+    rewards = normalise_round([0.8, math.nan, math.inf, -math.inf, 0.4, 0.0])
+    assert rewards[1:4] == [0.0, 0.0, 0.0] and rewards[5] == 0.0 and rewards[0] > rewards[4] > 0
+    state = ScoreState(("tts",))
+    state.sync(["a", "b", "c"])
+    for uid, value in enumerate([math.nan, math.inf, 0.5]):
+        state.update("tts", uid, value, alpha=0.5)
+    weights = state.weights()
+    assert all(math.isfinite(w) for w in weights) and weights == [0.0, 0.0, 1.0]
+
+
+def test_measure_hook_sees_each_evaluator(judge, speech):
+    from contextlib import contextmanager
+
+    seen = []
+
+    @contextmanager
+    def measure(service, stage, audio_seconds=None):
+        seen.append((service, stage, audio_seconds))
+        yield
+
+    judge.score(TTS, [Job(TTSRequest(text=TEXT), speech(TEXT), "a")], measure=measure)
+    assert {stage for _, stage, _ in seen} == {"vad", "duplicates", "mos", "asr"}
+    assert all(service == "tts" and seconds > 1.0 for service, _, seconds in seen)

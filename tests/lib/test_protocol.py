@@ -1,0 +1,107 @@
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from audionet.lib.audio import Audio, encode_flac
+from audionet.lib.errors import WireError
+from audionet.lib.protocol import (
+    MAX_TEXT_CHARS,
+    ResponseMeta,
+    encode_request,
+    pack_response,
+    sha256_hex,
+    unpack_response,
+)
+from audionet.lib.services import TTS, MusicRequest, TTSRequest, parse_request
+from tests.conftest import tone
+
+
+def vc_body(reference: Audio, **extra) -> bytes:
+    fields = {
+        "text": "Say this.",
+        "reference_text": "Reference words.",
+        "seed": 1,
+        "reference_flac_b64": base64.b64encode(encode_flac(reference)).decode(),
+        **extra,
+    }
+    return json.dumps(fields).encode()
+
+
+def test_valid_requests_round_trip():
+    for request in (
+        TTSRequest(text="Hello there.", seed=7, voice="en-us"),
+        MusicRequest(prompt="calm piano", seconds=5.0, seed=3),
+    ):
+        assert parse_request(request.service, encode_request(request)) == request
+    parsed = parse_request("vc", vc_body(tone(2.0)))
+    assert parsed.reference().sample_rate == 16_000 and abs(parsed.reference().seconds - 2.0) < 1e-6
+    assert parsed.reference() is parsed.reference()  # decoded once, reused by the backend
+
+
+@pytest.mark.parametrize(
+    "service, body, fragment",
+    [
+        ("tts", {"text": "x" * (MAX_TEXT_CHARS + 1)}, "'text'"),
+        ("tts", {"text": "hi", "extra": 1}, "'extra'"),
+        ("tts", {"text": "   "}, "'text'"),
+        ("tts", {"text": "bell\x07"}, "'text'"),
+        ("tts", {"text": "hi", "voice": "../../etc/passwd"}, "'voice'"),
+        ("tts", {"text": "hi", "seed": -1}, "'seed'"),
+        ("music", {"prompt": "rock", "seconds": 31}, "'seconds'"),
+        ("music", {"prompt": "rock", "seconds": 0.2}, "'seconds'"),
+        ("music", {"prompt": "rock", "seconds": "NaN"}, "'seconds'"),
+        ("vc", {"text": "a", "reference_text": "b", "reference_flac_b64": "!!!not-base64!!!"}, "base64"),
+    ],
+)
+def test_limits_raise_one_line_wire_errors(service, body, fragment):
+    with pytest.raises(WireError) as info:
+        parse_request(service, json.dumps(body).encode())
+    assert fragment in str(info.value) and "\n" not in str(info.value) and info.value.status == 400
+
+
+def test_oversized_body_is_413_and_unknown_service_404():
+    with pytest.raises(WireError) as info:
+        parse_request("tts", b" " * (TTS.max_request_bytes + 1))
+    assert info.value.status == 413
+    with pytest.raises(WireError) as info:
+        parse_request("../admin", b"{}")
+    assert info.value.status == 404
+
+
+@pytest.mark.parametrize("seconds, fragment", [(0.5, "at least 1 s"), (25.0, "limit is 20 s")])
+def test_vc_reference_length_is_bounded(seconds, fragment):
+    with pytest.raises(WireError, match=fragment):
+        parse_request("vc", vc_body(tone(seconds)))
+
+
+def test_response_body_round_trip_and_corruption():
+    meta = ResponseMeta(
+        service="tts",
+        model="baseline:espeak",
+        device="cpu",
+        generation_s=0.5,
+        seed=1,
+        request_sha256=sha256_hex(b"req"),
+    )
+    flac = encode_flac(tone(1.0))
+    body = pack_response(meta, flac)
+    assert unpack_response(body) == (meta, flac)
+    for broken, fragment in (
+        (b"XXXX" + body[4:], "not an audionet"),
+        (body[:4] + b"\xff\xff\xff\xff" + body[8:], "length"),
+        (body[:8] + b"[" + body[9:], "metadata"),
+    ):
+        with pytest.raises(WireError, match=fragment):
+            unpack_response(broken)
+
+
+def test_binary_body_is_much_smaller_than_a_json_float_list():
+    audio = Audio(np.random.default_rng(1).normal(0, 0.1, 32_000 * 15).clip(-1, 1), 32_000)
+    meta = ResponseMeta(
+        service="music", model="m", device="cpu", generation_s=1.0, seed=0, request_sha256=sha256_hex(b"")
+    )
+    ours = pack_response(meta, encode_flac(audio))
+    anchor = json.dumps({"audio": audio.samples.tolist()}).encode()
+    assert len(anchor) / len(ours) >= 10  # the wire benchmark reports the exact ratio

@@ -1,0 +1,146 @@
+"""Every transformers architecture we serve, as a tiny random-weight model built
+from local files, saved with save_pretrained and loaded through the registry."""
+
+import threading
+
+import numpy as np
+import pytest
+
+from audionet.lib import services
+from audionet.lib.audio import Audio
+from audionet.lib.errors import BackendError, WireError
+from audionet.lib.services import MUSIC, TTS, VC
+from audionet.models.hf.random_weights import random_spec
+from tests.conftest import tone
+
+pytestmark = pytest.mark.timeout(300)
+
+IDS = {
+    "music": "hf:facebook/musicgen-small",
+    "vits": "hf:facebook/mms-tts-eng",
+    "speecht5": "hf:microsoft/speecht5_tts",
+    "dia": "hf:nari-labs/Dia-1.6B-0626",
+}
+
+
+@pytest.fixture(scope="module")
+def specs(tmp_path_factory):
+    cache = str(tmp_path_factory.mktemp("random-models"))
+    return {name: random_spec(spec, cache, size="tiny") for name, spec in IDS.items()}
+
+
+@pytest.fixture(scope="module")
+def music(specs):
+    return MUSIC.load_backend(specs["music"], device="cpu", preset="fast")
+
+
+def check(audio: Audio, rate: int, min_seconds: float, max_seconds: float) -> None:
+    assert audio.sample_rate == rate
+    assert audio.samples.dtype == np.float32 and audio.samples.ndim == 1
+    assert np.isfinite(audio.samples).all() and np.abs(audio.samples).max() <= 1.0
+    assert min_seconds <= audio.seconds <= max_seconds, audio.seconds
+
+
+def test_random_spec_builds_once_and_leaves_other_specs_alone(specs, tmp_path_factory):
+    assert all(s.startswith("hf:/") for s in specs.values())
+    cache = str(tmp_path_factory.getbasetemp() / "random-models0")
+    assert random_spec(IDS["vits"], cache, size="tiny") == specs["vits"]  # reused, not rebuilt
+    assert random_spec("kokoro:jf_alpha", cache) == "kokoro:jf_alpha"
+    assert random_spec("hf:some/unknown-model", cache) == "hf:some/unknown-model"
+
+
+def test_musicgen_length_rate_and_seed(music):
+    import torch
+
+    assert music.frame_rate == 50 and music.model_id.endswith("musicgen-small-random-tiny")
+    # CPU: float32, eager decoder (no static cache / torch.compile), no batching wait.
+    assert music.dtype == torch.float32 and music.want_compile is False and music.batcher.window_s == 0.0
+    first = music.generate("calm piano", 2.5, seed=7)
+    check(first, 32_000, 2.5, 2.5)
+    assert np.array_equal(first.samples, music.generate("calm piano", 2.5, seed=7).samples)
+    assert music.tokens_for(2.5) == music.tokens_for(3.9) == 4 * 50 + 4  # one 2-s bucket
+    assert music.tokens_for(300) == 30 * 50 + 4  # capped
+
+
+def test_musicgen_batches_concurrent_requests_of_one_bucket(music):
+    music.batcher.window_s = 0.5
+    before = len(music.batcher.batch_sizes)
+    out = {}
+    threads = [
+        threading.Thread(target=lambda i=i: out.__setitem__(i, music.generate("drums", 2.2 + 0.5 * i, seed=i)))
+        for i in range(3)
+    ]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+    finally:
+        music.batcher.window_s = 0.0
+    assert [round(out[i].seconds, 3) for i in range(3)] == [2.2, 2.7, 3.2]
+    assert music.batcher.batch_sizes[before:] == [3]
+
+
+def test_musicgen_stages_are_timed_in_order(music):
+    seen = []
+
+    class Stage:
+        def __init__(self, name):
+            self.name = name
+
+        def __enter__(self):
+            seen.append(self.name)
+
+        def __exit__(self, *exc):
+            return False
+
+    music.measure = Stage
+    try:
+        music.generate("ambient", 1.0, seed=1)
+    finally:
+        music.measure = None
+    assert seen == ["text_encoder", "decoder", "audio_codec"]
+
+
+@pytest.mark.parametrize("name", ["vits", "speecht5"])
+def test_transformers_tts(specs, name):
+    tts = TTS.load_backend(specs[name], device="cpu")
+    text = "Hello there. " * 3 + "This is a longer sentence, spoken by a model with random weights."
+    audio = tts.synthesize(text, seed=3)
+    check(audio, 16_000, 0.05, 60.0)
+    assert np.array_equal(audio.samples, tts.synthesize(text, seed=3).samples)
+    with pytest.raises(WireError):
+        tts.synthesize("Hello.", voice="someone-else")
+
+
+def test_dia_voice_clone(specs):
+    vc = VC.load_backend(specs["dia"], device="cpu")
+    reference = tone(1.5, 16_000, 180.0)
+    audio = vc.clone("Short line.", reference, "The reference transcript.", seed=2)
+    check(audio, 44_100, 0.05, 30.0)
+    assert np.array_equal(
+        audio.samples, vc.clone("Short line.", reference, "The reference transcript.", seed=2).samples
+    )
+
+
+def test_wrong_service_missing_model_and_bad_flags_are_one_line_errors(specs, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    cases = [
+        ("tts", specs["music"], "is a MusicGenMusicGenerator, not a tts backend (SpeechSynthesizer)"),
+        (
+            "music",
+            "hf:facebook/musicgen-small",
+            "model facebook/musicgen-small not found locally and the hub is offline",
+        ),
+        ("music", "hf:musicgen", "model facebook/musicgen-medium not found locally and the hub is offline"),
+        ("tts", "hf:/no/such/dir", "does not exist"),
+        ("music", "hf:", "needs a model id"),
+    ]
+    for kind, spec, message in cases:
+        with pytest.raises(BackendError) as error:
+            services.get(kind).load_backend(spec, device="cpu")
+        assert message in str(error.value) and "\n" not in str(error.value)
+    with pytest.raises(BackendError, match="unknown dtype"):
+        TTS.load_backend(specs["vits"], device="cpu", dtype="int3")
+    with pytest.raises(BackendError, match="unknown device"):
+        TTS.load_backend(specs["vits"], device="tpu")
