@@ -6,16 +6,18 @@ BIN     = $(VENV)/bin
 TORCH   = torch==2.13.0
 MINERS ?= 3
 ROUNDS ?= 2
+# `make install EDITABLE=` installs a regular (non-editable) copy, as CI checks it.
+EDITABLE ?= -e
 
-.PHONY: install localnet test wire clean
+.PHONY: install localnet test lint wire clean
 
 $(BIN)/.audionet-installed: requirements.txt requirements-dev.txt requirements-nodeps.txt setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet --upgrade pip "setuptools>=64"
 	$(BIN)/pip install --quiet $(TORCH)
 	$(BIN)/pip install --quiet $(TORCH) -r requirements-dev.txt
 	$(BIN)/pip install --quiet --no-deps -r requirements-nodeps.txt
-	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation $(EDITABLE) .
 	touch $@
 
 install: $(BIN)/.audionet-installed
@@ -23,11 +25,17 @@ install: $(BIN)/.audionet-installed
 localnet: install
 	$(BIN)/audionet-localnet --miners $(MINERS) --rounds $(ROUNDS) --json localnet.json
 
-test: install
+# Lint first: seconds, and a layering or format slip fails before minutes of tests.
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+
+test: lint
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
 
 wire: install
-	$(BIN)/python -m benchmarks.wire
+	$(BIN)/python -m audionet.benchmarks.wire
 
 clean:
 	rm -rf $(VENV) .pytest_cache localnet.json
