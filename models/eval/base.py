@@ -32,9 +32,18 @@ class Transcriber(Evaluator):
 
 
 class MosPredictor(Evaluator):
+    name: str = "mos"  # component key: mos_<name>
+    mos_range: tuple[float, float] = (1.0, 4.0)  # the scores that map to naturalness 0 and 1
+
     @abstractmethod
     def predict(self, clips: Sequence[Audio]) -> list[float]:
         """Naturalness mean opinion score per clip, on the 1..5 scale."""
+
+
+class AestheticsPredictor(Evaluator):
+    @abstractmethod
+    def rate(self, clips: Sequence[Audio]) -> list[dict[str, float]]:
+        """Per clip, a score per axis on the model's scale (e.g. production quality 1..10)."""
 
 
 class SpeakerEncoder(Evaluator):

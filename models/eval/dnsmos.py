@@ -35,6 +35,7 @@ def _window(samples: np.ndarray) -> np.ndarray:
 
 class DnsMos(MosPredictor):
     model_id = "dnsmos:p835-ovrl"
+    name = "dnsmos"
 
     def __init__(self, device: str = "cpu", threads: int | None = None, batch_size: int = 16):
         try:

@@ -11,14 +11,13 @@ hub cache). A missing model is one line, never a traceback.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import numpy as np
 
 from audionet.lib.audio import Audio, resample
-from audionet.lib.errors import BackendError
 from audionet.models.eval.base import SpeakerEncoder, TextAudioScorer
+from audionet.models.hf.loading import from_pretrained
 
 
 def _torch_dtype(device: str, dtype: str | None):
@@ -29,26 +28,15 @@ def _torch_dtype(device: str, dtype: str | None):
     return torch.float16 if device == "cuda" else torch.float32
 
 
-def load_pretrained(loader, model: str, **kwargs):
-    """`loader.from_pretrained(model)` with one-line errors for missing/offline models."""
-    offline = os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0")
-    try:
-        return loader.from_pretrained(model, **kwargs)
-    except (OSError, ValueError) as error:
-        if offline and not os.path.isdir(model):
-            raise BackendError(f"model {model} not found locally and the hub is offline") from None
-        raise BackendError(f"cannot load {model}: {str(error).splitlines()[0][:200]}") from None
-
-
 class ClapScorer(TextAudioScorer):
     def __init__(self, model: str, *, device: str = "cpu", dtype: str | None = None, batch_size: int = 8):
         import torch
         from transformers import ClapModel, ClapProcessor
 
         self._torch = torch
-        self._processor = load_pretrained(ClapProcessor, model)
+        self._processor = from_pretrained(ClapProcessor, model)
         self._dtype = _torch_dtype(device, dtype)
-        self._model = load_pretrained(ClapModel, model, dtype=self._dtype).to(device).eval()
+        self._model = from_pretrained(ClapModel, model, dtype=self._dtype).to(device).eval()
         self._rate = int(self._processor.feature_extractor.sampling_rate)
         self.model_id, self.device, self.batch_size = f"clap:{model}", device, batch_size
 
@@ -96,9 +84,9 @@ class WavLMSpeakerEncoder(SpeakerEncoder):
         from transformers import AutoFeatureExtractor, WavLMForXVector
 
         self._torch = torch
-        self._extractor = load_pretrained(AutoFeatureExtractor, model)
+        self._extractor = from_pretrained(AutoFeatureExtractor, model)
         self._dtype = _torch_dtype(device, dtype)
-        self._model = load_pretrained(WavLMForXVector, model, dtype=self._dtype).to(device).eval()
+        self._model = from_pretrained(WavLMForXVector, model, dtype=self._dtype).to(device).eval()
         self.model_id, self.device, self.batch_size = f"wavlm:{model}", device, batch_size
 
     def embed(self, clips: Sequence[Audio]) -> np.ndarray:

@@ -1,14 +1,20 @@
-"""Evaluator spec strings -> loaded evaluators, for the validator and audionet-bench.
+"""Evaluation profiles and evaluator spec strings -> loaded evaluators (validator, bench, score).
 
-| kind    | default (offline)  | other specs                                      |
-|---------|--------------------|--------------------------------------------------|
-| asr     | whisper:tiny.en    | whisper:<CTranslate2 id or folder>, none          |
-| mos     | dnsmos             | none                                              |
-| speaker | dvector            | resemblyzer, wavlm:<HF id or folder>              |
-| clap    | none               | clap:<HF id or folder> (e.g. laion/larger_clap_music) |
+A profile is a named set of evaluator specs; a `--eval.<kind>` flag overrides one kind.
 
-Specs come from flags, never from the wire. VAD (silero) and the music
-signal statistics are always loaded: the gates depend on them.
+| kind       | offline (shipped, dev only) | standard (real networks)                  | large                |
+|------------|-----------------------------|-------------------------------------------|----------------------|
+| asr        | whisper:tiny.en             | whisper:large-v3-turbo                    | whisper:large-v3     |
+| mos        | dnsmos                      | utmos:Blinorot/UTMOS-PyTorch,dnsmos       | (as standard)        |
+| speaker    | dvector                     | wavlm:microsoft/wavlm-base-plus-sv        | (as standard)        |
+| clap       | none                        | clap:laion/larger_clap_music              | (as standard)        |
+| aesthetics | none                        | audiobox:facebook/audiobox-aesthetics     | (as standard)        |
+
+Other specs: asr `whisper:<CTranslate2 id or folder>` | none; mos a comma list of `dnsmos`,
+`utmos:<HF id, folder or file>` | none; speaker `dvector` | `resemblyzer` | `wavlm:<HF id or
+folder>`; clap `clap:<HF id or folder>` | none; aesthetics `audiobox:<HF id or folder>` | none.
+Specs come from flags, never from the wire. VAD (silero) and the music signal statistics are
+always loaded: the gates depend on them.
 """
 
 from __future__ import annotations
@@ -17,27 +23,60 @@ from dataclasses import dataclass
 from typing import Optional
 
 from audionet.lib.errors import BackendError
-from audionet.models.eval.base import MosPredictor, SpeakerEncoder, TextAudioScorer, Transcriber, VoiceActivityDetector
+from audionet.models.eval.base import (
+    AestheticsPredictor,
+    MosPredictor,
+    SpeakerEncoder,
+    TextAudioScorer,
+    Transcriber,
+    VoiceActivityDetector,
+)
 from audionet.models.eval.music_quality import SignalMusicQuality
 
-DEFAULT_SPECS = {"asr": "whisper:tiny.en", "mos": "dnsmos", "speaker": "dvector", "clap": "none"}
+KINDS = ("asr", "mos", "speaker", "clap", "aesthetics")
+_STANDARD = {
+    "asr": "whisper:large-v3-turbo",
+    "mos": "utmos:Blinorot/UTMOS-PyTorch,dnsmos",
+    "speaker": "wavlm:microsoft/wavlm-base-plus-sv",
+    "clap": "clap:laion/larger_clap_music",
+    "aesthetics": "audiobox:facebook/audiobox-aesthetics",
+}
+PROFILES: dict[str, dict[str, str]] = {
+    "offline": {"asr": "whisper:tiny.en", "mos": "dnsmos", "speaker": "dvector", "clap": "none", "aesthetics": "none"},
+    "standard": _STANDARD,
+    # The largest public checkpoints of the same kinds: only Whisper comes bigger. WavLM-Base+ SV is
+    # the largest WavLM x-vector checkpoint in transformers' format; UTMOS, CLAP-music and Audiobox
+    # Aesthetics come in one size.
+    "large": {**_STANDARD, "asr": "whisper:large-v3"},
+}
+DEFAULT_PROFILE = "offline"  # where no chain says otherwise (audionet-score, audionet-bench)
 
 
 @dataclass
 class Evaluators:
     asr: Optional[Transcriber]
-    mos: Optional[MosPredictor]
+    mos: tuple[MosPredictor, ...]
     speaker: SpeakerEncoder
     clap: Optional[TextAudioScorer]
+    aesthetics: Optional[AestheticsPredictor]
     vad: VoiceActivityDetector
     music_quality: SignalMusicQuality
     device: str
 
     def describe(self) -> dict[str, str]:
-        return {
-            name: getattr(self, name).model_id if getattr(self, name) else "none"
-            for name in ("asr", "mos", "speaker", "clap", "vad", "music_quality")
-        }
+        out = {}
+        for name in ("asr", "mos", "speaker", "clap", "aesthetics", "vad", "music_quality"):
+            value = getattr(self, name)
+            models = value if isinstance(value, tuple) else (value,) if value is not None else ()
+            out[name] = ",".join(m.model_id for m in models) or "none"
+        return out
+
+    def all(self) -> list:
+        return [
+            e
+            for e in (self.asr, *self.mos, self.speaker, self.clap, self.aesthetics, self.vad, self.music_quality)
+            if e is not None
+        ]
 
 
 def _split(kind: str, spec: str) -> tuple[str, str]:
@@ -47,6 +86,11 @@ def _split(kind: str, spec: str) -> tuple[str, str]:
     return scheme, rest
 
 
+def _on_cuda(device: str) -> str:
+    """CTranslate2 and onnxruntime take "cuda"/"cpu", not "cuda:N"."""
+    return "cuda" if device.startswith("cuda") else "cpu"
+
+
 def load_asr(spec: str, device: str) -> Optional[Transcriber]:
     scheme, rest = _split("asr", spec)
     if scheme == "none":
@@ -54,21 +98,28 @@ def load_asr(spec: str, device: str) -> Optional[Transcriber]:
     if scheme == "whisper":
         from audionet.models.eval.whisper_asr import WhisperTranscriber
 
-        return WhisperTranscriber(rest or "tiny.en", device="cuda" if device.startswith("cuda") else "cpu")
+        return WhisperTranscriber(rest or "tiny.en", device=_on_cuda(device))
     raise BackendError(f"unknown --eval.asr spec {spec!r}; use whisper:<model id or folder> or none")
 
 
-def load_mos(spec: str, device: str) -> Optional[MosPredictor]:
-    scheme, _ = _split("mos", spec)
-    if scheme == "none":
-        return None
-    if scheme == "dnsmos":
-        from audionet.models.eval.dnsmos import DnsMos
+def load_mos(spec: str, device: str) -> tuple[MosPredictor, ...]:
+    """A comma list: every predictor is asked, naturalness is their mean (harder to game one)."""
+    predictors = []
+    for one in (part.strip() for part in spec.split(",") if part.strip()):
+        scheme, rest = _split("mos", one)
+        if scheme == "none":
+            continue
+        if scheme == "dnsmos":
+            from audionet.models.eval.dnsmos import DnsMos
 
-        return DnsMos(device="cuda" if device.startswith("cuda") else "cpu")
-    if scheme == "utmos":
-        raise BackendError("UTMOS weights do not ship on PyPI and no loader is wired; use --eval.mos dnsmos")
-    raise BackendError(f"unknown --eval.mos spec {spec!r}; use dnsmos or none")
+            predictors.append(DnsMos(device=_on_cuda(device)))
+        elif scheme == "utmos":
+            from audionet.models.eval.utmos import DEFAULT_ID, UtmosPredictor
+
+            predictors.append(UtmosPredictor(rest or DEFAULT_ID, device=device))
+        else:
+            raise BackendError(f"unknown --eval.mos spec {one!r}; use dnsmos, utmos:<HF id, folder or file> or none")
+    return tuple(predictors)
 
 
 def load_speaker(spec: str, device: str) -> SpeakerEncoder:
@@ -99,61 +150,88 @@ def load_clap(spec: str, device: str) -> Optional[TextAudioScorer]:
     raise BackendError(f"unknown --eval.clap spec {spec!r}; use clap:<HF id or folder> or none")
 
 
-def load_evaluators(specs: dict[str, str] | None = None, *, device: str = "auto", warmup: bool = True) -> Evaluators:
-    chosen = dict(DEFAULT_SPECS)
-    unknown = set(specs or {}) - set(DEFAULT_SPECS)
+def load_aesthetics(spec: str, device: str) -> Optional[AestheticsPredictor]:
+    scheme, rest = _split("aesthetics", spec)
+    if scheme == "none":
+        return None
+    if scheme == "audiobox":
+        from audionet.models.eval.aesthetics import DEFAULT_ID, AudioboxAesthetics
+
+        return AudioboxAesthetics(rest or DEFAULT_ID, device=device)
+    raise BackendError(f"unknown --eval.aesthetics spec {spec!r}; use audiobox:<HF id or folder> or none")
+
+
+def resolve_specs(profile: str = DEFAULT_PROFILE, overrides: Optional[dict[str, str]] = None) -> dict[str, str]:
+    """The profile's specs with `overrides` (kind -> spec; empty values ignored) on top."""
+    if profile not in PROFILES:
+        raise BackendError(f"unknown evaluation profile {profile!r}; use {', '.join(PROFILES)}")
+    unknown = set(overrides or {}) - set(KINDS)
     if unknown:
-        raise BackendError(
-            f"unknown evaluator kind(s) {', '.join(sorted(unknown))}; expected {', '.join(DEFAULT_SPECS)}"
-        )
-    chosen.update({k: v for k, v in (specs or {}).items() if v})
+        raise BackendError(f"unknown evaluator kind(s) {', '.join(sorted(unknown))}; expected {', '.join(KINDS)}")
+    return {**PROFILES[profile], **{k: v for k, v in (overrides or {}).items() if v}}
+
+
+def offline_only(specs: dict[str, str]) -> list[str]:
+    """The kinds whose spec is the offline profile's and no real profile's (shipped dev models, or off)."""
+    real = [PROFILES[name] for name in PROFILES if name != "offline"]
+    return [k for k in KINDS if specs.get(k) == PROFILES["offline"][k] and all(p[k] != specs[k] for p in real)]
+
+
+def load_evaluators(specs: Optional[dict[str, str]] = None, *, device: str = "auto", warmup: bool = True) -> Evaluators:
+    """`specs`: kind -> spec on top of the offline profile (pass `resolve_specs(...)` for another)."""
+    chosen = resolve_specs(DEFAULT_PROFILE, specs)
     from audionet.lib.gpu import resolve_device  # the one device rule for miner, validator and bench
 
     device = resolve_device(device, flag="--eval.device")
     from audionet.models.eval.vad import SileroVad
 
-    # Optional by-id models first: a missing one fails before the shipped ones spend time loading.
+    # By-id models first: a missing one fails before the shipped ones spend time loading.
     clap, speaker = load_clap(chosen["clap"], device), load_speaker(chosen["speaker"], device)
+    aesthetics, mos = load_aesthetics(chosen["aesthetics"], device), load_mos(chosen["mos"], device)
     evaluators = Evaluators(
         asr=load_asr(chosen["asr"], device),
-        mos=load_mos(chosen["mos"], device),
+        mos=mos,
         speaker=speaker,
         clap=clap,
+        aesthetics=aesthetics,
         vad=SileroVad(),
         music_quality=SignalMusicQuality(),
         device=device,
     )
     if warmup:
-        for name in ("asr", "mos", "speaker", "clap", "vad", "music_quality"):
-            if getattr(evaluators, name) is not None:
-                getattr(evaluators, name).warmup()
+        for evaluator in evaluators.all():
+            evaluator.warmup()
     return evaluators
 
 
 def add_eval_flags(parser) -> None:
-    """--eval.asr/--eval.mos/--eval.speaker/--eval.clap/--eval.device, shared by the validator
-    and audionet-bench so both judge with the same models."""
+    """--eval.profile and --eval.<kind>, shared by the validator, audionet-score and audionet-bench
+    so all of them judge with the same models."""
     from audionet.lib.config import flag
 
     group = parser.add_argument_group("evaluation models")
     flag(
         group,
-        "eval.asr",
-        default=DEFAULT_SPECS["asr"],
-        help="whisper:<id or folder> | none (default: the shipped tiny.en)",
+        "eval.profile",
+        default="auto",
+        choices=["auto", *PROFILES],
+        help="auto: standard on a real network, offline on an offline chain and for local tools",
     )
-    flag(group, "eval.mos", default=DEFAULT_SPECS["mos"], help="dnsmos | none")
-    flag(
-        group, "eval.speaker", default=DEFAULT_SPECS["speaker"], help="dvector | resemblyzer | wavlm:<HF id or folder>"
-    )
-    flag(
-        group,
-        "eval.clap",
-        default=DEFAULT_SPECS["clap"],
-        help="clap:<HF id or folder> (e.g. laion/larger_clap_music) | none",
-    )
+    for kind in KINDS:
+        flag(
+            group,
+            f"eval.{kind}",
+            default=None,
+            help=f"override the profile's {kind} model (offline: {PROFILES['offline'][kind]}; "
+            f"standard: {PROFILES['standard'][kind]})",
+        )
     flag(group, "eval.device", default="auto", help="auto | cpu | cuda | cuda:N")
 
 
-def specs_from_args(args) -> dict[str, str]:
-    return {kind: getattr(args, f"eval_{kind}") for kind in DEFAULT_SPECS}
+def chosen_profile(args, real_network: bool = False) -> str:
+    return args.eval_profile if args.eval_profile != "auto" else ("standard" if real_network else DEFAULT_PROFILE)
+
+
+def specs_from_args(args, real_network: bool = False) -> dict[str, str]:
+    """The resolved specs: the chosen profile with every --eval.<kind> override on top."""
+    return resolve_specs(chosen_profile(args, real_network), {k: getattr(args, f"eval_{k}") for k in KINDS})

@@ -63,6 +63,24 @@ def from_pretrained(loader: Any, name: str, **kwargs) -> Any:
         raise _missing(name, error) from None
 
 
+def hub_file(name: str, filename: str) -> str:
+    """A model file: `name` itself (a file), `name/filename` (a folder), or `filename` from the HF
+    repo `name` (the cache first; a one-line error when it is missing and the hub is offline)."""
+    if os.path.isfile(name):
+        return name
+    if os.path.isdir(name) or name.startswith(("/", ".", "~")):
+        path = os.path.join(os.path.expanduser(name), filename)
+        if not os.path.isfile(path):
+            raise BackendError(f"model file {path} does not exist")
+        return path
+    from huggingface_hub import hf_hub_download
+
+    try:
+        return hf_hub_download(repo_id=name, filename=filename)
+    except Exception as error:  # hub, network and offline-cache errors alike
+        raise _missing(name, error) from None
+
+
 def model_type(name: str) -> str:
     """The `model_type` of the config at `name` (HF id or local directory)."""
     from transformers import AutoConfig

@@ -104,7 +104,7 @@ def test_resemblyzer_separates_voices(speech):
         ("asr", "whisper:/no/such/whisper", "not found locally and the hub is offline"),
         ("clap", "clap:laion/not-a-real-clap", "not found locally and the hub is offline"),
         ("speaker", "xvector", "unknown --eval.speaker spec"),
-        ("mos", "utmos", "UTMOS weights do not ship"),
+        ("mos", "utmos:/no/such/utmos", "does not exist"),
         ("vad", "x", "unknown evaluator kind"),
     ],
 )
