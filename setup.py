@@ -38,6 +38,7 @@ setup(
             "audionet-validator=audionet.neurons.validator:main",
             "audionet-localnet=audionet.neurons.localnet:main",
             "audionet-score=audionet.neurons.score:main",
+            "audionet-references=audionet.neurons.references:main",
             "audionet-bench=audionet.benchmarks.run:main",
             "audionet-bench-aggregate=audionet.benchmarks.aggregate:main",
         ]

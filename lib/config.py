@@ -39,6 +39,11 @@ def add_common_flags(parser: argparse.ArgumentParser) -> None:
     flag(group, "logging.level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
 
 
+def is_real_network(network: str) -> bool:
+    """Anything but an offline chain file (finney, test, local, a ws:// endpoint): real money."""
+    return not network.startswith("offline:")
+
+
 def network_slug(network: str) -> str:
     """`offline:<path>` -> offline; a ws:// URL -> a file-name-safe slug."""
     name = "offline" if network.startswith("offline:") else network

@@ -39,15 +39,17 @@ class Reference:
 
 class SynthesisedReferences:
     def __init__(self, speakers: Sequence[tuple[object, Sequence[Optional[str]]]]):
-        """`speakers`: (SpeechSynthesizer, its voice names) pairs; every (engine, voice) is equally likely."""
-        self.choices = [(synth, voice) for synth, voices in speakers for voice in (list(voices) or [None])]
-        if not self.choices:
+        """`speakers`: (SpeechSynthesizer, its voice names) pairs. A draw picks the engine first,
+        then one of its voices, so an engine with many voices (espeak has 18) does not dominate."""
+        self.engines = [(synth, list(voices) or [None]) for synth, voices in speakers]
+        if not self.engines:
             raise ConfigError("no reference voices: give at least one TTS backend")
 
     def draw(self, rng: np.random.Generator) -> Reference:
         # At most 25 words: a reference clip must stay within the protocol's 20 s.
         transcript = make_tts_prompt(rng, max_words=25).text
-        synthesizer, voice = self.choices[int(rng.integers(len(self.choices)))]
+        synthesizer, voices = self.engines[int(rng.integers(len(self.engines)))]
+        voice = voices[int(rng.integers(len(voices)))]
         audio = synthesizer.synthesize(transcript, voice=voice, seed=make_seed(rng))
         return Reference(voice or "default", audio, transcript)
 
@@ -73,13 +75,20 @@ def load_reference(path: str) -> Reference:
 
 
 class FileReferences:
+    """Every clip is checked at start-up, then only its path is kept: a folder of hundreds of
+    recordings costs no memory, and a draw reads one clip (a few milliseconds)."""
+
     def __init__(self, directory: str):
         if not os.path.isdir(directory):
             raise ConfigError(f"--vc.references {directory}: not a directory")
         paths = sorted(os.path.join(directory, f) for f in os.listdir(directory) if f.lower().endswith(AUDIO_SUFFIXES))
         if not paths:
             raise ConfigError(f"--vc.references {directory}: no {'/'.join(AUDIO_SUFFIXES)} clips found")
-        self.references = [load_reference(p) for p in paths]
+        self.names = [load_reference(p).name for p in paths]  # raises on the first bad clip
+        self.paths = paths
+
+    def __len__(self) -> int:
+        return len(self.paths)
 
     def draw(self, rng: np.random.Generator) -> Reference:
-        return self.references[int(rng.integers(len(self.references)))]
+        return load_reference(self.paths[int(rng.integers(len(self.paths)))])

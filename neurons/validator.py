@@ -60,10 +60,30 @@ def main(argv=None) -> int:
     return run_entry_point("validator", build_parser(), run, argv)
 
 
+def evaluator_specs(args) -> dict[str, str]:
+    """The evaluation profile's specs; on a real network, offline evaluators only when asked for by
+    name (ConfigError otherwise: they reward cheap procedural audio over real models)."""
+    from audionet.lib.config import is_real_network
+    from audionet.lib.errors import ConfigError
+    from audionet.models.eval.registry import offline_only, specs_from_args
+
+    real = is_real_network(args.subtensor_network)
+    specs = specs_from_args(args, real)
+    weak = offline_only(specs) if real and args.eval_profile != "offline" else []
+    if weak:
+        named = ", ".join(f"--eval.{kind} {specs[kind]}" for kind in weak)
+        raise ConfigError(
+            f"{named}: offline evaluators on {args.subtensor_network} would reward cheap procedural audio over real "
+            "models; use the standard profile's models, or pass --eval.profile offline to run them anyway"
+        )
+    return specs
+
+
 def run(args, log) -> int:
     if not 0.0 < args.neuron_alpha <= 1.0:
         log.error("--neuron.alpha must be in (0, 1]")
         return 2
+    specs = evaluator_specs(args)
     from audionet.lib.chain import open_chain
     from audionet.lib.config import node_dir
     from audionet.lib.gpu import describe
@@ -72,7 +92,6 @@ def run(args, log) -> int:
     from audionet.lib.timing import Timer
     from audionet.lib.validator_loop import Validator, ValidatorSettings
     from audionet.lib.wallet import load_wallet
-    from audionet.models.eval.registry import specs_from_args
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
@@ -92,7 +111,7 @@ def run(args, log) -> int:
     device_info = describe()
     timer = Timer("validator", device=device_info.slug)
     sources = {name: registry.get(name).open_sources(args) for name in services}
-    judge = Judge.load(specs_from_args(args), device=args.eval_device)
+    judge = Judge.load(specs, device=args.eval_device)
     log.info("evaluators: %s", judge.evaluators.describe())
     validator = Validator(wallet, chain, settings, sources, judge=judge, timer=timer)
     log.info("hotkey %s, state in %s", validator.hotkey, state_dir)

@@ -9,14 +9,16 @@ come from `--vc.references DIR` (recordings) or are spoken fresh each round by
 from __future__ import annotations
 
 import base64
+import os
 from typing import Annotated, Literal, Optional
 
 import numpy as np
 from pydantic import PrivateAttr, StringConstraints, field_validator
 
+from audionet.lib import corpus
 from audionet.lib.audio import Audio, encode_flac
-from audionet.lib.config import CommaList, flag
-from audionet.lib.errors import WireError
+from audionet.lib.config import CommaList, flag, is_real_network
+from audionet.lib.errors import ConfigError, WireError
 from audionet.lib.prompts import make_seed, make_sentence
 from audionet.lib.protocol import (
     MAX_PLAIN_REQUEST_BYTES,
@@ -27,10 +29,15 @@ from audionet.lib.protocol import (
     printable,
 )
 from audionet.lib.references import FileReferences, SynthesisedReferences
-from audionet.lib.scoring.gates import speech_seconds
 from audionet.lib.scoring.measures import speech_quality, voice_match
-from audionet.lib.services.base import Prompt, Service
-from audionet.lib.services.speech import DEFAULT_CHARS_PER_SECOND, chars_per_second, segment_chars, text_of_length
+from audionet.lib.services.base import Prompt
+from audionet.lib.services.speech import (
+    DEFAULT_CHARS_PER_SECOND,
+    SpeechService,
+    chars_per_second,
+    segment_chars,
+    text_of_length,
+)
 from audionet.models.base import SpeechSynthesizer, VoiceCloner
 from audionet.models.registry import load_backend
 
@@ -55,7 +62,7 @@ class VCRequest(ServiceRequest):
         return self._reference
 
 
-class VoiceClone(Service):
+class VoiceClone(SpeechService):
     name = "vc"
     title = "Voice Clone"
     request_model = VCRequest
@@ -97,21 +104,38 @@ class VoiceClone(Service):
             group,
             "vc.references",
             default=None,
-            help="directory of your own reference clips (name.wav|flac|ogg + name.txt transcript); "
-            "default: fresh sentences spoken by --vc.reference_tts in random voices",
+            help="directory of reference clips (name.wav|flac|ogg + name.txt transcript); default on a real "
+            "network: the clips `audionet-references fetch` keeps; offline: fresh --vc.reference_tts speech",
+        )
+        flag(
+            group,
+            "vc.synthesised",
+            action="store_true",
+            help="on a real network, speak fresh references with --vc.reference_tts instead of recordings",
         )
         flag(
             group,
             "vc.reference_tts",
             type=CommaList(what="TTS spec"),
             default=DEFAULT_REFERENCE_TTS,
-            help="comma-separated TTS specs (any --tts.model spec) whose voices speak the fresh reference sentences",
+            help="comma-separated TTS specs (any --tts.model spec) whose voices speak fresh reference sentences",
         )
 
     def open_sources(self, args):
-        """FileReferences for --vc.references, else SynthesisedReferences from --vc.reference_tts (on CPU)."""
+        """--vc.references; on a real network, the fetched human recordings by default (synthesised
+        voices favour cloners built on the same engines, so only with --vc.synthesised); offline,
+        fresh sentences spoken by --vc.reference_tts voices (on CPU)."""
         if args.vc_references:
             return FileReferences(args.vc_references)
+        network = getattr(args, "subtensor_network", "offline:")  # the validator's; local tools have none
+        if is_real_network(network) and not args.vc_synthesised:
+            if os.path.isdir(corpus.DEFAULT_DIR):
+                return FileReferences(corpus.DEFAULT_DIR)
+            raise ConfigError(
+                f"no reference recordings at {corpus.DEFAULT_DIR}: run `audionet-references fetch` (LibriSpeech "
+                "test-clean, 346 MB download) or pass --vc.references DIR; synthesised references favour cloners "
+                "built on the same engines (--vc.synthesised uses them anyway)"
+            )
         speakers = []
         for spec in args.vc_reference_tts:
             speaker = load_backend(spec, SpeechSynthesizer, device="cpu", label="reference TTS")
@@ -135,9 +159,6 @@ class VoiceClone(Service):
             self.request(Prompt(text_of_length(rng, chars), seed=make_seed(rng), reference=reference))
             for chars in segment_chars(target_seconds, pace, self.max_seconds)
         ]
-
-    def expected_seconds(self, request: VCRequest) -> tuple[float, float]:
-        return speech_seconds(request.text)
 
     def carried_audio(self, request: VCRequest) -> list[Audio]:
         return [request.reference()]

@@ -17,7 +17,7 @@ def test_file_references_load_and_draw(tmp_path):
     write(tmp_path, "alice")
     write(tmp_path, "bob", rate=44_100)
     refs = FileReferences(str(tmp_path))
-    assert [r.name for r in refs.references] == ["alice", "bob"]
+    assert refs.names == ["alice", "bob"] and len(refs) == 2
     drawn = refs.draw(np.random.default_rng(0))
     assert drawn.transcript == "Hello there, this is my voice." and drawn.audio.seconds == pytest.approx(2.0)
 
