@@ -23,6 +23,7 @@ import numpy as np
 from audionet.lib.audio import Audio, resample
 
 RATE, N_FFT, HOP, BANDS = 8_000, 256, 160, 24
+FRAME_S = HOP / RATE  # 20 ms per fingerprint frame
 DUPLICATE_CORRELATION = 0.93  # gain/flip/resample copies: 1.0; same sentence, other voice: 0.82
 MIN_FRAMES = 10
 HISTORY_SIZE = 256  # clips remembered per service from recent rounds

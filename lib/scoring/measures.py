@@ -13,10 +13,11 @@ from typing import Optional
 
 import numpy as np
 
-from audionet.lib.audio import Audio
+from audionet.lib.audio import Audio, frame_dbfs
 from audionet.lib.f0 import f0_summary, voiced_f0
 from audionet.lib.prompts.music import stated_bpm
 from audionet.lib.scoring import rewards
+from audionet.lib.scoring.duplicates import FRAME_S, fingerprint
 from audionet.lib.scoring.judge import Clip
 from audionet.lib.scoring.pitch import pitch_accuracy
 from audionet.lib.scoring.text import word_error_rate
@@ -25,13 +26,21 @@ Timed = Callable[[str, Sequence[Audio]], AbstractContextManager]
 
 
 def speech_quality(evaluators, clips: Sequence[Clip], texts: Sequence[str], timed: Timed) -> None:
-    """MOS -> naturalness; ASR against `texts` -> WER -> intelligibility."""
+    """MOS predictors -> mos_<name> each, "mos" (the first: the one tables show) and naturalness (the
+    mean of their ramped scores, so fooling one predictor is not enough); ASR against `texts` -> WER
+    -> intelligibility."""
     audios = [clip.audio for clip in clips]
-    if evaluators.mos is not None:
-        with timed("mos", audios):
-            scores = evaluators.mos.predict(audios)
-        for clip, mos in zip(clips, scores):
-            clip.components.update(mos=mos, naturalness=rewards.naturalness(mos))
+    naturalness: list[list[float]] = [[] for _ in clips]
+    for predictor in evaluators.mos:
+        with timed(f"mos/{predictor.name}", audios):
+            scores = predictor.predict(audios)
+        for n, (clip, mos) in enumerate(zip(clips, scores)):
+            clip.components[f"mos_{predictor.name}"] = mos
+            clip.components.setdefault("mos", mos)
+            naturalness[n].append(rewards.naturalness(mos, predictor.mos_range))
+    if evaluators.mos:
+        for clip, parts in zip(clips, naturalness):
+            clip.components["naturalness"] = float(np.mean(parts))
     if evaluators.asr is not None:
         with timed("asr", audios):
             heard = evaluators.asr.transcribe(audios)
@@ -63,8 +72,9 @@ def voice_match(evaluators, clips: Sequence[Clip], references: Sequence[Audio], 
 
 
 def music_signal(evaluators, clips: Sequence[Clip], prompts: Sequence[str], timed: Timed) -> None:
-    """Signal statistics (quality, rhythm, bpm, ...) and, where the prompt states a bpm and the
-    clip has a clear pulse, tempo_match: offline text adherence."""
+    """Signal statistics (quality, rhythm, bpm, ...); where the prompt states a bpm and the clip has
+    a clear pulse, tempo_match (offline text adherence); the share of non-silent frames
+    ("active") and of frames that repeat exactly at one lag ("repetition": a looped snippet)."""
     audios = [clip.audio for clip in clips]
     with timed("music_quality", audios):
         qualities = evaluators.music_quality.quality(audios)
@@ -72,7 +82,23 @@ def music_signal(evaluators, clips: Sequence[Clip], prompts: Sequence[str], time
         asked = stated_bpm(prompt)
         if asked is not None and parts["rhythm"] >= rewards.TEMPO_MIN_RHYTHM:
             parts["tempo_match"] = rewards.tempo_match(parts.get("bpm", 0.0), asked)
+        parts["active"] = float(np.mean(frame_dbfs(clip.audio) > rewards.MUSIC_SILENCE_DBFS))
+        parts["repetition"] = repetition(clip.audio)
         clip.components.update(parts)
+
+
+def repetition(audio: Audio, lags_s: tuple[float, float] = (0.5, 4.0), alike: float = 0.98) -> float:
+    """The largest share of 20 ms frames whose spectrum recurs almost exactly one lag later, over
+    lags of 0.5-4 s: a looped snippet scores 1, composed or generated music well under 0.6."""
+    prints = fingerprint(audio)
+    low, high = (int(s / FRAME_S) for s in lags_s)
+    best = 0.0
+    for lag in range(low, min(high, len(prints) // 2) + 1):
+        a, b = prints[:-lag], prints[lag:]
+        a, b = a - a.mean(axis=1, keepdims=True), b - b.mean(axis=1, keepdims=True)
+        cosine = (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1) + 1e-9)
+        best = max(best, float(np.mean(cosine > alike)))
+    return best
 
 
 def text_adherence(evaluators, clips: Sequence[Clip], prompts: Sequence[str], timed: Timed) -> None:
@@ -84,6 +110,19 @@ def text_adherence(evaluators, clips: Sequence[Clip], prompts: Sequence[str], ti
         cosines = evaluators.clap.score(list(prompts), audios)
     for clip, cosine in zip(clips, cosines):
         clip.components.update(clap_cosine=cosine, adherence=rewards.ramp(cosine, *rewards.CLAP_COSINE_RANGE))
+
+
+def production_aesthetics(evaluators, clips: Sequence[Clip], timed: Timed) -> None:
+    """Audiobox Aesthetics axes (aes_pq, aes_ce, aes_cu, aes_pc on 1..10) and their 0..1 summary
+    "aesthetics" (skipped when no aesthetics model is loaded)."""
+    if evaluators.aesthetics is None:
+        return
+    audios = [clip.audio for clip in clips]
+    with timed("aesthetics", audios):
+        ratings = evaluators.aesthetics.rate(audios)
+    for clip, scores in zip(clips, ratings):
+        clip.components.update({f"aes_{axis.lower()}": value for axis, value in scores.items()})
+        clip.components["aesthetics"] = rewards.aesthetics(scores)
 
 
 def speech_likeness(evaluators, clips: Sequence[Clip], timed: Timed) -> None:

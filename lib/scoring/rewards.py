@@ -15,12 +15,22 @@ from typing import Optional
 import numpy as np
 
 MOS_RANGE = (1.0, 4.0)  # DNSMOS OVRL: white noise ~1.1, clean studio speech ~3.5-4
+AESTHETICS_RANGE = (3.0, 8.0)  # Audiobox Aesthetics axes (1..10): noise and speech-as-music sit low, produced music 6-8
 CLAP_COSINE_RANGE = (0.05, 0.45)  # unrelated text/audio pairs sit near 0, good matches 0.3-0.5
 MIN_SPEECH_RATIO = 0.3  # TTS/VC: less speech than this (silero VAD) is gated
 SPEECH_LIKE_RANGE = (0.3, 0.8)  # music: speech-likeness where the penalty starts / is total
 WORDS_PER_SECOND_SPEECH = 1.5  # a transcript this dense counts as fully "wordy"
 F0_SEMITONES_ZERO = 6.0  # median F0 this far off scores 0 pitch match
 TEMPO_ERROR_RANGE = (0.06, 0.25)  # music: relative tempo error where tempo match starts to fall / is 0
+CONTENT_WER_RANGE = (0.7, 1.0)  # speech: WER where the content factor starts to fall / is 0: an answer
+# that does not say the text is worth nothing, however natural it sounds (honest Kokoro reaches WER 0.71
+# under Whisper tiny.en on names and currencies, so the offline ASR's errors cost nothing)
+REPETITION_RANGE = (0.8, 0.98)  # music: share of frames recurring exactly at one lag, where the penalty
+# starts / is total (a looped snippet: 1.0; procedural pads up to 0.72; composed music lower)
+CONTINUITY_RANGE = (0.35, 0.6)  # music: share of non-silent frames where the penalty is total / ends (a 30% snippet
+# padded with silence: 0.3; the procedural synth at its sparsest: 0.65)
+MUSIC_SILENCE_DBFS = -60.0  # music: a 20 ms frame this quiet is silence (quiet passages sit above it;
+# the speech gates' -45 dBFS would call a sparse piano piece half silent)
 TEMPO_MIN_RHYTHM = 0.5  # music: tempo is only judged on a clear pulse (a pad has none to measure;
 # its weak pulse already costs it the rhythm part of quality)
 
@@ -31,12 +41,23 @@ def ramp(x: float, zero: float, one: float) -> float:
     return float(np.clip((x - zero) / (one - zero), 0.0, 1.0))
 
 
-def naturalness(mos: float) -> float:
-    return ramp(mos, *MOS_RANGE)
+def naturalness(mos: float, mos_range: tuple[float, float] = MOS_RANGE) -> float:
+    return ramp(mos, *mos_range)
+
+
+def aesthetics(scores: dict[str, float]) -> float:
+    """Audiobox Aesthetics -> 0..1: the mean of production quality, content enjoyment and content
+    usefulness (complexity is not better when higher), each ramped over AESTHETICS_RANGE."""
+    return float(np.mean([ramp(scores[axis], *AESTHETICS_RANGE) for axis in ("PQ", "CE", "CU")]))
 
 
 def intelligibility(wer: float) -> float:
     return 1.0 - ramp(wer, 0.0, 1.0)
+
+
+def content_factor(wer: float) -> float:
+    """Multiplier for speech answers: 1 up to WER 0.7 (ASR errors on honest speech), 0 at 1."""
+    return 1.0 - ramp(wer, *CONTENT_WER_RANGE)
 
 
 def f0_match(reference: tuple[float, float], output: tuple[float, float]) -> float:

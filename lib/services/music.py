@@ -16,7 +16,7 @@ from audionet.lib.errors import WireError
 from audionet.lib.prompts import make_music_prompt, make_seed
 from audionet.lib.protocol import ServiceRequest, Text, printable
 from audionet.lib.scoring import rewards
-from audionet.lib.scoring.measures import music_signal, speech_likeness, text_adherence
+from audionet.lib.scoring.measures import music_signal, production_aesthetics, speech_likeness, text_adherence
 from audionet.lib.services.base import Prompt, Service
 from audionet.models.base import MusicGenerator
 
@@ -47,10 +47,13 @@ class MusicGeneration(Service):
     seconds_range = (MIN_SECONDS, MAX_SECONDS)
     text_help = "the music prompt"
     gates = ("missing", "length", "silent", "clipped", "duplicate")
-    weights = {"adherence": 0.5, "quality": 0.5, "tempo_match": 0.2}
+    # Learned judges first where loaded (CLAP, Audiobox Aesthetics); offline, the signal statistics and
+    # the stated tempo keep their old 2.5:1 ratio.
+    weights = {"adherence": 0.35, "aesthetics": 0.3, "quality": 0.25, "tempo_match": 0.1}
     metrics = (
         ("adherence", "Text adherence (CLAP)"),
         ("tempo_match", "Tempo match (stated bpm)"),
+        ("aesthetics", "Aesthetics (Audiobox)"),
         ("quality", "Quality (signal)"),
     )
 
@@ -82,11 +85,15 @@ class MusicGeneration(Service):
                 clip.audio.seconds, clip.request.seconds, (high - low) / 2
             )
         text_adherence(evaluators, clips, prompts, timed)
+        production_aesthetics(evaluators, clips, timed)
         speech_likeness(evaluators, clips, timed)
 
     def combine(self, components: Mapping[str, float]) -> float:
-        """The weighted mean, scaled by the duration match and the speech penalty (multipliers:
-        neither should earn points on its own)."""
+        """The weighted mean, scaled by multipliers that earn nothing on their own: the duration
+        match, the speech penalty, and penalties for silence (a snippet padded to length) and for
+        a looped snippet."""
         score = super().combine(components)
         score *= (1.0 - DURATION_SHARE) + DURATION_SHARE * components.get("duration_match", 0.0)
-        return score * (1.0 - components.get("speech_penalty", 0.0))
+        score *= 1.0 - components.get("speech_penalty", 0.0)
+        score *= rewards.ramp(components.get("active", 1.0), *rewards.CONTINUITY_RANGE)
+        return score * (1.0 - rewards.ramp(components.get("repetition", 0.0), *rewards.REPETITION_RANGE))

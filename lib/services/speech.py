@@ -1,5 +1,5 @@
-"""What the speech services (TTS, voice clone) share: the length of speech a text
-asks for, and texts sized to a target length for benchmark workloads.
+"""What the speech services (TTS, voice clone) share: the content rule of their score,
+and texts sized to a target length for benchmark workloads.
 
 A target longer than one request allows (30 s of audio; 400 characters of
 text) becomes equal segments that a benchmark run generates back to back.
@@ -7,11 +7,15 @@ text) becomes equal segments that a benchmark run generates back to back.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from audionet.lib.prompts import make_sentence
 from audionet.lib.protocol import MAX_TEXT_CHARS
-from audionet.lib.services.base import split_seconds
+from audionet.lib.scoring.gates import speech_seconds
+from audionet.lib.scoring.rewards import content_factor
+from audionet.lib.services.base import Service, split_seconds
 
 CALIBRATION_TEXT = "The quick brown fox jumps over the lazy dog while the band plays on."
 DEFAULT_CHARS_PER_SECOND = 15.0
@@ -36,3 +40,16 @@ def segment_chars(target_seconds: float, chars_per_second: float, max_seconds: f
 def chars_per_second(text: str, seconds: float) -> float:
     """The pace of a clip that speaks `text` in `seconds`."""
     return len(text) / max(seconds, 0.1)
+
+
+class SpeechService(Service):
+    """A service whose answer speaks `request.text`."""
+
+    def expected_seconds(self, request) -> tuple[float, float]:
+        return speech_seconds(request.text)
+
+    def combine(self, components: Mapping[str, float]) -> float:
+        """The weighted mean, times the content factor: speech that does not say the text (a
+        replayed reference, a loop, a padded fragment) earns nothing for sounding natural."""
+        score = super().combine(components)
+        return score * content_factor(components["wer"]) if "wer" in components else score

@@ -9,12 +9,12 @@ from pydantic import field_validator
 
 from audionet.lib.prompts import make_seed, make_sentence
 from audionet.lib.protocol import ServiceRequest, Text, VoiceName, printable
-from audionet.lib.scoring.gates import speech_seconds
 from audionet.lib.scoring.measures import speech_quality
-from audionet.lib.services.base import Prompt, Service
+from audionet.lib.services.base import Prompt
 from audionet.lib.services.speech import (
     CALIBRATION_TEXT,
     DEFAULT_CHARS_PER_SECOND,
+    SpeechService,
     chars_per_second,
     segment_chars,
     text_of_length,
@@ -30,7 +30,7 @@ class TTSRequest(ServiceRequest):
     _text = field_validator("text")(printable)
 
 
-class TextToSpeech(Service):
+class TextToSpeech(SpeechService):
     name = "tts"
     title = "Text To Speech"
     request_model = TTSRequest
@@ -66,9 +66,6 @@ class TextToSpeech(Service):
             self.request(Prompt(text_of_length(rng, chars), seed=make_seed(rng)))
             for chars in segment_chars(target_seconds, pace, self.max_seconds)
         ]
-
-    def expected_seconds(self, request: TTSRequest) -> tuple[float, float]:
-        return speech_seconds(request.text)
 
     def evaluate(self, evaluators, clips, timed) -> None:
         speech_quality(evaluators, clips, [clip.request.text for clip in clips], timed)
