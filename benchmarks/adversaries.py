@@ -1,0 +1,277 @@
+"""Cheap and gaming miners against the validator's Judge, next to the best honest backend.
+
+Each round draws one fresh request as the validator draws it; the honest backend and every
+attack answer it, and the round is judged together (gates, duplicates, evaluators, within-round
+rewards). Answering the same request makes the comparison paired: an attack's score differs from
+the honest one by what the attack does, not by which prompt or reference it happened to get.
+The table gives each attack's mean raw score and round reward next to the honest backend's.
+
+    python -m audionet.benchmarks.adversaries [--rounds 6] [--services tts,vc,music] [--eval.profile offline]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import Counter
+from statistics import fmean
+
+import numpy as np
+
+from audionet.benchmarks import RESULTS_DIR
+from audionet.benchmarks.attacks import Kit, for_service
+from audionet.benchmarks.tables import table
+from audionet.lib import services as registry
+from audionet.lib.config import Parser, positive_int
+from audionet.lib.errors import BackendError, ConfigError
+
+HONEST = "honest"
+
+
+def make_kit(seed: int) -> Kit:
+    from audionet.lib.services import MUSIC, TTS, VC
+
+    return Kit(
+        rng=np.random.default_rng(seed),
+        speech=TTS.load_backend("kokoro:", warmup=False),
+        espeak=TTS.load_backend("baseline:espeak", warmup=False),
+        synth=MUSIC.load_backend("baseline:synth", warmup=False),
+        world=VC.load_backend("baseline:world", warmup=False),
+    )
+
+
+def play_round(service, honest, judge, kit, rng, sources, previous) -> tuple[list[dict], object]:
+    """One round: the honest miner and every attack answer one fresh request; `previous` is the
+    honest miner's answer from the round before (what a copier has). Returns the results and
+    this round's honest answer.
+
+    Each attack is judged on its own against the history of the honest miner's earlier answers,
+    before the honest answer joins that history: on a network every miner has its own prompt,
+    so two answers to one request (an attack that happens to equal the honest answer, two
+    replays of one reference) must not be taken for copies of each other here."""
+    from audionet.lib.scoring.judge import Job, normalise_round
+
+    attacks = for_service(service.name)
+    request = service.draw(rng, sources)
+    own = service.generate(honest, request)
+    verdicts = [
+        judge.score(service, [Job(request, attack.make(kit, request, own, previous), attack.name)], remember=False)[0]
+        for attack in attacks
+    ]
+    verdicts.insert(0, judge.score(service, [Job(request, own, HONEST)])[0])
+    names = [HONEST] + [attack.name for attack in attacks]
+    rewards = normalise_round([v.score for v in verdicts])
+    results = [
+        {"miner": n, "score": v.score, "reward": w, "gate": v.gate, "components": v.components}
+        for n, v, w in zip(names, verdicts, rewards)
+    ]
+    return results, own
+
+
+def first_answer(service, honest, judge, rng, sources):
+    """A round before the measured ones, with the honest miner alone: its answer enters the
+    Judge's history, as any earlier round's would."""
+    from audionet.lib.scoring.judge import Job
+
+    request = service.draw(rng, sources)
+    answer = service.generate(honest, request)
+    judge.score(service, [Job(request, answer, HONEST)])
+    return answer
+
+
+def stratified(sources, number: int):
+    """Synthesised references cycle through their engines round by round: the validator's draw
+    (engine first, then voice) has the same expectation, but with a few rounds chance could hand
+    one engine most of them, and each engine favours the cloner built on it."""
+    from audionet.lib.references import SynthesisedReferences
+
+    engines = getattr(sources, "engines", None)
+    if not engines or len(engines) < 2:
+        return sources
+    return SynthesisedReferences([engines[number % len(engines)]])
+
+
+def summarise(results: list[dict]) -> dict[str, dict]:
+    by_miner: dict[str, list[dict]] = {}
+    for result in results:
+        by_miner.setdefault(result["miner"], []).append(result)
+    summary = {}
+    for miner, rows in by_miner.items():
+        gates = Counter((r["gate"] or "").split(":")[0] for r in rows if r["gate"])
+        summary[miner] = {
+            "score": fmean(r["score"] for r in rows),
+            "reward": fmean(r["reward"] for r in rows),
+            "gated": sum(1 for r in rows if r["gate"]),
+            "rounds": len(rows),
+            "gates": dict(gates.most_common()),
+        }
+    return summary
+
+
+def run(service_names, rounds: int, seed: int, profile: str, judge, sources: dict, progress=None) -> dict:
+    kit = make_kit(seed)
+    out = {
+        "profile": profile,
+        "rounds": rounds,
+        "seed": seed,
+        "evaluators": judge.evaluators.describe(),
+        "services": {},
+    }
+    for index, name in enumerate(service_names):
+        service = registry.get(name)
+        honest = service.load_backend(service.offline_backend)
+        judge.duplicates.forget()  # each service's run starts with no history, like a new validator
+        previous = first_answer(service, honest, judge, np.random.default_rng([seed, index, rounds]), sources.get(name))
+        results = []
+        for number in range(rounds):
+            rng = np.random.default_rng([seed, index, number])
+            played, previous = play_round(
+                service, honest, judge, kit, rng, stratified(sources.get(name), number), previous
+            )
+            results += played
+            if progress:
+                progress()
+        attacks = {a.name: a for a in for_service(name)}
+        out["services"][name] = {
+            "title": service.title,
+            "honest_backend": honest.model_id,
+            "summary": summarise(results),
+            "blind_spots": {n: list(a.blind_spot) for n, a in attacks.items() if a.blind_spot},
+            "what": {n: a.what for n, a in attacks.items()},
+            "results": results,
+        }
+    return out
+
+
+def beats_honest(report: dict, service: str, margin: float = 0.0) -> list[str]:
+    """Attacks whose mean raw score beats the honest backend's (by more than `margin`)."""
+    summary = report["services"][service]["summary"]
+    honest = summary[HONEST]["score"]
+    return [name for name, row in summary.items() if name != HONEST and row["score"] > honest + margin]
+
+
+def markdown(report: dict) -> str:
+    parts = [
+        f"# Adversarial miners vs the validator ({report['profile']} profile)",
+        "",
+        f"{report['rounds']} rounds per service, seed {report['seed']}; evaluators: "
+        + ", ".join(f"{k} {v}" for k, v in report["evaluators"].items() if v != "none")
+        + ".",
+        "",
+        "Raw score: the Judge's 0..1 score of each answer; round reward: the validator's within-round reward "
+        "(0.5 x raw + 0.5 x rank). Each round every miner answers the same fresh request (a paired comparison).",
+        "",
+    ]
+    for result in report["services"].values():
+        summary, honest = result["summary"], result["summary"][HONEST]
+        rows = []
+        for name, row in sorted(summary.items(), key=lambda item: -item[1]["score"]):
+            label = f"**{HONEST} ({result['honest_backend']})**" if name == HONEST else name
+            verdict = "-" if name == HONEST else ("**beats honest**" if row["score"] > honest["score"] else "loses")
+            if name in result["blind_spots"] and report["profile"] in result["blind_spots"][name]:
+                verdict += " (known blind spot)"
+            gates = ", ".join(f"{g} {n}" for g, n in row["gates"].items()) or "-"
+            rows.append(
+                [
+                    label,
+                    result["what"].get(name, "the best offline backend"),
+                    f"{row['score']:.3f}",
+                    f"{row['reward']:.3f}",
+                    f"{row['gated']} of {row['rounds']}",
+                    gates,
+                    verdict,
+                ]
+            )
+        parts += [
+            f"## {result['title']}",
+            "",
+            table(
+                [
+                    "Miner",
+                    "What it sends",
+                    "Raw score (mean)",
+                    "Round reward (mean)",
+                    "Gated",
+                    "Gates fired",
+                    "vs honest",
+                ],
+                rows,
+            ),
+        ]
+    return "\n".join(parts)
+
+
+def plot(report: dict, path: str) -> str:
+    from audionet.benchmarks.plots import plt, save
+
+    services = list(report["services"].values())
+    fig, axes = plt.subplots(1, len(services), figsize=(5 * len(services), 4.5), squeeze=False)
+    for ax, result in zip(axes[0], services):
+        summary = result["summary"]
+        names = sorted(summary, key=lambda n: summary[n]["score"])
+        colours = ["C2" if n == HONEST else "C3" for n in names]
+        ax.barh(names, [summary[n]["score"] for n in names], color=colours)
+        ax.axvline(summary[HONEST]["score"], color="C2", linestyle="--", linewidth=1)
+        ax.set(title=result["title"], xlabel="raw score (mean)", xlim=(0, 1))
+        ax.tick_params(axis="y", labelsize=7)
+    fig.suptitle(f"Adversarial miners vs the honest backend ({report['profile']} profile)", fontsize=10)
+    return save(fig, path)
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="audionet-adversaries", description=__doc__.split("\n")[0])
+    parser.add_argument("--services", type=registry.service_list, default=",".join(registry.names()))
+    parser.add_argument("--rounds", type=positive_int, default=6, help="validator rounds per service")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=RESULTS_DIR, help="results folder (default: ./benchmarks/results)")
+    from audionet.models.eval.registry import add_eval_flags
+
+    add_eval_flags(parser)
+    for service in registry.all_services():
+        service.add_flags(parser)
+    return parser
+
+
+def main(argv=None) -> int:
+    from rich.progress import Progress
+
+    from audionet.lib.gpu import device_slug
+    from audionet.lib.scoring.judge import Judge
+    from audionet.models.eval.registry import chosen_profile, specs_from_args
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:
+        return int(stop.code or 0)
+    try:
+        judge = Judge.load(specs_from_args(args), device=args.eval_device)
+        sources = {name: registry.get(name).open_sources(args) for name in args.services}
+        with Progress() as progress:
+            task = progress.add_task("adversary rounds", total=args.rounds * len(args.services))
+            report = run(
+                args.services,
+                args.rounds,
+                args.seed,
+                chosen_profile(args),
+                judge,
+                sources,
+                lambda: progress.advance(task),
+            )
+    except (BackendError, ConfigError) as error:
+        print(f"audionet-adversaries: {error}", file=sys.stderr)
+        return 2
+    stem = os.path.join(args.out, f"adversaries-{report['profile']}-{device_slug(judge.evaluators.device)}")
+    os.makedirs(args.out, exist_ok=True)
+    with open(stem + ".json", "w") as handle:
+        json.dump(report, handle, indent=1)
+    with open(stem + ".md", "w") as handle:
+        handle.write(markdown(report))
+    plot(report, stem + ".png")
+    print(markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
