@@ -17,6 +17,16 @@ from audionet.lib.scoring.judge import Job, Judge, Verdict
 Measure = Callable[..., AbstractContextManager]
 
 
+def evaluator_specs(specs: dict[str, str], weights: str, cache_dir: str) -> dict[str, str]:
+    """`weights="random"`: each known checkpoint becomes its architecture at full size with random
+    weights (timing only, as `--weights random` does for generation)."""
+    if weights == "pretrained":
+        return specs
+    from audionet.models.eval.random_weights import random_specs
+
+    return random_specs(specs, cache_dir)
+
+
 class Evaluation:
     def __init__(self, device: str = "cpu", specs: Optional[dict[str, str]] = None):
         self.judge = Judge.load(specs, device=device)

@@ -150,7 +150,7 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
         TimeElapsedColumn,
     )
 
-    from audionet.benchmarks.evaluation import Evaluation
+    from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
     from audionet.benchmarks.measure import measure_service
     from audionet.benchmarks.plots import write_plots
     from audionet.benchmarks.sweep import sweep
@@ -158,6 +158,7 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
     from audionet.benchmarks.workload import MODES, make_workloads
     from audionet.lib.gpu import cuda_index, describe_device, resolve_device
     from audionet.lib.timing import Timer
+    from audionet.models.eval.registry import chosen_profile, specs_from_args
 
     services = list(args.services)
     levels = list(args.parallel)
@@ -166,10 +167,9 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
     specs = resolve_specs(registry.backend_specs(args, services), args.weights, args.cache_dir)
     timer = Timer("bench", device=info.slug, window=100_000)
     sources = {name: registry.get(name).open_sources(args) for name in services}
-    from audionet.models.eval.registry import specs_from_args
-
     eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device, flag="--eval.device")
-    evaluation = None if args.no_eval else Evaluation(device=eval_device, specs=specs_from_args(args))
+    eval_specs = evaluator_specs(specs_from_args(args), args.weights, args.cache_dir)
+    evaluation = None if args.no_eval else Evaluation(device=eval_device, specs=eval_specs)
     presets = list(args.presets)
     results = {}
     load_before = os.getloadavg()
@@ -244,6 +244,7 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
         "services": results,
         "load_average": {"start": list(load_before), "end": list(os.getloadavg())},
         "evaluation": evaluation.describe() if evaluation else None,
+        "eval_profile": chosen_profile(args),
     }
     folder = os.path.join(args.out, info.slug)
     os.makedirs(folder, exist_ok=True)

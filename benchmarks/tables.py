@@ -307,7 +307,7 @@ def render(summary: dict) -> str:
         (
             f"Mode **{summary['mode']}**, {summary['runs']} runs after {summary['warmup']} warm-up run(s), "
             f"weights: {summary['weights']}. CPU: {device['cpu_model']}, {device['cpu_cores']} cores. "
-            f"Evaluation: {summary.get('evaluation') or 'not run'}."
+            f"Evaluation ({summary.get('eval_profile', 'offline')} profile): {summary.get('evaluation') or 'not run'}."
         ),
         "",
     ]

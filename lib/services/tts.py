@@ -42,7 +42,7 @@ class TextToSpeech(SpeechService):
     text_help = "the text to speak"
     gates = ("missing", "length", "silent", "clipped", "no_speech", "duplicate")
     weights = {"naturalness": 0.4, "intelligibility": 0.6}
-    metrics = (("mos", "MOS (DNSMOS, 1-5)"), ("wer", "WER"))
+    metrics = (("mos", "MOS (first predictor, 1-5)"), ("wer", "WER"))
 
     def generate(self, backend: SpeechSynthesizer, request: TTSRequest):
         return backend.synthesize(request.text, voice=request.voice, seed=request.seed)

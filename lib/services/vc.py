@@ -81,7 +81,7 @@ class VoiceClone(SpeechService):
         ("f0_rmse_hz", "Pitch RMSE (Hz)"),
         ("f0_offset_st", "Pitch offset (semitones)"),
         ("wer", "WER"),
-        ("mos", "MOS (DNSMOS, 1-5)"),
+        ("mos", "MOS (first predictor, 1-5)"),
     )
 
     def check(self, request: VCRequest) -> None:

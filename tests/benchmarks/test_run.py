@@ -161,7 +161,7 @@ def test_quality_table_has_every_service_with_finite_numbers_and_the_expected_co
             assert "±" in rows[0][title], (service, title, rows[0][title])
             mean_of(rows[0][title])
         assert 0.3 < mean_of(rows[0][REWARD[1]]) <= 1.0
-    assert 1.0 <= mean_of(tables["tts"][0]["MOS (DNSMOS, 1-5)"]) <= 5.0
+    assert 1.0 <= mean_of(tables["tts"][0]["MOS (first predictor, 1-5)"]) <= 5.0
     assert tables["music"][0]["Text adherence (CLAP)"] == "-"
     assert os.path.getsize(os.path.join(full_run, "quality_speed.png")) > 0
     summary = load_json(os.path.join(full_run, "benchmark_summary.json"))
