@@ -97,9 +97,16 @@ def device_labels(devices: Sequence[str]) -> list[str]:
     device index where two devices share a model; -r1, -r2 for a device listed twice."""
     slugs = [describe_device(device).slug for device in devices]
     owners = {slug: {d for d, s in zip(devices, slugs) if s == slug} for slug in slugs}
-    labels = [
-        slug if len(owners[slug]) == 1 else f"{slug}-{device.replace(':', '')}" for device, slug in zip(devices, slugs)
-    ]
+    return unique(
+        [
+            slug if len(owners[slug]) == 1 else f"{slug}-{device.replace(':', '')}"
+            for device, slug in zip(devices, slugs)
+        ]
+    )
+
+
+def unique(labels: Sequence[str]) -> list[str]:
+    """Labels made unique: a label that occurs more than once becomes <label>-r1, <label>-r2, ..."""
     repeats, seen = Counter(labels), Counter()
     out = []
     for label in labels:
