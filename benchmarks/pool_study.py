@@ -117,9 +117,11 @@ def findings(rows: list[dict], labels: list[str]) -> list[dict]:
         robin = _row(rows, batch, ROUND_ROBIN, labels)["makespan"]["mean"]
         alone = {label: _row(rows, batch, WEIGHTED, [label])["makespan"]["mean"] for label in labels}
         best = min(alone, key=alone.get)
+        served = _row(rows, batch, WEIGHTED, labels)["served"]
         out.append(
             {
                 "batch": batch,
+                "others_served": sum(n for label, n in served.items() if label != best),
                 "weighted_s": weighted,
                 "round_robin_s": robin,
                 "best_alone": best,

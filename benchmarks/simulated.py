@@ -20,6 +20,10 @@ from audionet.lib.pool import LocalReplica
 from audionet.models.base import Backend, MusicGenerator, SpeechSynthesizer, VoiceCloner
 
 INTERFACES = (SpeechSynthesizer, VoiceCloner, MusicGenerator)
+NOTE = (
+    "**simulated devices** (no GPU here): a real backend on this CPU padded to N x its time, one request at a "
+    "time per device; the timings model devices of different speed, they are not GPU measurements"
+)
 
 
 class _Simulated:
