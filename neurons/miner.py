@@ -92,7 +92,7 @@ def run(args, log) -> int:
     timer = Timer("miner", device=pool_label(replicas))
     pool = Pool(replicas, timer)
     pool.calibrate()
-    device_info = describe_device(pool.replicas()[0].device)
+    device_info = describe_device(pool.replicas()[0].device.split("@")[0])  # a Ray replica: device@node
     service = MinerService(
         wallet,
         chain,

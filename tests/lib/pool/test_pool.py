@@ -121,3 +121,13 @@ def test_pool_flags_and_devices(monkeypatch):
     assert device_labels(["cpu"]) == [device_labels(["cpu", "cpu"])[0][: -len("-r1")]]
     assert len(set(device_labels(["cpu", "cpu"]))) == 2
     assert {f"pool_parallel_{s.name}" for s in services.all_services()} <= set(vars(args))
+
+
+def test_ray_devices_are_kinds_not_indices():
+    from audionet.lib.pool.ray_actors import ray_devices
+
+    assert ray_devices("auto", 3.0) == ["cuda"] * 3 and ray_devices("auto", 0.0) == ["cpu"]
+    assert ray_devices("cpu,cpu", 0.0) == ["cpu", "cpu"] and ray_devices("cuda, cpu", 1.0) == ["cuda", "cpu"]
+    with pytest.raises(ConfigError, match="Ray picks the GPU") as info:
+        ray_devices("cuda:1", 2.0)
+    assert "\n" not in str(info.value)
