@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Optional
 
 from audionet.lib import services as registry
 from audionet.lib.config import flag, positive_int
@@ -26,9 +27,9 @@ def counts(text: str) -> tuple[int, ...]:
     return values
 
 
-def add_pool_flags(parser, *, backends: bool = True) -> None:
+def add_pool_flags(parser, *, backends: bool = True, parallel_default: Optional[str] = "1") -> None:
     """--pool.devices, --pool.parallel, --pool.parallel.<service> (and, for the miner, --pool.backend
-    and --ray.*)."""
+    and --ray.*). audionet-bench has no default count: it recommends one per device."""
     group = parser.add_argument_group("device pool (one model replica per device and service)")
     flag(
         group,
@@ -41,8 +42,9 @@ def add_pool_flags(parser, *, backends: bool = True) -> None:
         group,
         "pool.parallel",
         type=counts,
-        default="1",
-        help="requests at once per device: one count for every device, or one per device (e.g. 2,1)",
+        default=parallel_default,
+        help="requests at once per device: one count for every device, or one per device (e.g. 2,1)"
+        + ("" if parallel_default else "; default: the count each device's sweep recommends"),
     )
     for service in registry.all_services():
         flag(
