@@ -114,6 +114,8 @@ METHOD = """\
 - A burst of N requests (drawn as a validator draws them, the same requests for every configuration) is sent at
   once through the miner's own stake line and device pool; the time for the burst is from the first request in to
   the last answer out. Each configuration starts from nothing measured (a timed warm-up per replica as prior).
+  Every round counts (no outliers dropped): a round where round-robin puts a request on the slow device is the
+  dispatch being measured, not noise.
 - Round-robin sends request i to device i mod n (the seed-001 client); weighted is the miner's dispatcher
   (earliest finish with each replica's measured seconds per audio second).
 - The parallel count per device is the smallest whose throughput in the per-device sweep is within 5% of that

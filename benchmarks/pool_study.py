@@ -85,7 +85,7 @@ def study(
                     "parallel": [r.parallel for r in members],
                     "policy": policy,
                     "batch": n,
-                    "makespan": summarise([run["makespan_s"] for run in runs]).as_dict(),
+                    "makespan": summarise([run["makespan_s"] for run in runs], drop_outliers=False).as_dict(),
                     "makespans_s": [run["makespan_s"] for run in runs],
                     "latency_mean_s": float(np.mean(latencies)),
                     "latency_p95_s": float(np.percentile(latencies, 95)),

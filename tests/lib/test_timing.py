@@ -121,6 +121,8 @@ def test_outliers_and_confidence_interval_by_hand():
     assert s.ci95 == pytest.approx(3.182446 * math.sqrt(0.02 / 3) / 2, rel=1e-5)
     # MAD 0: mean absolute deviation 0.25 -> z(2) = 1 / (1.253314 * 0.25) = 3.19, not an outlier
     assert summarise([1.0, 1.0, 1.0, 2.0]).outliers == 0
+    kept = summarise(runs, drop_outliers=False)  # the pool study: every round counts
+    assert (kept.outliers, kept.mean) == (0, pytest.approx(14.0))
     assert t_interval([5.0]) == 0.0
 
 
