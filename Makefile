@@ -9,7 +9,7 @@ ROUNDS ?= 2
 # `make install EDITABLE=` installs a regular (non-editable) copy, as CI checks it.
 EDITABLE ?= -e
 
-.PHONY: install localnet test lint wire clean
+.PHONY: install localnet test lint wire gpu-check clean
 
 $(BIN)/.audionet-installed: requirements.txt requirements-dev.txt requirements-nodeps.txt setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ test: lint
 
 wire: install
 	$(BIN)/python -m audionet.benchmarks.wire
+
+# On a GPU host: the GPU benchmark matrix and the pool, under 9 minutes, into benchmarks/results/<device-slug>/.
+gpu-check: install
+	HF_HUB_OFFLINE=1 $(BIN)/python -m audionet.benchmarks.gpu_check
 
 clean:
 	rm -rf $(VENV) .pytest_cache localnet.json

@@ -31,7 +31,8 @@ setup(
     package_dir={f"audionet.{folder}": folder for folder in FOLDERS},
     package_data={"audionet.lib.prompts": ["data/*"]},
     install_requires=requirements("requirements.txt"),
-    extras_require={"dev": requirements("requirements-dev.txt")},
+    # ray: replicas as Ray actors across hosts (--pool.backend ray); a single-host miner does not need it.
+    extras_require={"dev": requirements("requirements-dev.txt"), "ray": ["ray>=2.40"]},
     entry_points={
         "console_scripts": [
             "audionet-miner=audionet.neurons.miner:main",

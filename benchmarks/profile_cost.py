@@ -8,7 +8,7 @@ models are their real architectures at full size with random weights: timing onl
 Whisper's random decoder writes to the 160-token cap, an upper bound on decoding time.
 
     python -m audionet.benchmarks.profile_cost --weights random [--profiles offline,standard,large]
-        [--clips 8] [--runs 2] [--device cpu]
+        [--clips 8] [--runs 2] [--eval.device cpu]
 
 Writes evaluation-profiles-<device-slug>.{md,json,png} (the goal on a GPU: <= 0.25 s per clip
 for the standard profile).
@@ -27,7 +27,7 @@ from audionet.benchmarks import RESULTS_DIR
 from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
 from audionet.benchmarks.tables import table
 from audionet.lib import services as registry
-from audionet.lib.config import CommaList, Parser, positive_int
+from audionet.lib.config import CommaList, Parser, flag, positive_int
 from audionet.lib.gpu import cpu_model_name, describe_device
 from audionet.lib.timing import Timer
 from audionet.models.eval.registry import PROFILES, resolve_specs
@@ -120,7 +120,7 @@ def build_parser() -> Parser:
     parser.add_argument("--cache-dir", default=os.path.expanduser("~/.cache/audionet/random-weights"))
     parser.add_argument("--clips", type=positive_int, default=8, help="answers per service in the round")
     parser.add_argument("--runs", type=positive_int, default=2)
-    parser.add_argument("--device", default="cpu")
+    flag(parser, "eval.device", default="cpu", help="cpu | cuda | cuda:N (the device the evaluators run on)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=RESULTS_DIR, help="results folder (default: ./benchmarks/results)")
     for service in registry.all_services():
@@ -139,8 +139,8 @@ def main(argv=None) -> int:
     rows = []
     for profile in tqdm(profiles, desc="profiles"):
         specs = evaluator_specs(resolve_specs(profile), args.weights, args.cache_dir)  # offline: no stand-ins
-        rows += time_profile(profile, specs, rounds, args.runs, args.device)
-    info = describe_device(args.device)
+        rows += time_profile(profile, specs, rounds, args.runs, args.eval_device)
+    info = describe_device(args.eval_device)
     result = {
         "device": info.slug,
         "cpu": cpu_model_name(),

@@ -3,7 +3,7 @@ times per service, latency per audio second, throughput, memory, per-stage
 breakdown and a parallel sweep, written to `<out>/<device-slug>/`.
 
     audionet-bench --services tts,vc,music --mode quick --runs 5 --warmup 2 --parallel 1,2,4
-    python -m audionet.benchmarks.run --weights random --tts.model hf:facebook/mms-tts-eng --device cuda
+    python -m audionet.benchmarks.run --weights random --tts.model hf:facebook/mms-tts-eng --pool.devices cuda:0,cuda:1
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ import sys
 import time
 
 from audionet.benchmarks import RESULTS_DIR
+from audionet.benchmarks.devices import Target, add_study_flags
 from audionet.lib import services as registry
 from audionet.lib.config import CommaList, Parser, positive_int
 from audionet.lib.errors import BackendError, ConfigError
+from audionet.lib.pool import add_pool_flags
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,7 +66,6 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.path.expanduser("~/.cache/audionet/random-weights"),
         help="where --weights random builds its models",
     )
-    parser.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N")
     parser.add_argument(
         "--presets",
         type=CommaList(allowed=registry.PRESETS, empty=True, what="preset"),
@@ -75,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-eval", action="store_true", help="skip the evaluation timings")
     parser.add_argument("--seed", type=int, default=0, help="seed for prompts and generation")
     parser.add_argument("--out", default=RESULTS_DIR, help="results root; files go to <out>/<device-slug>/")
+    add_pool_flags(parser, backends=False, parallel_default=None)
+    add_study_flags(parser)
     registry.add_backend_flags(parser, presets=False)
     from audionet.models.eval.registry import add_eval_flags
 
@@ -135,13 +138,15 @@ def measure_presets(service, spec: str, backend, names: list[str], measure) -> d
     if not any(n in backend.presets for n in names):
         return {"note": f"none of {', '.join(names)} among its presets ({', '.join(backend.presets)})"}
     measured = {
-        name: measure(service.load_backend(spec, device=backend.device, preset=name))
+        name: measure(service.load_backend(spec, device=backend.device, preset=name))  # never simulated
         for name in other_presets(backend, names)
     }
     return {"default": backend.preset, "measured": measured}
 
 
-def benchmark(args, argv: list[str]) -> tuple[str, dict]:
+def benchmark(args, argv: list[str]) -> list[str]:
+    """Every distinct device of --pool.devices measured on its own (<out>/<label>/), then, with two or more,
+    the pool study across them (<out>/pool-.../); the folders written."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -150,88 +155,111 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
         TimeElapsedColumn,
     )
 
+    from audionet.benchmarks.devices import distinct, pool_ticks, run_study, targets
     from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
+    from audionet.lib.gpu import resolve_device
+    from audionet.models.eval.registry import specs_from_args
+
+    services = list(args.services)
+    levels = list(args.parallel)
+    chosen = targets(args)
+    measured = distinct(chosen)
+    specs = resolve_specs(registry.backend_specs(args, services), args.weights, args.cache_dir)
+    sources = {name: registry.get(name).open_sources(args) for name in services}
+    device = chosen[0].device
+    eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device, flag="--eval.device")
+    eval_specs = evaluator_specs(specs_from_args(args), args.weights, args.cache_dir)
+    evaluation = None if args.no_eval else Evaluation(device=eval_device, specs=eval_specs)
+    folders, summaries, backends = [], {}, {}
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, transient=False) as progress:
+        total = len(measured) * plan_ticks(services, args, levels)
+        total += pool_ticks(args, services, chosen) if len(chosen) > 1 else 0
+        task = progress.add_task("benchmark", total=total)
+
+        def tick():
+            progress.advance(task)
+
+        def say(text: str, extra: int = 0):
+            progress.update(task, description=text, total=progress.tasks[0].total + extra)
+
+        for target in measured:
+            context = (services, specs, sources, evaluation, levels, tick, say)
+            folder, summaries[target.label] = measure_device(args, argv, target, backends, *context)
+            folders.append(folder)
+        if len(chosen) > 1:
+            folders.append(run_study(args, argv, chosen, summaries, backends, specs, sources, tick, say))
+    return folders
+
+
+def measure_device(args, argv, target: Target, backends: dict, services, specs, sources, evaluation, levels, tick, say):
+    """One device: generation runs, evaluation, presets and the parallel sweep per service; its loaded
+    backends are kept in `backends` for the pool study."""
+    from audionet.benchmarks.devices import load
     from audionet.benchmarks.measure import measure_service
     from audionet.benchmarks.plots import write_plots
     from audionet.benchmarks.sweep import sweep
     from audionet.benchmarks.tables import render
     from audionet.benchmarks.workload import MODES, make_workloads
-    from audionet.lib.gpu import cuda_index, describe_device, resolve_device
+    from audionet.lib.gpu import cuda_index
     from audionet.lib.timing import Timer
-    from audionet.models.eval.registry import chosen_profile, specs_from_args
+    from audionet.models.eval.registry import chosen_profile
 
-    services = list(args.services)
-    levels = list(args.parallel)
-    device = resolve_device(args.device, flag="--device")
-    info = describe_device(device)
-    specs = resolve_specs(registry.backend_specs(args, services), args.weights, args.cache_dir)
-    timer = Timer("bench", device=info.slug, window=100_000)
-    sources = {name: registry.get(name).open_sources(args) for name in services}
-    eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device, flag="--eval.device")
-    eval_specs = evaluator_specs(specs_from_args(args), args.weights, args.cache_dir)
-    evaluation = None if args.no_eval else Evaluation(device=eval_device, specs=eval_specs)
+    info = target.info()
+    timer = Timer("bench", device=info["slug"], window=100_000)
     presets = list(args.presets)
     results = {}
     load_before = os.getloadavg()
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, transient=False) as progress:
-        task = progress.add_task("benchmark", total=plan_ticks(services, args, levels))
+    where = f"{target.label}: "
+    for name in services:
+        service = registry.get(name)
+        say(f"{where}{name}: loading {specs[name]}")
+        backend = backends[(target.device, target.slowdown, name)] = load(
+            service, specs[name], target, args.simulate_floor
+        )
+        workloads = make_workloads(service, backend, MODES[args.mode], args.seed, args.runs, sources[name])
 
-        def tick():
-            progress.advance(task)
+        def measure(backend_, service=service, workloads=workloads):
+            return measure_service(
+                service,
+                backend_,
+                workloads,
+                runs=args.runs,
+                warmup=args.warmup,
+                timer=timer,
+                evaluation=evaluation,
+                tick=tick,
+                gpu_index=cuda_index(target.device),
+            )
 
-        for name in services:
-            service = registry.get(name)
-            progress.update(task, description=f"{name}: loading {specs[name]}")
-            backend = service.load_backend(specs[name], device=device)
-            workloads = make_workloads(service, backend, MODES[args.mode], args.seed, args.runs, sources[name])
-
-            def measure(backend_, service=service, workloads=workloads):
-                return measure_service(
-                    service,
-                    backend_,
-                    workloads,
-                    runs=args.runs,
-                    warmup=args.warmup,
-                    timer=timer,
-                    evaluation=evaluation,
-                    tick=tick,
-                    gpu_index=cuda_index(device),
-                )
-
-            progress.update(task, description=f"{name}: runs")
-            result = measure(backend)
-            result.update(spec=specs[name], title=service.title, metrics=[list(m) for m in service.metrics])
-            if presets:
-                progress.update(task, description=f"{name}: presets")
-                extra = len(other_presets(backend, presets))
-                progress.update(task, total=progress.tasks[0].total + extra * per_service_ticks(args))
-                result["presets"] = measure_presets(service, specs[name], backend, presets, measure)
-            else:
-                result["presets"] = (
-                    {"note": "this backend has no presets"}
-                    if not backend.presets
-                    else {"note": f"presets {', '.join(backend.presets)}: pass --presets to measure"}
-                )
-            if levels:
-                rounds = sweep_rounds(result, args)
-                progress.update(
-                    task,
-                    description=f"{name}: parallel sweep ({rounds} per worker)",
-                    total=progress.tasks[0].total + sum(levels) * (rounds - args.sweep_rounds),
-                )
-                result["sweep"] = sweep(
-                    service,
-                    backend,
-                    workloads[0].requests[0],
-                    levels,
-                    lambda p, per_worker=rounds: p * per_worker,
-                    tick,
-                )
-            results[name] = result
+        say(f"{where}{name}: runs")
+        result = measure(backend)
+        result.update(spec=specs[name], title=service.title, metrics=[list(m) for m in service.metrics])
+        if presets:
+            say(f"{where}{name}: presets", len(other_presets(backend, presets)) * per_service_ticks(args))
+            result["presets"] = measure_presets(service, specs[name], backend, presets, measure)
+        else:
+            result["presets"] = (
+                {"note": "this backend has no presets"}
+                if not backend.presets
+                else {"note": f"presets {', '.join(backend.presets)}: pass --presets to measure"}
+            )
+        if levels:
+            rounds = sweep_rounds(result, args)
+            say(f"{where}{name}: parallel sweep ({rounds} per worker)", sum(levels) * (rounds - args.sweep_rounds))
+            result["sweep"] = sweep(
+                service,
+                backend,
+                workloads[0].requests[0],
+                levels,
+                lambda p, per_worker=rounds: p * per_worker,
+                tick,
+            )
+        results[name] = result
     summary = {
-        "slug": info.slug,
-        "device": info.as_dict(),
+        "slug": target.label,
+        "device": info,
+        "simulated": None if target.slowdown is None else {"slowdown": target.slowdown, "floor": args.simulate_floor},
         "environment": environment(),
         "mode": args.mode,
         "runs": args.runs,
@@ -246,10 +274,10 @@ def benchmark(args, argv: list[str]) -> tuple[str, dict]:
         "evaluation": evaluation.describe() if evaluation else None,
         "eval_profile": chosen_profile(args),
     }
-    folder = os.path.join(args.out, info.slug)
+    folder = os.path.join(args.out, target.label)
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "gpu_info.json"), "w") as handle:
-        json.dump({**info.as_dict(), **environment()}, handle, indent=2)
+        json.dump({**info, **environment()}, handle, indent=2)
     with open(os.path.join(folder, "benchmark_summary.json"), "w") as handle:
         json.dump(summary, handle, indent=2)
     with open(os.path.join(folder, "tables.md"), "w") as handle:
@@ -266,11 +294,12 @@ def main(argv=None) -> int:
         return int(stop.code or 0)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
-        folder, _summary = benchmark(args, argv)
+        folders = benchmark(args, argv)
     except (ConfigError, BackendError) as error:
         print(f"audionet-bench: {error}", file=sys.stderr)
         return 2
-    print(f"results in {folder}: tables.md, benchmark_summary.json, gpu_info.json, *.png")
+    for folder in folders:
+        print(f"results in {folder}: {', '.join(sorted(os.listdir(folder)))}")
     return 0
 
 

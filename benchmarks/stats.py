@@ -53,11 +53,13 @@ class RunStats:
         return asdict(self)
 
 
-def summarise(values: Sequence[float]) -> RunStats:
+def summarise(values: Sequence[float], drop_outliers: bool = True) -> RunStats:
+    """`drop_outliers=False` where a far-off run is the thing measured, not noise (the pool study: a
+    round-robin request that lands on the slow device)."""
     x = np.asarray(values, dtype=np.float64)
     if x.size == 0:
         return RunStats(0, 0, math.nan, math.nan, math.nan, math.nan, math.nan, math.nan)
-    keep = x[np.abs(modified_z_scores(x)) <= OUTLIER_Z]
+    keep = x[np.abs(modified_z_scores(x)) <= OUTLIER_Z] if drop_outliers else x
     return RunStats(
         n=int(x.size),
         outliers=int(x.size - keep.size),

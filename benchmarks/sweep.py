@@ -1,7 +1,7 @@
 """Parallel sweep (seed 001): throughput and latency with 1, 2, 4, … requests
 in flight on one device, through the miner's own call (`Service.generate`,
-called from a thread pool as the miner's worker threads call it with
-`--miner.concurrency N`). The recommendation is the smallest count whose
+called from a thread pool as a replica's worker threads call it with
+`--pool.parallel N`). The recommendation is the smallest count whose
 throughput is within 5% of the best: more in flight past that point only
 adds latency."""
 

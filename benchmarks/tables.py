@@ -303,6 +303,10 @@ def render(summary: dict) -> str:
     head = [f"# audionet benchmark: {device['name']} (`{summary['slug']}`)", ""]
     if note:
         head += [note, ""]
+    if summary.get("simulated"):
+        from audionet.benchmarks.simulated import NOTE
+
+        head += [NOTE, ""]
     head += [
         (
             f"Mode **{summary['mode']}**, {summary['runs']} runs after {summary['warmup']} warm-up run(s), "

@@ -194,3 +194,20 @@ def resolve_device(device: str = "auto", flag: str = "") -> str:
             )
         return device
     raise BackendError(f"{where}unknown device {device!r}; use auto, cpu, cuda or cuda:N")
+
+
+def resolve_devices(devices: str = "auto", flag: str = "") -> list[str]:
+    """A comma list of devices (the miner's pool: one model replica per device and service) by the
+    same rule as `resolve_device`, item by item. `auto` alone: every visible GPU (cuda:0 .. cuda:N-1),
+    else cpu; `cuda` means cuda:0, so a device has one name. A device listed twice gets two replicas
+    (on one GPU that was slower in the seed-001 measurements: list it twice only where measured faster)."""
+    import torch
+
+    where = f"{flag}: " if flag else ""
+    items = [part.strip() for part in str(devices).split(",") if part.strip()]
+    if items == ["auto"]:
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        return [f"cuda:{index}" for index in range(count)] or ["cpu"]
+    if not items or "auto" in items:
+        raise BackendError(f"{where}give auto alone, or a comma list of cpu, cuda, cuda:N (got {devices!r})")
+    return ["cuda:0" if device == "cuda" else device for device in (resolve_device(item, flag) for item in items)]

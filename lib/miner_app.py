@@ -1,5 +1,5 @@
 """The miner's HTTP service: size cap -> btauth verify -> access policy ->
-parse -> stake-ordered queue -> backend (worker thread) -> FLAC -> signed response.
+parse -> stake-ordered queue -> device pool (a replica's worker) -> FLAC -> signed response.
 
 Every failure is a JSON body `{"error": "<one line>"}` with a 4xx/5xx status;
 nothing a caller sends can crash the process or reach the filesystem.
@@ -23,6 +23,7 @@ from audionet.lib.auth import AccessPolicy, sign_response, verify_request
 from audionet.lib.chain import Chain
 from audionet.lib.errors import BackendError, WireError
 from audionet.lib.limiter import PriorityLimiter
+from audionet.lib.pool import Pool, from_backends, pool_label
 from audionet.lib.protocol import RESPONSE_CONTENT_TYPE, ResponseMeta, pack_response, path_for, sha256_hex
 from audionet.lib.timing import Timer
 from audionet.models.base import Backend
@@ -53,24 +54,28 @@ class MinerService:
         self,
         wallet,
         chain: Chain,
-        backends: Mapping[str, Backend],
+        backends: Pool | Mapping[str, Backend],
         policy: AccessPolicy,
-        concurrency: int = 1,
         max_waiting: int = 8,
         sync_interval: float = 60.0,
         timer: Timer | None = None,
     ):
-        self.wallet, self.chain, self.backends, self.policy = wallet, chain, dict(backends), policy
-        self.services = {name: registry.get(name) for name in self.backends}
+        """`backends`: the device pool, or {service: backend} served as one single-slot replica each."""
+        if not isinstance(backends, Pool):
+            replicas = from_backends(backends)
+            backends = Pool(replicas, timer or Timer("miner", device=pool_label(replicas)))
+        self.wallet, self.chain, self.pool, self.policy = wallet, chain, backends, policy
+        self.services = {name: registry.get(name) for name in self.pool.names()}
         self.hotkey = wallet.hotkey.ss58_address
         self.sync_interval = sync_interval
-        self.limiters = {service: PriorityLimiter(concurrency, max_waiting) for service in self.backends}
+        # The stake line lets through as many as the pool has slots; the pool plans the rest of the line too.
+        self.limiters = {name: PriorityLimiter(self.pool.capacity(name), max_waiting) for name in self.services}
+        for name, limiter in self.limiters.items():
+            self.pool.watch_line(name, lambda limiter=limiter: limiter.waiting)
         self.nonces = bt.http_auth.InMemoryNonceStore()
-        self.served = {service: 0 for service in self.backends}
-        # One measurement feeds both the timing log and the signed generation_s.
-        self.timer = timer or Timer("miner")
-        for service, backend in self.backends.items():
-            backend.measure = self.timer.stage_hook(service)
+        self.served = {service: 0 for service in self.services}
+        # One measurement (the pool's, per replica) feeds both the timing log and the signed generation_s.
+        self.timer = self.pool.timer
 
     async def sync(self) -> None:
         self.policy.update(await self.chain.metagraph())
@@ -84,7 +89,7 @@ class MinerService:
                 log.warning("metagraph sync failed: %s", error)
 
     async def handle(self, name: str, http: Request) -> Response:
-        service, backend = self.services[name], self.backends[name]
+        service = self.services[name]
         path = path_for(name)
         self.policy.screen(http.headers)
         body = await read_capped(http, service.max_request_bytes)
@@ -93,15 +98,12 @@ class MinerService:
         request = service.parse(body)
         async with self.limiters[name].slot(priority):
             try:
-                with self.timer.measure(name, "generation") as timing:
-                    audio = await run_in_threadpool(service.generate, backend, request)
-                    timing.audio_seconds = audio.seconds
+                audio, elapsed, device, model, _label = await self.pool.run(name, request)
             except (WireError, BackendError):
                 raise
             except Exception as error:
                 log.exception("%s backend failed", name)
                 raise BackendError(f"{name} generation failed: {type(error).__name__}") from None
-            elapsed = timing.elapsed
         try:
             flac = await run_in_threadpool(encode_flac, audio, max_seconds=service.answer_limit_s)
         except WireError as error:  # our backend's fault, not the caller's: 500
@@ -109,15 +111,15 @@ class MinerService:
             raise BackendError(f"{name} backend produced invalid audio: {error}") from None
         meta = ResponseMeta(
             service=name,
-            model=backend.model_id[:128],
-            device=backend.device[:128],
+            model=model[:128],
+            device=device[:128],
             generation_s=elapsed,
             seed=request.seed,
             request_sha256=sha256_hex(body),
         )
         payload = pack_response(meta, flac)
         self.served[name] += 1
-        log.info("%s for %s: %.2f s audio in %.2f s", name, caller[:8], audio.seconds, elapsed)
+        log.info("%s for %s: %.2f s audio in %.2f s on %s", name, caller[:8], audio.seconds, elapsed, device)
         headers = sign_response(self.wallet, path, payload, caller)
         return Response(payload, media_type=RESPONSE_CONTENT_TYPE, headers=headers)
 
@@ -139,7 +141,7 @@ class MinerService:
         async def backend_error(_request, error: BackendError):
             return JSONResponse({"error": str(error)}, status_code=500)
 
-        for service in self.backends:
+        for service in self.services:
             app.add_api_route(path_for(service), self._route(service), methods=["POST"])
 
         @app.get("/v1/health")
@@ -148,14 +150,15 @@ class MinerService:
                 "hotkey": self.hotkey,
                 "services": {
                     s: {
-                        "model": b.model_id,
-                        "device": b.device,
+                        "model": self.pool.model(s),
                         "busy": self.limiters[s].busy,
                         "waiting": self.limiters[s].waiting,
                         "served": self.served[s],
+                        "replicas": self.pool.services[s].describe(),
                     }
-                    for s, b in self.backends.items()
+                    for s in self.services
                 },
+                "devices": self.pool.devices(),
             }
 
         return app

@@ -20,8 +20,9 @@ import netrc
 import os
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Protocol
 
 from audionet.lib.config import flag
 from audionet.lib.timing import Key, Stats, Timer, scalars
@@ -100,9 +101,29 @@ def stats_rows(snapshot: dict[Key, Stats]) -> list[dict]:
     ]
 
 
+class Source(Protocol):
+    """More scalars and one table beside the timer's (e.g. the validator's per-GPU network view):
+    scalars go to W&B and the JSONL record's `scalars`, rows to `<name>` in the record and to the
+    W&B table `tables/<name>`."""
+
+    name: str
+    columns: Sequence[str]
+
+    def scalars(self) -> dict[str, float]: ...
+
+    def rows(self) -> list[dict]: ...
+
+
 class Telemetry:
-    def __init__(self, timer: Timer, log_dir: str, config: dict, wandb_settings: Optional[WandbSettings] = None):
-        self.timer, self.config = timer, dict(config)
+    def __init__(
+        self,
+        timer: Timer,
+        log_dir: str,
+        config: dict,
+        wandb_settings: Optional[WandbSettings] = None,
+        sources: Sequence[Source] = (),
+    ):
+        self.timer, self.config, self.sources = timer, dict(config), tuple(sources)
         os.makedirs(log_dir, exist_ok=True)
         self.log_dir = log_dir
         self.jsonl_path = os.path.join(log_dir, "timing.jsonl")
@@ -144,7 +165,10 @@ class Telemetry:
         """Write the current statistics to every sink; returns the scalars logged."""
         with self._lock:
             snapshot = self.timer.snapshot()
-            values = scalars(snapshot)
+            values = scalars(snapshot, own_device=self.timer.device)
+            extra = {source.name: source.rows() for source in self.sources}
+            for source in self.sources:
+                values.update(source.scalars())
             self.step += 1
             record = {
                 "time": time.time(),
@@ -153,17 +177,18 @@ class Telemetry:
                 "device": self.timer.device,
                 "scalars": values,
                 "stats": stats_rows(snapshot),
+                **extra,
             }
             try:
                 with open(self.jsonl_path, "a") as handle:
                     handle.write(json.dumps(record) + "\n")
             except OSError as error:
                 log.warning("cannot write %s: %s", self.jsonl_path, error)
-            if self.run is not None and snapshot:
-                self._log_wandb(snapshot, values)
+            if self.run is not None and (snapshot or any(extra.values())):
+                self._log_wandb(snapshot, values, extra)
             return values
 
-    def _log_wandb(self, snapshot: dict[Key, Stats], values: dict[str, float]) -> None:
+    def _log_wandb(self, snapshot: dict[Key, Stats], values: dict[str, float], extra: dict[str, list[dict]]) -> None:
         try:
             import wandb
 
@@ -172,6 +197,10 @@ class Telemetry:
             for device, service in sorted({(r["device"], r["service"]) for r in rows}):
                 data = [[r[c] for c in TABLE_COLUMNS] for r in rows if (r["device"], r["service"]) == (device, service)]
                 payload[f"tables/{device}/{service}"] = wandb.Table(columns=TABLE_COLUMNS, data=data)
+            for source in self.sources:
+                if extra[source.name]:
+                    data = [[row.get(c) for c in source.columns] for row in extra[source.name]]
+                    payload[f"tables/{source.name}"] = wandb.Table(columns=list(source.columns), data=data)
             self.run.log(payload, step=self.step)
         except Exception as error:
             log.warning(
@@ -208,9 +237,19 @@ class Telemetry:
 
 
 def open_telemetry(
-    args, timer: Timer, *, role: str, hotkey: str, uid: Optional[int], device: dict, default_dir: str
+    args,
+    timer: Timer,
+    *,
+    role: str,
+    hotkey: str,
+    uid: Optional[int],
+    device: dict,
+    default_dir: str,
+    sources: Sequence[Source] = (),
+    **config_extra,
 ) -> Telemetry:
-    """Telemetry from the neuron's flags; run config carries role, hotkey, uid, device and version."""
+    """Telemetry from the neuron's flags; run config carries role, hotkey, uid, device and version
+    (and `config_extra`, e.g. a miner's pool of devices)."""
     config = {
         "role": role,
         "hotkey": hotkey,
@@ -219,8 +258,9 @@ def open_telemetry(
         "version": package_version(),
         "netuid": getattr(args, "netuid", None),
         "network": getattr(args, "subtensor_network", None),
+        **config_extra,
     }
-    return Telemetry(timer, args.telemetry_dir or default_dir, config, WandbSettings.from_args(args))
+    return Telemetry(timer, args.telemetry_dir or default_dir, config, WandbSettings.from_args(args), sources)
 
 
 async def lookup_uid(chain, hotkey: str) -> Optional[int]:

@@ -176,9 +176,12 @@ class Timer:
                 series = self._series[key] = Series(self.window)
             series.add(seconds, audio_seconds)
 
-    def stage_hook(self, service: str, prefix: str = "generation") -> Callable[[str], AbstractContextManager]:
-        """What a backend's `measure` attribute gets: stage name -> timing context."""
-        return lambda stage: self.measure(service, f"{prefix}/{stage}")
+    def stage_hook(
+        self, service: str, prefix: str = "generation", device: Optional[str] = None
+    ) -> Callable[[str], AbstractContextManager]:
+        """What a backend's `measure` attribute gets: stage name -> timing context (keyed by the
+        backend's own `device` when several devices share this timer)."""
+        return lambda stage: self.measure(service, f"{prefix}/{stage}", device=device)
 
     def snapshot(self) -> dict[Key, Stats]:
         with self._lock:
@@ -194,20 +197,25 @@ class Timer:
         return iter(self.snapshot())
 
 
-def scalar_key(key: Key, field: str) -> str:
-    """`timing/<service>/<stage>/<field>`: the names W&B and the JSONL log use."""
-    return f"timing/{key.service}/{key.stage}/{field}"
+def scalar_key(key: Key, field: str, own_device: Optional[str] = None) -> str:
+    """The names W&B and the JSONL log use: `timing/<service>/<stage>/<field>` for the timer's own
+    device (the whole node), `device/<device>/<service>/<stage>/<field>` for a sample keyed to another
+    device (one replica of a miner's device pool), so several GPUs never write to one key."""
+    if own_device is None or key.device == own_device:
+        return f"timing/{key.service}/{key.stage}/{field}"
+    return f"device/{key.device}/{key.service}/{key.stage}/{field}"
 
 
 SCALAR_FIELDS = ("avg_s", "min_s", "max_s", "p50_s", "p95_s", "count", "rtf")
 
 
-def scalars(snapshot: dict[Key, Stats]) -> dict[str, float]:
-    """Flat scalar dict for one interval; None values (no audio, so no RTF) are left out."""
+def scalars(snapshot: dict[Key, Stats], own_device: Optional[str] = None) -> dict[str, float]:
+    """Flat scalar dict for one interval; None values (no audio, so no RTF) are left out.
+    `own_device`: the timer's device (see `scalar_key`); None names every key `timing/...`."""
     out: dict[str, float] = {}
     for key, stats in snapshot.items():
         for field in SCALAR_FIELDS:
             value = getattr(stats, field)
             if value is not None and not (isinstance(value, float) and math.isnan(value)):
-                out[scalar_key(key, field)] = value
+                out[scalar_key(key, field, own_device)] = value
     return out

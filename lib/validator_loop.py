@@ -18,6 +18,7 @@ from audionet.lib import services as registry
 from audionet.lib.audio import encode_flac
 from audionet.lib.chain import Chain
 from audionet.lib.client import Answer, MinerClient, Target
+from audionet.lib.network_view import NetworkView
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.scoring.round import Scored, score_round
 from audionet.lib.scoring.state import ScoreState, atomic_write_json
@@ -57,6 +58,7 @@ class Validator:
         """`sources`: service name -> what its `draw` needs (`Service.open_sources`: e.g. reference voices)."""
         self.wallet, self.chain, self.settings = wallet, chain, settings
         self.timer = timer or Timer("validator")
+        self.network = NetworkView()  # every miner's signed generation time, by the GPU it reports
         self.hotkey = wallet.hotkey.ss58_address
         self.services = {name: registry.get(name) for name in settings.services}
         self.sources = dict(sources or {})
@@ -97,6 +99,9 @@ class Validator:
         for item in scored:
             uid, service = item.answer.target.uid, item.answer.service
             self.state.update(service, uid, item.reward, self.settings.alpha)
+            if item.gate is None and item.answer.meta is not None:  # a gated answer's speed is no GPU's speed
+                meta = item.answer.meta
+                self.network.record(meta.device, service, meta.generation_s, item.answer.audio.seconds, uid)
         self.state.round += 1
         block = metagraph.block
         self.state.save(self.state_path)

@@ -5,7 +5,7 @@
                              musicgen / musicgen_melody, vits / speecht5, dia
     hf:musicgen              the MusicGen checkpoint of the preset (fast / balanced / quality =
                              small / medium / large)
-    kokoro:<voice>           Kokoro-82M ONNX TTS (empty voice: jf_alpha)
+    kokoro:<voice>           Kokoro-82M ONNX TTS (empty voice: jf_alpha); on the GPU where onnxruntime-gpu is installed
     kokoro-clone:[top-k]     offline voice clone: Kokoro voices blended by speaker similarity, F0 matched
     py:<module>:<factory>    an operator's own backend (called with device=...)
 
@@ -86,16 +86,21 @@ def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
     return backend
 
 
-def _from_kokoro(scheme: str, rest: str, check, preset: Optional[str]) -> Backend:
+def _from_kokoro(scheme: str, rest: str, check, preset: Optional[str], device: str) -> Backend:
+    from audionet.lib.gpu import resolve_device
+
+    device = resolve_device(device)
     if scheme == "kokoro":
         from audionet.models.kokoro.tts import KokoroSynthesizer
 
-        return check(KokoroSynthesizer)(rest)
+        return check(KokoroSynthesizer)(rest, device=device)
     from audionet.models.kokoro.clone import DEFAULT_TOP_K, KokoroVoiceCloner
 
     if rest and not rest.isdigit():
         raise BackendError(f"kokoro-clone: takes a top-k number, got {rest!r}")
-    return check(KokoroVoiceCloner)(top_k=int(rest) if rest else DEFAULT_TOP_K, preset=preset or "balanced")
+    return check(KokoroVoiceCloner)(
+        top_k=int(rest) if rest else DEFAULT_TOP_K, preset=preset or "balanced", device=device
+    )
 
 
 def load_backend(
@@ -130,7 +135,7 @@ def load_backend(
     elif scheme == "hf":
         backend = _from_hf(rest, check, device, dtype, preset or "balanced")
     elif scheme in ("kokoro", "kokoro-clone"):
-        backend = _from_kokoro(scheme, rest, check, preset)
+        backend = _from_kokoro(scheme, rest, check, preset, device)
     else:
         raise BackendError(
             f"unknown model spec {spec!r}; use baseline:<name>, hf:<id or dir>, kokoro:<voice>, kokoro-clone: "

@@ -12,6 +12,7 @@ import sys
 
 from audionet.lib import services as registry
 from audionet.lib.config import Parser, add_common_flags, flag, positive_int, run_entry_point
+from audionet.lib.pool import add_pool_flags
 from audionet.lib.telemetry import add_telemetry_flags
 
 
@@ -38,7 +39,6 @@ def build_parser() -> argparse.ArgumentParser:
         default=",".join(registry.names()),
         help="comma-separated services to serve",
     )
-    flag(models, "device", default="auto", help="auto | cpu | cuda | cuda:N")
     flag(
         models,
         "dtype",
@@ -46,11 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["auto", "float32", "float16", "bfloat16"],
         help="auto: bfloat16 on CUDA where supported, else float16; float32 on CPU",
     )
+    add_pool_flags(parser)
     policy = parser.add_argument_group("access policy and load")
     flag(policy, "miner.min_stake", type=float, default=0.0, help="minimum caller stake")
     flag(policy, "miner.allow_no_permit", action="store_true", help="accept callers without a validator permit")
     flag(policy, "miner.rate_limit", type=positive_int, default=120, help="requests per minute per caller hotkey")
-    flag(policy, "miner.concurrency", type=positive_int, default=1, help="requests generated at once per service")
     flag(policy, "miner.max_waiting", type=int, default=8, help="requests allowed to wait per service (then 503)")
     flag(policy, "miner.sync_interval", type=float, default=60.0, help="seconds between metagraph syncs")
     add_telemetry_flags(parser)
@@ -76,32 +76,28 @@ def run(args, log) -> int:
     from audionet.lib.auth import AccessPolicy
     from audionet.lib.chain import open_chain
     from audionet.lib.config import node_dir
-    from audionet.lib.gpu import describe_device, resolve_device
+    from audionet.lib.gpu import describe_device
     from audionet.lib.miner_app import MinerService
+    from audionet.lib.pool import Pool, build_replicas, pool_label
     from audionet.lib.telemetry import lookup_uid, open_telemetry
     from audionet.lib.timing import Timer
     from audionet.lib.wallet import load_wallet
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
-    device = resolve_device(args.device, flag="--device")
-    backends = {
-        name: registry.get(name).load_backend(
-            spec, device=device, dtype=args.dtype, preset=getattr(args, f"{name}_preset")
-        )
-        for name, spec in registry.backend_specs(args, args.services).items()
-    }
+    replicas = build_replicas(args, args.services)
     policy = AccessPolicy(
         min_stake=args.miner_min_stake, require_permit=not args.miner_allow_no_permit, rate_limit=args.miner_rate_limit
     )
-    device_info = describe_device(device)
-    timer = Timer("miner", device=device_info.slug)
+    timer = Timer("miner", device=pool_label(replicas))
+    pool = Pool(replicas, timer)
+    pool.calibrate()
+    device_info = describe_device(pool.replicas()[0].device.split("@")[0])  # a Ray replica: device@node
     service = MinerService(
         wallet,
         chain,
-        backends,
+        pool,
         policy,
-        concurrency=args.miner_concurrency,
         max_waiting=args.miner_max_waiting,
         sync_interval=args.miner_sync_interval,
         timer=timer,
@@ -119,7 +115,7 @@ def run(args, log) -> int:
     log.info(
         "hotkey %s serving %s on %s:%d",
         service.hotkey,
-        ", ".join(f"{s}={b.model_id}@{b.device}" for s, b in backends.items()),
+        ", ".join(f"{r.service.name}={r.model_id}@{r.label}x{r.parallel}" for r in pool.replicas()),
         args.axon_ip,
         args.axon_port,
     )
@@ -131,6 +127,7 @@ def run(args, log) -> int:
         uid=asyncio.run(lookup_uid(chain, service.hotkey)),
         device=device_info.as_dict(),
         default_dir=node_dir(args.subtensor_network, args.netuid, args.wallet_hotkey, "miner"),
+        pool=[replica.describe() | {"service": replica.service.name} for replica in pool.replicas()],
     )
     telemetry.start(args.telemetry_interval)
     config = uvicorn.Config(

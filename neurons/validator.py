@@ -123,6 +123,7 @@ def run(args, log) -> int:
         uid=asyncio.run(lookup_uid(chain, validator.hotkey)),
         device=device_info.as_dict(),
         default_dir=state_dir,
+        sources=(validator.network,),
     )
     telemetry.start(args.telemetry_interval)
     try:

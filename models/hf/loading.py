@@ -20,7 +20,7 @@ DTYPES = ("auto", "float32", "float16", "bfloat16")
 
 
 def resolve_dtype(dtype: str, device: str):
-    """auto -> bfloat16 on CUDA where the GPU supports it, else float16; float32 on CPU."""
+    """auto -> bfloat16 on a CUDA device that supports it (compute capability 8.0+), else float16; float32 on CPU."""
     import torch
 
     if dtype not in DTYPES:
@@ -28,7 +28,11 @@ def resolve_dtype(dtype: str, device: str):
     if dtype != "auto":
         return getattr(torch, dtype)
     if device.startswith("cuda"):
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        # Asked of this device, not the current one: a pool may mix a Turing GPU (no bf16) with an Ampere one.
+        from audionet.lib.gpu import cuda_index
+
+        major, _minor = torch.cuda.get_device_capability(cuda_index(device))
+        return torch.bfloat16 if major >= 8 else torch.float16
     return torch.float32
 
 

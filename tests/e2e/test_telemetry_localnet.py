@@ -41,12 +41,18 @@ def test_neurons_log_generation_roundtrip_and_evaluation(tmp_path):
     assert last["scalars"]["timing/tts/generation/count"] == 2
     assert 0 < last["scalars"]["timing/tts/generation/rtf"] < 5
 
-    validator = jsonl(os.path.join(tmp_path, "telemetry", "validator", "timing.jsonl"))[-1]["scalars"]
+    validator_record = jsonl(os.path.join(tmp_path, "telemetry", "validator", "timing.jsonl"))[-1]
+    validator = validator_record["scalars"]
     assert validator["timing/tts/roundtrip/count"] == 2 and validator["timing/music/roundtrip/count"] == 2
     assert validator[f"timing/tts/roundtrip/uid{miner.uid}/count"] == 2
     assert validator["timing/all/evaluation/count"] == 2
     # a round trip includes the miner's generation, so it cannot be shorter
     assert validator["timing/music/roundtrip/min_s"] >= last["scalars"]["timing/music/generation/min_s"]
+    # the network view: the miner's signed generation times under the device it reports (its CPU slug here)
+    gpu = last["device"]
+    assert validator[f"network/{gpu}/music/count"] == 2 and validator[f"network/{gpu}/tts/miners"] == 1
+    assert validator[f"network/{gpu}/music/max_s"] == pytest.approx(last["scalars"]["timing/music/generation/max_s"])
+    assert {(row["gpu"], row["service"]) for row in validator_record["network"]} == {(gpu, "tts"), (gpu, "music")}
 
     # each neuron started an offline W&B run (localnet never goes online). Only the validator's can be
     # read back: it exits by itself, while localnet stops a miner with SIGTERM to its whole process

@@ -59,6 +59,45 @@ def test_offline_wandb_run_holds_the_logged_keys_values_and_config(wandb_offline
     assert lines[0]["scalars"] == logged and lines[1]["scalars"]["timing/tts/generation/count"] == 4
 
 
+def test_the_network_view_goes_to_wandb_and_jsonl_with_bounded_keys(wandb_offline):
+    from audionet.lib.network_view import OTHER, NetworkView, gpu_name
+
+    view = NetworkView(max_gpus=2)
+    view.record("NVIDIA GeForce RTX 3090", "tts", 1.0, 4.0, uid=1)
+    view.record("NVIDIA GeForce RTX 3090", "tts", 3.0, 4.0, uid=2)
+    view.record("nvidia-h100-80gb-hbm3", "music", 2.0, 10.0, uid=3)
+    for n in range(50):  # a miner that makes up a new GPU name for every answer
+        view.record(f"gpu {n} " + "x" * 500, "tts", 0.5, 1.0, uid=4)
+    assert gpu_name("../../etc/passwd\n") == "etc-passwd" and gpu_name("") == "unknown"
+    assert len(gpu_name("A" * 1000)) == 48
+    telemetry = Telemetry(
+        Timer("validator", device="cpu-test"),
+        str(wandb_offline / "log"),
+        {"role": "validator"},
+        WandbSettings(project="audionet-test"),
+        sources=(view,),
+    )
+    logged = telemetry.flush()
+    telemetry.close()
+    assert logged["network/nvidia-geforce-rtx-3090/tts/avg_s"] == 2.0
+    assert logged["network/nvidia-geforce-rtx-3090/tts/min_s"] == 1.0
+    assert logged["network/nvidia-geforce-rtx-3090/tts/max_s"] == 3.0
+    assert logged["network/nvidia-geforce-rtx-3090/tts/miners"] == 2
+    assert logged["network/nvidia-h100-80gb-hbm3/music/rtf"] == 0.2
+    assert logged[f"network/{OTHER}/tts/count"] == 50
+    assert {k.split("/")[1] for k in logged if k.startswith("network/")} == {
+        "nvidia-geforce-rtx-3090",
+        "nvidia-h100-80gb-hbm3",
+        OTHER,
+    }
+    run = read_run(str(wandb_offline))
+    assert run["history"][0]["network/nvidia-geforce-rtx-3090/tts/avg_s"] == 2.0
+    assert run["history"][0]["tables/network/nrows"] == 3
+    record = json.loads(read_text(telemetry.jsonl_path).splitlines()[0])
+    rows = {(row["gpu"], row["service"]): row for row in record["network"]}
+    assert rows[("nvidia-geforce-rtx-3090", "tts")]["count"] == 2 and rows[(OTHER, "tts")]["miners"] == 1
+
+
 def test_no_api_key_means_offline(tmp_path, monkeypatch):
     for name in ("WANDB_MODE", "WANDB_API_KEY"):
         monkeypatch.delenv(name, raising=False)

@@ -67,6 +67,26 @@ def test_scalar_keys_and_backend_stage_hook():
     assert {k.rsplit("/", 1)[1] for k in values} == {"avg_s", "min_s", "max_s", "p50_s", "p95_s", "count", "rtf"}
 
 
+def test_samples_of_other_devices_get_their_own_scalar_keys():
+    class Staged(Backend):
+        pass
+
+    timer = Timer("miner", device="pool")
+    backend = Staged()
+    backend.measure = timer.stage_hook("tts", device="nvidia-geforce-gtx-1660")
+    with backend.stage("decoder"):
+        pass
+    timer.record("tts", "generation", 1.0, audio_seconds=4.0, device="nvidia-geforce-rtx-3090")
+    timer.record("tts", "generation", 3.0, audio_seconds=4.0, device="nvidia-geforce-gtx-1660")
+    timer.record("tts", "generation", 2.0, audio_seconds=8.0)  # the miner-wide key
+    values = scalars(timer.snapshot(), own_device="pool")
+    assert values["timing/tts/generation/avg_s"] == 2.0
+    assert values["device/nvidia-geforce-rtx-3090/tts/generation/avg_s"] == 1.0
+    assert values["device/nvidia-geforce-gtx-1660/tts/generation/rtf"] == 0.75
+    assert values["device/nvidia-geforce-gtx-1660/tts/generation/decoder/count"] == 1
+    assert len({k for k in scalars(timer.snapshot()) if k.endswith("generation/avg_s")}) == 1  # without: one key
+
+
 def test_records_from_many_threads_are_all_counted():
     timer = Timer("miner", window=10)
 
@@ -101,6 +121,8 @@ def test_outliers_and_confidence_interval_by_hand():
     assert s.ci95 == pytest.approx(3.182446 * math.sqrt(0.02 / 3) / 2, rel=1e-5)
     # MAD 0: mean absolute deviation 0.25 -> z(2) = 1 / (1.253314 * 0.25) = 3.19, not an outlier
     assert summarise([1.0, 1.0, 1.0, 2.0]).outliers == 0
+    kept = summarise(runs, drop_outliers=False)  # the pool study: every round counts
+    assert (kept.outliers, kept.mean) == (0, pytest.approx(14.0))
     assert t_interval([5.0]) == 0.0
 
 

@@ -1,0 +1,167 @@
+"""The pool study's report: the parallel count per device (seed-001 style, with the flags to use),
+the dispatch comparison per burst size, what it shows, and one plot (makespan against burst size)."""
+
+from __future__ import annotations
+
+import os
+
+from audionet.benchmarks.plots import save
+from audionet.benchmarks.tables import num, table
+
+
+def parallel_table(summary: dict) -> str:
+    rows = []
+    for device in summary["per_device"]:
+        for service, sweep in device["sweeps"].items():
+            for row in sweep["rows"]:
+                mark = " ← recommended" if row["parallel"] == sweep["recommended_parallel"] else ""
+                rows.append(
+                    [
+                        device["label"],
+                        summary["titles"][service],
+                        f"{row['parallel']}{mark}",
+                        row["requests"],
+                        num(row["throughput_rps"], 2),
+                        f"{num(row['latency']['mean'])} ± {num(row['latency']['ci95'])}",
+                    ]
+                )
+    if not rows:
+        return "Parallel sweep not run (--parallel '').\n"
+    headers = ["Device", "Service", "Parallel requests", "Requests", "Throughput (req/s)", "Latency mean ± 95% CI (s)"]
+    return table(headers, rows, summary.get("note"))
+
+
+def dispatch_table(summary: dict) -> str:
+    rows = []
+    for study in summary["studies"].values():
+        for row in study["rows"]:
+            devices = ", ".join(f"{label} x{p}" for label, p in zip(row["devices"], row["parallel"]))
+            served = ", ".join(f"{n}" for n in row["served"].values())
+            rows.append(
+                [
+                    study["title"],
+                    devices,
+                    row["policy"] if len(row["devices"]) > 1 else "-",
+                    row["batch"],
+                    f"{num(row['makespan']['mean'])} ± {num(row['makespan']['ci95'])}",
+                    num(row["latency_mean_s"]),
+                    num(row["latency_p95_s"]),
+                    served,
+                ]
+            )
+    headers = [
+        "Service",
+        "Devices (parallel)",
+        "Dispatch",
+        "Burst (requests)",
+        "Time for the burst ± 95% CI (s)",
+        "Latency mean (s)",
+        "Latency p95 (s)",
+        "Served per device",
+    ]
+    return table(headers, rows, summary.get("note"))
+
+
+def findings_table(summary: dict) -> str:
+    rows = [
+        [
+            study["title"],
+            f["batch"],
+            num(f["weighted_s"]),
+            num(f["round_robin_s"]),
+            f"{num(f['best_alone_s'])} ({f['best_alone']})",
+            f"{f['weighted_vs_round_robin']:.2f}x",
+            f"{f['weighted_vs_best_alone']:.2f}x",
+            f["others_served"],
+        ]
+        for study in summary["studies"].values()
+        for f in study["findings"]
+    ]
+    headers = [
+        "Service",
+        "Burst",
+        "All devices, weighted (s)",
+        "All devices, round-robin (s)",
+        "Best device alone (s)",
+        "Weighted / round-robin",
+        "Weighted / best alone",
+        "Weighted: requests on the other devices",
+    ]
+    return table(headers, rows, summary.get("note"))
+
+
+def render(summary: dict) -> str:
+    head = [f"# Device pool: {' + '.join(summary['labels'])}", ""]
+    if summary.get("note"):
+        head += [summary["note"], ""]
+    head += [
+        f"{summary['rounds']} round(s) per burst size; load average (1 min) at start {summary['load_average'][0]:.1f} "
+        f"on {summary['cpu_cores']} cores. Command: `{summary['command']}`.",
+        "",
+        f"Flags this measurement recommends: `{summary['recommended_flags']}`",
+        "",
+    ]
+    sections = [
+        ("Parallel requests per device (seed 001)", parallel_table(summary)),
+        ("Dispatch: each device alone, all with round-robin, all speed-weighted", dispatch_table(summary)),
+        ("What it shows (< 1.00x: the weighted pool is faster)", findings_table(summary)),
+        ("Method", METHOD),
+    ]
+    return "\n".join(head) + "\n".join(f"## {title}\n\n{body}" for title, body in sections)
+
+
+METHOD = """\
+- A burst of N requests (drawn as a validator draws them, the same requests for every configuration) is sent at
+  once through the miner's own stake line and device pool; the time for the burst is from the first request in to
+  the last answer out. Each configuration starts from nothing measured (a timed warm-up per replica as prior).
+  Every round counts (no outliers dropped): a round where round-robin puts a request on the slow device is the
+  dispatch being measured, not noise.
+- Round-robin sends request i to device i mod n (the seed-001 client); weighted is the miner's dispatcher
+  (earliest finish with each replica's measured seconds per audio second).
+- The parallel count per device is the smallest whose throughput in the per-device sweep is within 5% of that
+  device's best (`--pool.parallel` on the command line overrides it).
+"""
+
+
+def plot(summary: dict, path: str) -> str:
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
+
+    studies = list(summary["studies"].values())
+    fig, axes = plt.subplots(1, len(studies), figsize=(6 * len(studies), 4.2), squeeze=False)
+    for ax, study in zip(axes[0], studies):
+        keys = dict.fromkeys((r["configuration"], r["policy"]) for r in study["rows"])
+        for configuration, policy in keys:
+            rows = [r for r in study["rows"] if (r["configuration"], r["policy"]) == (configuration, policy)]
+            name = configuration if configuration.endswith("alone") else f"all, {policy}"
+            ax.errorbar(
+                [r["batch"] for r in rows],
+                [r["makespan"]["mean"] for r in rows],
+                yerr=[r["makespan"]["ci95"] for r in rows],
+                marker="o",
+                capsize=3,
+                linestyle="--" if configuration.endswith("alone") else "-",
+                label=name,
+            )
+        ax.set(xscale="log", yscale="log", xlabel="requests sent at once", ylabel="time for the burst (s, log)")
+        ax.set_xticks(study["batches"], [str(b) for b in study["batches"]])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_title(f"{study['title']} ({study['model']})", fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    tag = " — SIMULATED devices" if summary.get("simulated") else ""
+    fig.suptitle(f"device pool: {' + '.join(summary['labels'])}{tag}", fontsize=10)
+    return save(fig, path)
+
+
+def write(summary: dict, folder: str) -> list[str]:
+    import json
+
+    os.makedirs(folder, exist_ok=True)
+    paths = [os.path.join(folder, name) for name in ("pool.json", "pool.md", "pool.png")]
+    with open(paths[0], "w") as handle:
+        json.dump(summary, handle, indent=2)
+    with open(paths[1], "w") as handle:
+        handle.write(render(summary))
+    plot(summary, paths[2])
+    return paths

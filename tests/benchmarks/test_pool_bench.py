@@ -1,0 +1,65 @@
+"""audionet-bench with the miner's pool flags on two SIMULATED devices (this CPU, one padded to 3x):
+each device measured alone, then the pool study (each alone, round-robin, speed-weighted) with its
+report; and the one-line errors of the benchmark-only simulation flags."""
+
+import os
+
+import pytest
+
+from audionet.benchmarks import run
+from audionet.benchmarks.simulated import NOTE
+from audionet.benchmarks.tables import parse_tables
+from audionet.lib.gpu import device_slug
+from tests.files import load_json, read_text
+
+pytestmark = pytest.mark.timeout(300)
+CPU = device_slug("cpu")
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("pool-bench")
+    flags = ["--services", "tts", "--tts.model", "baseline:espeak", "--pool.devices", "cpu,cpu"]
+    flags += ["--simulate.slowdown", "1,3", "--simulate.floor", "0.1", "--runs", "1", "--warmup", "0", "--no-eval"]
+    flags += ["--parallel", "", "--batches", "1,6", "--batch-rounds", "1", "--out", str(out)]
+    assert run.main(flags) == 0
+    return out
+
+
+def test_each_simulated_device_alone_and_the_pool_study_are_written_and_labelled(results):
+    fast, slow, pool = f"{CPU}-simulated-1x", f"{CPU}-simulated-3x", f"pool-{CPU}-simulated-1x+3x"
+    assert sorted(os.listdir(results)) == sorted([fast, slow, pool])
+    assert NOTE in read_text(os.path.join(results, slow, "tables.md"))
+    assert load_json(os.path.join(results, slow, "benchmark_summary.json"))["simulated"]["slowdown"] == 3.0
+    for name in ("pool.json", "pool.md", "pool.png"):
+        assert os.path.getsize(os.path.join(results, pool, name)) > 0
+    markdown = read_text(os.path.join(results, pool, "pool.md"))
+    assert markdown.count(NOTE) >= 3 and "`--pool.devices cpu,cpu --pool.parallel 1,1`" in markdown
+    dispatch, findings = parse_tables(markdown)[-2:]
+    assert len(dispatch) == 4 * 2  # (each alone, round-robin, weighted) x bursts 1 and 6
+    assert [row["Burst"] for row in findings] == ["1", "6"]
+
+
+def test_the_weighted_pool_keeps_a_single_request_on_the_fast_device(results):
+    summary = load_json(os.path.join(results, f"pool-{CPU}-simulated-1x+3x", "pool.json"))
+    rows = summary["studies"]["tts"]["rows"]
+    weighted = {r["batch"]: r for r in rows if r["policy"] == "weighted" and len(r["devices"]) == 2}
+    robin = {r["batch"]: r for r in rows if r["policy"] == "round-robin"}
+    assert weighted[1]["served"] == {f"{CPU}-simulated-1x": 1, f"{CPU}-simulated-3x": 0}
+    assert sum(robin[6]["served"].values()) == 6 and min(robin[6]["served"].values()) == 3
+    assert summary["simulated"] and summary["parallel"] == {"tts": [1, 1]}
+
+
+@pytest.mark.parametrize(
+    "flags, fragment",
+    [
+        (["--pool.devices", "cpu", "--simulate.slowdown", "1,3"], "one factor per --pool.devices entry"),
+        (["--pool.devices", "cpu,cpu", "--simulate.slowdown", "1,0.5"], "factors >= 1"),
+        (["--pool.devices", "cpu,cpu", "--pool.parallel", "1,1,1", "--simulate.slowdown", "1,3"], "3 counts for 2"),
+    ],
+)
+def test_simulation_flags_fail_with_one_line(flags, fragment, tmp_path, capsys):
+    flags += ["--services", "tts", "--runs", "1", "--warmup", "0", "--no-eval", "--parallel", "", "--batches", "1"]
+    assert run.main([*flags, "--out", str(tmp_path)]) == 2
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == 1 and errors[0].startswith("audionet-bench: ") and fragment in errors[0], errors
