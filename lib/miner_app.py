@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import asynccontextmanager
 
 import bittensor as bt
@@ -59,6 +59,7 @@ class MinerService:
         max_waiting: int = 8,
         sync_interval: float = 60.0,
         timer: Timer | None = None,
+        on_stop: Callable[[], None] | None = None,
     ):
         self.wallet, self.chain, self.backends, self.policy = wallet, chain, dict(backends), policy
         self.services = {name: registry.get(name) for name in self.backends}
@@ -71,6 +72,9 @@ class MinerService:
         self.timer = timer or Timer("miner")
         for service, backend in self.backends.items():
             backend.measure = self.timer.stage_hook(service)
+        # Runs at the server's shutdown (SIGTERM, SIGINT), before uvicorn re-raises the signal
+        # and the process ends: the last timing record must be written by then.
+        self.on_stop = on_stop
 
     async def sync(self) -> None:
         self.policy.update(await self.chain.metagraph())
@@ -128,6 +132,8 @@ class MinerService:
             task = asyncio.create_task(self._sync_forever())
             yield
             task.cancel()
+            if self.on_stop is not None:
+                await asyncio.to_thread(self.on_stop)
 
         app = FastAPI(title="audionet miner", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
 

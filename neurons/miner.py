@@ -14,6 +14,8 @@ from audionet.lib import services as registry
 from audionet.lib.config import Parser, add_common_flags, flag, positive_int, run_entry_point
 from audionet.lib.telemetry import add_telemetry_flags
 
+STOP_GRACE_S = 2
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="audionet-miner", description=__doc__.split("\n")[0])
@@ -96,16 +98,7 @@ def run(args, log) -> int:
     )
     device_info = describe_device(device)
     timer = Timer("miner", device=device_info.slug)
-    service = MinerService(
-        wallet,
-        chain,
-        backends,
-        policy,
-        concurrency=args.miner_concurrency,
-        max_waiting=args.miner_max_waiting,
-        sync_interval=args.miner_sync_interval,
-        timer=timer,
-    )
+    hotkey = wallet.hotkey.ss58_address
     external_ip = args.axon_external_ip or (None if args.axon_ip == "0.0.0.0" else args.axon_ip)
     if not args.axon_no_publish:
         if external_ip is None:
@@ -116,6 +109,26 @@ def run(args, log) -> int:
         except Exception as error:
             log.error("could not publish the endpoint on chain: %s", error)
             return 2
+    telemetry = open_telemetry(
+        args,
+        timer,
+        role="miner",
+        hotkey=hotkey,
+        uid=asyncio.run(lookup_uid(chain, hotkey)),
+        device=device_info.as_dict(),
+        default_dir=node_dir(args.subtensor_network, args.netuid, args.wallet_hotkey, "miner"),
+    )
+    service = MinerService(
+        wallet,
+        chain,
+        backends,
+        policy,
+        concurrency=args.miner_concurrency,
+        max_waiting=args.miner_max_waiting,
+        sync_interval=args.miner_sync_interval,
+        timer=timer,
+        on_stop=telemetry.close,
+    )
     log.info(
         "hotkey %s serving %s on %s:%d",
         service.hotkey,
@@ -123,18 +136,16 @@ def run(args, log) -> int:
         args.axon_ip,
         args.axon_port,
     )
-    telemetry = open_telemetry(
-        args,
-        timer,
-        role="miner",
-        hotkey=service.hotkey,
-        uid=asyncio.run(lookup_uid(chain, service.hotkey)),
-        device=device_info.as_dict(),
-        default_dir=node_dir(args.subtensor_network, args.netuid, args.wallet_hotkey, "miner"),
-    )
     telemetry.start(args.telemetry_interval)
     config = uvicorn.Config(
-        service.app(), host=args.axon_ip, port=args.axon_port, log_level="warning", timeout_keep_alive=30
+        service.app(),
+        host=args.axon_ip,
+        port=args.axon_port,
+        log_level="warning",
+        timeout_keep_alive=30,
+        # In-flight requests get this long after SIGTERM; then the lifespan shutdown writes the
+        # last timing record, well inside a supervisor's grace period (localnet: 5 s).
+        timeout_graceful_shutdown=STOP_GRACE_S,
     )
     try:
         uvicorn.Server(config).run()
