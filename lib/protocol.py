@@ -37,7 +37,8 @@ RESPONSE_CONTENT_TYPE = "application/x-audionet-response"
 PROTOCOL_VERSION = 1
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)]
-Seed = Annotated[int, Field(ge=0, le=2**32 - 1)]
+# strict: a seed given as a string, a float or a boolean is refused, not converted
+Seed = Annotated[int, Field(strict=True, ge=0, le=2**32 - 1)]
 VoiceName = Annotated[str, StringConstraints(max_length=32, pattern=r"^[a-z0-9][a-z0-9_+\-]*$")]
 ServiceName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
 Sha256Hex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]

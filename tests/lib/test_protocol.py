@@ -49,6 +49,11 @@ def test_valid_requests_round_trip():
         ("tts", {"text": "bell\x07"}, "'text'"),
         ("tts", {"text": "hi", "voice": "../../etc/passwd"}, "'voice'"),
         ("tts", {"text": "hi", "seed": -1}, "'seed'"),
+        ("tts", {"text": "hi", "seed": "5"}, "'seed'"),  # strict types: no string, float or boolean seed
+        ("tts", {"text": "hi", "seed": 5.0}, "'seed'"),
+        ("tts", {"text": "hi", "seed": True}, "'seed'"),
+        ("music", {"prompt": "rock", "seconds": "5"}, "'seconds'"),
+        ("music", {"prompt": "rock", "seconds": True}, "'seconds'"),
         ("music", {"prompt": "rock", "seconds": 31}, "'seconds'"),
         ("music", {"prompt": "rock", "seconds": 0.2}, "'seconds'"),
         ("music", {"prompt": "rock", "seconds": "NaN"}, "'seconds'"),
@@ -74,6 +79,13 @@ def test_oversized_body_is_413_and_unknown_service_404():
 def test_vc_reference_length_is_bounded(seconds, fragment):
     with pytest.raises(WireError, match=fragment):
         parse_request("vc", vc_body(tone(seconds)))
+
+
+def test_a_ten_minute_reference_is_reported_as_what_it_claims_not_as_the_part_read():
+    quiet = Audio(np.zeros(8_000 * 600, dtype=np.float32), 8_000)  # small as FLAC, long as audio
+    with pytest.raises(WireError) as info:
+        parse_request("vc", vc_body(quiet))
+    assert str(info.value) == "audio is 600.00 s long; the limit is 20 s"
 
 
 def test_response_body_round_trip_and_corruption():
