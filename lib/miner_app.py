@@ -12,14 +12,14 @@ import logging
 from collections.abc import Callable, Mapping
 from contextlib import asynccontextmanager
 
-import bittensor as bt
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
 
 from audionet.lib import services as registry
 from audionet.lib.audio import encode_flac
-from audionet.lib.auth import AccessPolicy, sign_response, verify_request
+from audionet.lib.auth import AccessPolicy, RestartSafeNonceStore, sign_response, verify_request
 from audionet.lib.chain import Chain
 from audionet.lib.errors import BackendError, WireError
 from audionet.lib.limiter import PriorityLimiter
@@ -28,11 +28,12 @@ from audionet.lib.timing import Timer
 from audionet.models.base import Backend
 
 log = logging.getLogger("miner")
+BODY_DEADLINE_S = 30.0  # the whole body must arrive within this, however slowly it trickles
 
 
-async def read_capped(request: Request, limit: int) -> bytes:
+async def read_capped(request: Request, limit: int, deadline_s: float = BODY_DEADLINE_S) -> bytes:
     """The body, refusing (413) before reading when Content-Length is too big
-    and while streaming when the sender lied or sent no length."""
+    and while streaming when the sender lied or sent no length; 408 when it does not arrive in time."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
@@ -40,12 +41,23 @@ async def read_capped(request: Request, limit: int) -> bytes:
         if int(declared) > limit:
             raise WireError(f"request is {declared} bytes; the limit is {limit}", status=413)
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise WireError(f"request exceeds the limit of {limit} bytes", status=413)
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(deadline_s):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise WireError(f"request exceeds the limit of {limit} bytes", status=413)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise WireError(f"the request body did not arrive within {deadline_s:g} s", status=408) from None
     return b"".join(chunks)
+
+
+def request_target(request: Request) -> str:
+    """The path and query string exactly as sent: what btauth/1 signs."""
+    target = request.scope.get("raw_path") or request.url.path.encode()
+    query = request.scope.get("query_string", b"")
+    return (target + b"?" + query if query else target).decode("latin-1")
 
 
 class MinerService:
@@ -66,7 +78,7 @@ class MinerService:
         self.hotkey = wallet.hotkey.ss58_address
         self.sync_interval = sync_interval
         self.limiters = {service: PriorityLimiter(concurrency, max_waiting) for service in self.backends}
-        self.nonces = bt.http_auth.InMemoryNonceStore()
+        self.nonces = RestartSafeNonceStore()
         self.served = {service: 0 for service in self.backends}
         # One measurement feeds both the timing log and the signed generation_s.
         self.timer = timer or Timer("miner")
@@ -92,20 +104,15 @@ class MinerService:
         path = path_for(name)
         self.policy.screen(http.headers)
         body = await read_capped(http, service.max_request_bytes)
-        caller = verify_request(http.headers, body, path, self.hotkey, self.nonces)
+        caller = verify_request(http.headers, body, request_target(http), self.hotkey, self.nonces)
         priority = self.policy.admit(caller)
-        request = service.parse(body)
-        async with self.limiters[name].slot(priority):
-            try:
-                with self.timer.measure(name, "generation") as timing:
-                    audio = await run_in_threadpool(service.generate, backend, request)
-                    timing.audio_seconds = audio.seconds
-            except (WireError, BackendError):
-                raise
-            except Exception as error:
-                log.exception("%s backend failed", name)
-                raise BackendError(f"{name} generation failed: {type(error).__name__}") from None
-            elapsed = timing.elapsed
+        try:
+            request = service.parse(body)
+            async with self.limiters[name].slot(priority):
+                audio, elapsed = await self._generate(name, request)
+        except WireError:  # refused (400, 503): only accepted requests count toward the rate limit
+            self.policy.refund(caller)
+            raise
         try:
             flac = await run_in_threadpool(encode_flac, audio, max_seconds=service.answer_limit_s)
         except WireError as error:  # our backend's fault, not the caller's: 500
@@ -125,6 +132,20 @@ class MinerService:
         headers = sign_response(self.wallet, path, payload, caller)
         return Response(payload, media_type=RESPONSE_CONTENT_TYPE, headers=headers)
 
+    async def _generate(self, name: str, request) -> tuple:
+        """(audio, generation seconds) from the service's backend in a worker thread."""
+        service, backend = self.services[name], self.backends[name]
+        try:
+            with self.timer.measure(name, "generation") as timing:
+                audio = await run_in_threadpool(service.generate, backend, request)
+                timing.audio_seconds = audio.seconds
+        except (WireError, BackendError):
+            raise
+        except Exception as error:
+            log.exception("%s backend failed", name)
+            raise BackendError(f"{name} generation failed: {type(error).__name__}") from None
+        return audio, timing.elapsed
+
     def app(self) -> FastAPI:
         @asynccontextmanager
         async def lifespan(_app):
@@ -140,6 +161,14 @@ class MinerService:
         @app.exception_handler(WireError)
         async def wire_error(_request, error: WireError):
             return JSONResponse({"error": error.message}, status_code=error.status)
+
+        @app.exception_handler(ClientDisconnect)
+        async def disconnected(request: Request, _error: ClientDisconnect):
+            # one line, no traceback: a client that leaves mid-request is not the miner's problem
+            log.info(
+                "%s %s: the client disconnected before sending the whole request", request.method, request.url.path
+            )
+            return Response(status_code=400)
 
         @app.exception_handler(BackendError)
         async def backend_error(_request, error: BackendError):

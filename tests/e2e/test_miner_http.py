@@ -2,6 +2,7 @@
 
 import base64
 import json
+import socket
 import time
 
 import bittensor as bt
@@ -118,14 +119,63 @@ def test_hostile_bodies_are_refused_before_work(net):
     assert httpx.get(f"http://127.0.0.1:{miner.port}/v1/health").json()["services"]["tts"]["served"] >= 1
 
 
-def test_rate_limit_answers_429(net):
+def test_only_accepted_requests_count_toward_the_rate_limit(net):
     validator, miner = wallet(net, "validator"), net.miners[1]
+    for index in range(5):  # signed but malformed: 400 each, and none spends the limit of 2
+        body = json.dumps({"text": index, "seed": index}).encode()
+        response = post(miner, "/v1/tts", body, sign_request(validator, "/v1/tts", body, miner.hotkey))
+        assert response.status_code == 400, response.text
     statuses = []
     for index in range(3):
         body = json.dumps({"text": f"Number {index}.", "seed": index}).encode()
         headers = sign_request(validator, "/v1/tts", body, miner.hotkey)
         statuses.append(post(miner, "/v1/tts", body, headers).status_code)
     assert statuses == [200, 200, 429]
+
+
+def test_the_signature_binds_the_query_string(net):
+    validator, miner = wallet(net, "validator"), net.miners[0]
+    body = json.dumps({"text": "With a query string.", "seed": 2}).encode()
+    signed = sign_request(validator, "/v1/tts?lang=en", body, miner.hotkey)
+    assert post(miner, "/v1/tts?lang=en", body, signed).status_code == 200
+    response = post(miner, "/v1/tts?lang=en", body, sign_request(validator, "/v1/tts", body, miner.hotkey))
+    assert response.status_code == 401, response.text
+
+
+def test_a_client_that_leaves_mid_body_is_one_log_line(net):
+    validator, miner = wallet(net, "validator"), net.miners[0]
+    with open(miner.log_path, "rb") as handle:
+        start = len(handle.read())
+    body = json.dumps({"text": "Never finished.", "seed": 3}).encode()
+    headers = sign_request(validator, "/v1/tts", body, miner.hotkey) | {"Content-Length": str(len(body))}
+    head = "POST /v1/tts HTTP/1.1\r\nHost: x\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    with socket.create_connection(("127.0.0.1", miner.port)) as client:
+        client.sendall(head.encode() + b"\r\n" + body[:5])
+    deadline = time.monotonic() + 30
+    while True:
+        with open(miner.log_path, "rb") as handle:
+            new = handle.read()[start:].decode(errors="replace")
+        if "disconnected" in new or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert new.count("disconnected before sending the whole request") == 1, new
+    assert "Traceback" not in new and len(new.splitlines()) == 1, new
+
+
+def test_a_request_answered_before_a_restart_is_not_answered_again(net):
+    validator, miner = wallet(net, "validator"), net.miners[0]
+    body = json.dumps({"text": "Only once, please.", "seed": 4}).encode()
+    headers = sign_request(validator, "/v1/tts", body, miner.hotkey)
+    assert post(miner, "/v1/tts", body, headers).status_code == 200
+    signed = time.monotonic()
+    net.restart_miner(miner)  # kill -9, then the same flags
+    net.wait_ready()
+    if time.monotonic() - signed > 9:
+        pytest.skip("the restart took longer than the 10 s freshness window: the replay would be merely stale")
+    response = post(miner, "/v1/tts", body, headers)
+    assert response.status_code == 401 and "signed before this miner started" in response.text, response.text
+    fresh = sign_request(validator, "/v1/tts", body, miner.hotkey)
+    assert post(miner, "/v1/tts", body, fresh).status_code == 200
 
 
 def test_overload_is_refused_with_503_and_nothing_is_lost(net):
