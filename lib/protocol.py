@@ -17,6 +17,7 @@ import binascii
 import hashlib
 import json
 import struct
+import unicodedata
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
@@ -53,8 +54,8 @@ class _Strict(BaseModel):
 
 
 def printable(text: str) -> str:
-    """A field validator: non-blank text without control characters (tabs and newlines allowed)."""
-    if any(ord(ch) < 32 and ch not in "\n\t" for ch in text) or not text.strip():
+    """A field validator: non-blank text without control characters (C0, DEL, C1; tabs and newlines allowed)."""
+    if any(unicodedata.category(ch) == "Cc" and ch not in "\n\t" for ch in text) or not text.strip():
         raise ValueError("must be non-blank printable text")
     return text
 

@@ -1,5 +1,6 @@
 """What the speech services (TTS, voice clone) share: the length of speech a text
-asks for, and texts sized to a target length for benchmark workloads.
+asks for (and the refusal of text that cannot be spoken within the limit), and
+texts sized to a target length for benchmark workloads.
 
 A target longer than one request allows (30 s of audio; 400 characters of
 text) becomes equal segments that a benchmark run generates back to back.
@@ -9,12 +10,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from audionet.lib.prompts import make_sentence
+from audionet.lib.errors import WireError
+from audionet.lib.prompts import make_sentence, spoken_form
 from audionet.lib.protocol import MAX_TEXT_CHARS
+from audionet.lib.scoring.gates import speech_seconds
 from audionet.lib.services.base import split_seconds
 
 CALIBRATION_TEXT = "The quick brown fox jumps over the lazy dog while the band plays on."
 DEFAULT_CHARS_PER_SECOND = 15.0
+
+
+def check_speakable(text: str, max_seconds: float) -> None:
+    """Refuse (400) text with nothing to speak, or whose spoken form (numbers in words) takes longer
+    than `max_seconds` even at the fastest plausible rate: the caller's mistake, decided before any
+    generation, is never a 500."""
+    spoken = spoken_form(text)
+    if not any(ch.isalnum() for ch in spoken):
+        raise WireError("the text has nothing to speak: no letters or digits")
+    fastest, _ = speech_seconds(spoken)
+    if fastest > max_seconds:
+        raise WireError(f"the text takes at least {fastest:.0f} s to speak; the limit is {max_seconds:g} s")
 
 
 def text_of_length(rng: np.random.Generator, chars: int) -> str:

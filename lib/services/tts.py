@@ -16,6 +16,7 @@ from audionet.lib.services.speech import (
     CALIBRATION_TEXT,
     DEFAULT_CHARS_PER_SECOND,
     chars_per_second,
+    check_speakable,
     segment_chars,
     text_of_length,
 )
@@ -43,6 +44,9 @@ class TextToSpeech(Service):
     gates = ("missing", "length", "silent", "clipped", "no_speech", "duplicate")
     weights = {"naturalness": 0.4, "intelligibility": 0.6}
     metrics = (("mos", "MOS (DNSMOS, 1-5)"), ("wer", "WER"))
+
+    def check(self, request: TTSRequest) -> None:
+        check_speakable(request.text, self.max_seconds)
 
     def generate(self, backend: SpeechSynthesizer, request: TTSRequest):
         return backend.synthesize(request.text, voice=request.voice, seed=request.seed)

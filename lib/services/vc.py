@@ -30,7 +30,13 @@ from audionet.lib.references import FileReferences, SynthesisedReferences
 from audionet.lib.scoring.gates import speech_seconds
 from audionet.lib.scoring.measures import speech_quality, voice_match
 from audionet.lib.services.base import Prompt, Service
-from audionet.lib.services.speech import DEFAULT_CHARS_PER_SECOND, chars_per_second, segment_chars, text_of_length
+from audionet.lib.services.speech import (
+    DEFAULT_CHARS_PER_SECOND,
+    chars_per_second,
+    check_speakable,
+    segment_chars,
+    text_of_length,
+)
 from audionet.models.base import SpeechSynthesizer, VoiceCloner
 from audionet.models.registry import load_backend
 
@@ -78,6 +84,7 @@ class VoiceClone(Service):
     )
 
     def check(self, request: VCRequest) -> None:
+        check_speakable(request.text, self.max_seconds)
         request.reference()  # reject a bad clip before it is queued
 
     def generate(self, backend: VoiceCloner, request: VCRequest):
