@@ -101,6 +101,9 @@ def test_hostile_bodies_are_refused_before_work(net):
     for body, fragment in (
         (b'{"text": ', "Invalid JSON"),
         (b'{"text": "hi", "voice": "../../../etc/passwd"}', "'voice'"),
+        (json.dumps({"text": "1,234,567,891 " * 28}).encode(), "the limit is 30 s"),  # numbers in words
+        (json.dumps({"text": "\u200b\u202e...!?"}).encode(), "nothing to speak"),
+        (b'{"text": "hi", "seed": "5"}', "'seed'"),
         (
             json.dumps(
                 {
