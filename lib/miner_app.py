@@ -21,6 +21,7 @@ from audionet.lib import services as registry
 from audionet.lib.audio import encode_flac
 from audionet.lib.auth import AccessPolicy, RestartSafeNonceStore, sign_response, verify_request
 from audionet.lib.chain import Chain
+from audionet.lib.connections import log as connection_log
 from audionet.lib.errors import BackendError, WireError
 from audionet.lib.limiter import PriorityLimiter
 from audionet.lib.protocol import RESPONSE_CONTENT_TYPE, ResponseMeta, pack_response, path_for, sha256_hex
@@ -165,7 +166,7 @@ class MinerService:
         @app.exception_handler(ClientDisconnect)
         async def disconnected(request: Request, _error: ClientDisconnect):
             # one line, no traceback: a client that leaves mid-request is not the miner's problem
-            log.info(
+            connection_log.info(
                 "%s %s: the client disconnected before sending the whole request", request.method, request.url.path
             )
             return Response(status_code=400)

@@ -55,6 +55,20 @@ def build_parser() -> argparse.ArgumentParser:
     flag(policy, "miner.concurrency", type=positive_int, default=1, help="requests generated at once per service")
     flag(policy, "miner.max_waiting", type=int, default=8, help="requests allowed to wait per service (then 503)")
     flag(policy, "miner.sync_interval", type=float, default=60.0, help="seconds between metagraph syncs")
+    flag(
+        policy,
+        "miner.head_timeout",
+        type=float,
+        default=10.0,
+        help="seconds a connection gets to send each request head (idle and slow clients are closed)",
+    )
+    flag(
+        policy,
+        "miner.max_connections",
+        type=positive_int,
+        default=512,
+        help="open connections at most; at the cap the one waiting longest for a request head is closed",
+    )
     add_telemetry_flags(parser)
     return parser
 
@@ -78,12 +92,14 @@ def run(args, log) -> int:
     from audionet.lib.auth import AccessPolicy
     from audionet.lib.chain import open_chain
     from audionet.lib.config import node_dir
+    from audionet.lib.connections import ensure_fd_room, guarded_protocol, throttle_logs
     from audionet.lib.gpu import describe_device, resolve_device
     from audionet.lib.miner_app import MinerService
     from audionet.lib.telemetry import lookup_uid, open_telemetry
     from audionet.lib.timing import Timer
     from audionet.lib.wallet import load_wallet
 
+    ensure_fd_room(args.miner_max_connections)
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
     device = resolve_device(args.device, flag="--device")
@@ -142,11 +158,13 @@ def run(args, log) -> int:
         host=args.axon_ip,
         port=args.axon_port,
         log_level="warning",
-        timeout_keep_alive=30,
+        http=guarded_protocol(args.miner_head_timeout, args.miner_max_connections),
+        timeout_keep_alive=args.miner_head_timeout,  # an idle kept-alive connection is one awaiting a head
         # In-flight requests get this long after SIGTERM; then the lifespan shutdown writes the
         # last timing record, well inside a supervisor's grace period (localnet: 5 s).
         timeout_graceful_shutdown=STOP_GRACE_S,
     )
+    throttle_logs()  # after uvicorn's log set-up: hostile traffic logs one line per kind per minute
     try:
         uvicorn.Server(config).run()
     finally:

@@ -212,3 +212,34 @@ def test_overload_is_refused_with_503_and_nothing_is_lost(net):
     assert set(statuses) == {200, 503} and statuses.count(200) >= 3, statuses  # 1 running + 2 waiting at least
     health = httpx.get(f"http://127.0.0.1:{miner.port}/v1/health").json()["services"]["vc"]
     assert health["busy"] == 0 and health["waiting"] == 0
+
+
+def test_a_thousand_idle_connections_do_not_stop_honest_requests(net):
+    """The miner's cap (512 by default) closes the idle ones waiting longest; an honest client, which sends its
+    head at once, is served. The soft open-file limit is raised for this process if 1,000 sockets need it."""
+    import resource
+
+    validator, miner = wallet(net, "validator"), net.miners[0]
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    with open(miner.log_path, "rb") as handle:
+        start = len(handle.read())
+    idle = []
+    try:
+        for index in range(1000):
+            sock = socket.create_connection(("127.0.0.1", miner.port))
+            if index % 2:
+                sock.sendall(b"POST /v1/tts HTTP/1.1\r\nHost: x\r\nX-Slow: ")  # a head that never ends
+            idle.append(sock)
+        assert httpx.get(f"http://127.0.0.1:{miner.port}/v1/health", timeout=5).status_code == 200
+        body = json.dumps({"text": "Served despite the crowd.", "seed": 6}).encode()
+        response = post(miner, "/v1/tts", body, sign_request(validator, "/v1/tts", body, miner.hotkey))
+        assert response.status_code == 200, response.text
+    finally:
+        for sock in idle:
+            sock.close()
+    with open(miner.log_path, "rb") as handle:
+        new = handle.read()[start:].decode(errors="replace").splitlines()
+    assert sum("at the cap of 512 connections" in line for line in new) == 1, new  # not one line per connection
+    assert len(new) <= 4, new
