@@ -8,7 +8,9 @@
   offline                              Kokoro TTS and the Kokoro clone with their real shipped weights
                                        (on the GPU where onnxruntime-gpu is installed, else on the CPU:
                                        gpu_check.md says which), procedural music
-  evaluators                           every evaluator's cost on the GPU, batched and not
+  evaluation-profiles                  each evaluator's cost per clip on the GPU for the offline and
+                                       standard profiles (standard: real architectures, random weights),
+                                       one round of 8 answers per service, batched
   pool                                 the device pool with two replicas of one model on one GPU
                                        (--pool.devices cuda:0,cuda:0) against one replica with 2 slots
 
@@ -53,18 +55,23 @@ def gpu_plan() -> list[Step]:
     return [
         bench("tts-random", 60, *one, *RANDOM, "--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng"),
         bench("music-random", 100, *one, *RANDOM, "--services", "music", "--music.model", "hf:facebook/musicgen-small"),
-        bench("vc-random", 120, *one, *RANDOM, "--services", "vc", "--vc.model", "hf:nari-labs/Dia-1.6B-0626"),
+        bench("vc-random", 110, *one, *RANDOM, "--services", "vc", "--vc.model", "hf:nari-labs/Dia-1.6B-0626"),
         bench(
             "offline",
-            80,
+            70,
             *one,
             *("--runs", "3", "--warmup", "1", "--parallel", "1,2", "--sweep-rounds", "1"),
             *("--tts.model", "kokoro:", "--vc.model", "kokoro-clone:", "--music.model", "baseline:synth"),
         ),
-        Step("evaluators", 60, ("audionet.benchmarks.evaluators", "--device", "cuda:0", "--clips", "8", "--runs", "2")),
+        Step(
+            "evaluation-profiles",
+            90,
+            ("audionet.benchmarks.profile_cost", "--profiles", "offline,standard", "--weights", "random")
+            + ("--eval.device", "cuda:0", "--clips", "8", "--runs", "2"),
+        ),
         bench(
             "pool",
-            90,
+            80,
             *("--pool.devices", "cuda:0,cuda:0", "--pool.parallel", "1", "--weights", "random", "--no-eval"),
             *("--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng", "--runs", "2", "--warmup", "1"),
             *("--parallel", "1,2", "--sweep-rounds", "2", "--batches", "1,2,4,8", "--batch-rounds", "2"),

@@ -80,6 +80,8 @@ def decode_flac(data: bytes, *, max_seconds: float, max_bytes: int, min_seconds:
                 raise WireError(f"sample rate {rate} Hz is outside {MIN_SAMPLE_RATE}-{MAX_SAMPLE_RATE} Hz")
             if channels > MAX_CHANNELS:
                 raise WireError(f"audio has {channels} channels; at most {MAX_CHANNELS} are accepted")
+            if stream.frames > 0 and stream.frames / rate > max_seconds:  # from the header: refuse before decoding
+                raise WireError(f"audio is {stream.frames / rate:.2f} s long; the limit is {max_seconds:g} s")
             # Read at most one frame past the limit, whatever the header claims,
             # so a lying header cannot make us decode an unbounded stream.
             limit = int(max_seconds * rate) + 1

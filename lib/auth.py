@@ -30,6 +30,20 @@ def sign_response(wallet, path: str, body: bytes, validator_hotkey: str) -> dict
     return _http_auth.sign(wallet, method=RESPONSE_METHOD, path=path, body=body, receiver_ss58=validator_hotkey)
 
 
+class RestartSafeNonceStore(_http_auth.InMemoryNonceStore):
+    """Replay protection that survives a restart: a nonce from before this process started is refused
+    (the process before may have accepted it, and its memory is gone), so nothing needs persisting."""
+
+    def __init__(self, retention: float = 60.0, started_ns: Optional[int] = None):
+        super().__init__(retention)
+        self.started_ns = time.time_ns() if started_ns is None else started_ns
+
+    def check_and_store(self, hotkey_ss58: str, nonce_ns: int) -> bool:
+        if nonce_ns < self.started_ns:
+            raise WireError("authentication failed: the request was signed before this miner started", status=401)
+        return super().check_and_store(hotkey_ss58, nonce_ns)
+
+
 def _verify(headers: Mapping[str, str], body: bytes, *, method: str, path: str, self_hotkey: str, nonce_store) -> str:
     try:
         caller = _http_auth.verify(
@@ -114,3 +128,10 @@ class AccessPolicy:
             raise WireError(f"rate limit: at most {self.rate_limit} requests per {self.rate_window_s:g} s", status=429)
         window.append(now)
         return member.stake
+
+    def refund(self, hotkey: str) -> None:
+        """Uncount the request `admit` counted last for `hotkey`: it was refused after all (400, 503).
+        Only accepted requests count toward the rate limit."""
+        window = self._recent.get(hotkey)
+        if window:
+            window.pop()

@@ -43,6 +43,7 @@ class MinerProcess:
     models: dict
     process: subprocess.Popen
     log_path: str
+    args: list = field(default_factory=list)
 
 
 @dataclass
@@ -106,9 +107,15 @@ class LocalNet:
             args += [f"--{service}.model", spec]
         log_path = os.path.join(self.logs_dir, f"{name}.log")
         process = self._spawn("audionet.neurons.miner", args + list(extra_args), log_path)
-        miner = MinerProcess(name, uid, hotkey, port, dict(models or {}), process, log_path)
+        miner = MinerProcess(name, uid, hotkey, port, dict(models or {}), process, log_path, args + list(extra_args))
         self.miners.append(miner)
         return miner
+
+    def restart_miner(self, miner: MinerProcess) -> None:
+        """`kill -9` a miner's process group and start it again with the same flags and port."""
+        os.killpg(miner.process.pid, signal.SIGKILL)
+        miner.process.wait()
+        miner.process = self._spawn("audionet.neurons.miner", miner.args, miner.log_path)
 
     def _spawn(self, module: str, args: list[str], log_path: str) -> subprocess.Popen:
         # W&B never goes online from a localnet; its offline runs stay in the workdir.

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import asynccontextmanager
 
-import bittensor as bt
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
 
 from audionet.lib import services as registry
 from audionet.lib.audio import encode_flac
-from audionet.lib.auth import AccessPolicy, sign_response, verify_request
+from audionet.lib.auth import AccessPolicy, RestartSafeNonceStore, sign_response, verify_request
 from audionet.lib.chain import Chain
+from audionet.lib.connections import log as connection_log
 from audionet.lib.errors import BackendError, WireError
 from audionet.lib.limiter import PriorityLimiter
 from audionet.lib.pool import Pool, from_backends, pool_label
@@ -29,11 +30,12 @@ from audionet.lib.timing import Timer
 from audionet.models.base import Backend
 
 log = logging.getLogger("miner")
+BODY_DEADLINE_S = 30.0  # the whole body must arrive within this, however slowly it trickles
 
 
-async def read_capped(request: Request, limit: int) -> bytes:
+async def read_capped(request: Request, limit: int, deadline_s: float = BODY_DEADLINE_S) -> bytes:
     """The body, refusing (413) before reading when Content-Length is too big
-    and while streaming when the sender lied or sent no length."""
+    and while streaming when the sender lied or sent no length; 408 when it does not arrive in time."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
@@ -41,12 +43,23 @@ async def read_capped(request: Request, limit: int) -> bytes:
         if int(declared) > limit:
             raise WireError(f"request is {declared} bytes; the limit is {limit}", status=413)
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise WireError(f"request exceeds the limit of {limit} bytes", status=413)
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(deadline_s):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise WireError(f"request exceeds the limit of {limit} bytes", status=413)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise WireError(f"the request body did not arrive within {deadline_s:g} s", status=408) from None
     return b"".join(chunks)
+
+
+def request_target(request: Request) -> str:
+    """The path and query string exactly as sent: what btauth/1 signs."""
+    target = request.scope.get("raw_path") or request.url.path.encode()
+    query = request.scope.get("query_string", b"")
+    return (target + b"?" + query if query else target).decode("latin-1")
 
 
 class MinerService:
@@ -59,6 +72,7 @@ class MinerService:
         max_waiting: int = 8,
         sync_interval: float = 60.0,
         timer: Timer | None = None,
+        on_stop: Callable[[], None] | None = None,
     ):
         """`backends`: the device pool, or {service: backend} served as one single-slot replica each."""
         if not isinstance(backends, Pool):
@@ -72,10 +86,13 @@ class MinerService:
         self.limiters = {name: PriorityLimiter(self.pool.capacity(name), max_waiting) for name in self.services}
         for name, limiter in self.limiters.items():
             self.pool.watch_line(name, lambda limiter=limiter: limiter.waiting)
-        self.nonces = bt.http_auth.InMemoryNonceStore()
+        self.nonces = RestartSafeNonceStore()
         self.served = {service: 0 for service in self.services}
         # One measurement (the pool's, per replica) feeds both the timing log and the signed generation_s.
         self.timer = self.pool.timer
+        # Runs at the server's shutdown (SIGTERM, SIGINT), before uvicorn re-raises the signal
+        # and the process ends: the last timing record must be written by then.
+        self.on_stop = on_stop
 
     async def sync(self) -> None:
         self.policy.update(await self.chain.metagraph())
@@ -93,17 +110,15 @@ class MinerService:
         path = path_for(name)
         self.policy.screen(http.headers)
         body = await read_capped(http, service.max_request_bytes)
-        caller = verify_request(http.headers, body, path, self.hotkey, self.nonces)
+        caller = verify_request(http.headers, body, request_target(http), self.hotkey, self.nonces)
         priority = self.policy.admit(caller)
-        request = service.parse(body)
-        async with self.limiters[name].slot(priority):
-            try:
-                audio, elapsed, device, model, _label = await self.pool.run(name, request)
-            except (WireError, BackendError):
-                raise
-            except Exception as error:
-                log.exception("%s backend failed", name)
-                raise BackendError(f"{name} generation failed: {type(error).__name__}") from None
+        try:
+            request = service.parse(body)
+            async with self.limiters[name].slot(priority):
+                audio, elapsed, device, model = await self._generate(name, request)
+        except WireError:  # refused (400, 503): only accepted requests count toward the rate limit
+            self.policy.refund(caller)
+            raise
         try:
             flac = await run_in_threadpool(encode_flac, audio, max_seconds=service.answer_limit_s)
         except WireError as error:  # our backend's fault, not the caller's: 500
@@ -123,6 +138,17 @@ class MinerService:
         headers = sign_response(self.wallet, path, payload, caller)
         return Response(payload, media_type=RESPONSE_CONTENT_TYPE, headers=headers)
 
+    async def _generate(self, name: str, request) -> tuple:
+        """(audio, generation seconds, device, model id) from the replica the pool picks."""
+        try:
+            audio, elapsed, device, model, _label = await self.pool.run(name, request)
+        except (WireError, BackendError):
+            raise
+        except Exception as error:
+            log.exception("%s backend failed", name)
+            raise BackendError(f"{name} generation failed: {type(error).__name__}") from None
+        return audio, elapsed, device, model
+
     def app(self) -> FastAPI:
         @asynccontextmanager
         async def lifespan(_app):
@@ -130,12 +156,22 @@ class MinerService:
             task = asyncio.create_task(self._sync_forever())
             yield
             task.cancel()
+            if self.on_stop is not None:
+                await asyncio.to_thread(self.on_stop)
 
         app = FastAPI(title="audionet miner", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
 
         @app.exception_handler(WireError)
         async def wire_error(_request, error: WireError):
             return JSONResponse({"error": error.message}, status_code=error.status)
+
+        @app.exception_handler(ClientDisconnect)
+        async def disconnected(request: Request, _error: ClientDisconnect):
+            # one line, no traceback: a client that leaves mid-request is not the miner's problem
+            connection_log.info(
+                "%s %s: the client disconnected before sending the whole request", request.method, request.url.path
+            )
+            return Response(status_code=400)
 
         @app.exception_handler(BackendError)
         async def backend_error(_request, error: BackendError):

@@ -17,6 +17,7 @@ import binascii
 import hashlib
 import json
 import struct
+import unicodedata
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
@@ -37,7 +38,8 @@ RESPONSE_CONTENT_TYPE = "application/x-audionet-response"
 PROTOCOL_VERSION = 1
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)]
-Seed = Annotated[int, Field(ge=0, le=2**32 - 1)]
+# strict: a seed given as a string, a float or a boolean is refused, not converted
+Seed = Annotated[int, Field(strict=True, ge=0, le=2**32 - 1)]
 VoiceName = Annotated[str, StringConstraints(max_length=32, pattern=r"^[a-z0-9][a-z0-9_+\-]*$")]
 ServiceName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
 Sha256Hex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
@@ -52,8 +54,8 @@ class _Strict(BaseModel):
 
 
 def printable(text: str) -> str:
-    """A field validator: non-blank text without control characters (tabs and newlines allowed)."""
-    if any(ord(ch) < 32 and ch not in "\n\t" for ch in text) or not text.strip():
+    """A field validator: non-blank text without control characters (C0, DEL, C1; tabs and newlines allowed)."""
+    if any(unicodedata.category(ch) == "Cc" and ch not in "\n\t" for ch in text) or not text.strip():
         raise ValueError("must be non-blank printable text")
     return text
 

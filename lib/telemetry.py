@@ -132,6 +132,7 @@ class Telemetry:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
+        self._closed = False
         if wandb_settings is not None and not wandb_settings.off:
             self.run = self._start_wandb(wandb_settings)
 
@@ -229,6 +230,10 @@ class Telemetry:
                 log.warning("W&B finish failed: %s", error)
 
     def close(self) -> None:
+        """Stop the flush thread, write the final record and finish W&B (once; later calls do nothing)."""
+        if self._closed:
+            return
+        self._closed = True
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5.0)

@@ -15,6 +15,8 @@ from audionet.lib.config import Parser, add_common_flags, flag, positive_int, ru
 from audionet.lib.pool import add_pool_flags
 from audionet.lib.telemetry import add_telemetry_flags
 
+STOP_GRACE_S = 2
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="audionet-miner", description=__doc__.split("\n")[0])
@@ -53,6 +55,20 @@ def build_parser() -> argparse.ArgumentParser:
     flag(policy, "miner.rate_limit", type=positive_int, default=120, help="requests per minute per caller hotkey")
     flag(policy, "miner.max_waiting", type=int, default=8, help="requests allowed to wait per service (then 503)")
     flag(policy, "miner.sync_interval", type=float, default=60.0, help="seconds between metagraph syncs")
+    flag(
+        policy,
+        "miner.head_timeout",
+        type=float,
+        default=10.0,
+        help="seconds a connection gets to send each request head (idle and slow clients are closed)",
+    )
+    flag(
+        policy,
+        "miner.max_connections",
+        type=positive_int,
+        default=512,
+        help="open connections at most; at the cap the one waiting longest for a request head is closed",
+    )
     add_telemetry_flags(parser)
     return parser
 
@@ -76,6 +92,7 @@ def run(args, log) -> int:
     from audionet.lib.auth import AccessPolicy
     from audionet.lib.chain import open_chain
     from audionet.lib.config import node_dir
+    from audionet.lib.connections import ensure_fd_room, guarded_protocol, throttle_logs
     from audionet.lib.gpu import describe_device
     from audionet.lib.miner_app import MinerService
     from audionet.lib.pool import Pool, build_replicas, pool_label
@@ -83,6 +100,7 @@ def run(args, log) -> int:
     from audionet.lib.timing import Timer
     from audionet.lib.wallet import load_wallet
 
+    ensure_fd_room(args.miner_max_connections)
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
     replicas = build_replicas(args, args.services)
@@ -93,15 +111,7 @@ def run(args, log) -> int:
     pool = Pool(replicas, timer)
     pool.calibrate()
     device_info = describe_device(pool.replicas()[0].device.split("@")[0])  # a Ray replica: device@node
-    service = MinerService(
-        wallet,
-        chain,
-        pool,
-        policy,
-        max_waiting=args.miner_max_waiting,
-        sync_interval=args.miner_sync_interval,
-        timer=timer,
-    )
+    hotkey = wallet.hotkey.ss58_address
     external_ip = args.axon_external_ip or (None if args.axon_ip == "0.0.0.0" else args.axon_ip)
     if not args.axon_no_publish:
         if external_ip is None:
@@ -112,6 +122,26 @@ def run(args, log) -> int:
         except Exception as error:
             log.error("could not publish the endpoint on chain: %s", error)
             return 2
+    telemetry = open_telemetry(
+        args,
+        timer,
+        role="miner",
+        hotkey=hotkey,
+        uid=asyncio.run(lookup_uid(chain, hotkey)),
+        device=device_info.as_dict(),
+        default_dir=node_dir(args.subtensor_network, args.netuid, args.wallet_hotkey, "miner"),
+        pool=[replica.describe() | {"service": replica.service.name} for replica in pool.replicas()],
+    )
+    service = MinerService(
+        wallet,
+        chain,
+        pool,
+        policy,
+        max_waiting=args.miner_max_waiting,
+        sync_interval=args.miner_sync_interval,
+        timer=timer,
+        on_stop=telemetry.close,
+    )
     log.info(
         "hotkey %s serving %s on %s:%d",
         service.hotkey,
@@ -119,20 +149,19 @@ def run(args, log) -> int:
         args.axon_ip,
         args.axon_port,
     )
-    telemetry = open_telemetry(
-        args,
-        timer,
-        role="miner",
-        hotkey=service.hotkey,
-        uid=asyncio.run(lookup_uid(chain, service.hotkey)),
-        device=device_info.as_dict(),
-        default_dir=node_dir(args.subtensor_network, args.netuid, args.wallet_hotkey, "miner"),
-        pool=[replica.describe() | {"service": replica.service.name} for replica in pool.replicas()],
-    )
     telemetry.start(args.telemetry_interval)
     config = uvicorn.Config(
-        service.app(), host=args.axon_ip, port=args.axon_port, log_level="warning", timeout_keep_alive=30
+        service.app(),
+        host=args.axon_ip,
+        port=args.axon_port,
+        log_level="warning",
+        http=guarded_protocol(args.miner_head_timeout, args.miner_max_connections),
+        timeout_keep_alive=args.miner_head_timeout,  # an idle kept-alive connection is one awaiting a head
+        # In-flight requests get this long after SIGTERM; then the lifespan shutdown writes the
+        # last timing record, well inside a supervisor's grace period (localnet: 5 s).
+        timeout_graceful_shutdown=STOP_GRACE_S,
     )
+    throttle_logs()  # after uvicorn's log set-up: hostile traffic logs one line per kind per minute
     try:
         uvicorn.Server(config).run()
     finally:

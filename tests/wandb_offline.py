@@ -57,8 +57,9 @@ def read_run(wandb_dir: str, timeout: float = 15.0) -> dict:
 
 
 def read_run_file(path: str, timeout: float = 15.0) -> dict:
-    """{"config": {...}, "history": [{key: value}, ...]} of one offline run, once W&B's service
-    process has written the run's exit record (it writes after `finish()` returns)."""
+    """{"config": {...}, "history": [{key: value}, ...], "exited": bool} of one offline run, once W&B's
+    service process has written the run's exit record (it writes after `finish()` returns), or what
+    is there after `timeout` seconds (then "exited" is False)."""
     deadline = time.monotonic() + timeout
     while True:
         found = records(path)
@@ -78,4 +79,5 @@ def read_run_file(path: str, timeout: float = 15.0) -> dict:
                 key = item.key or "/".join(item.nested_key)
                 row[key] = json.loads(item.value_json)
             history.append(row)
-    return {"config": config, "history": history, "path": path}
+    exited = any(r.WhichOneof("record_type") == "exit" for r in found)
+    return {"config": config, "history": history, "path": path, "exited": exited}

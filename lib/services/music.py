@@ -29,7 +29,7 @@ DURATION_SHARE = 0.2  # a clip at the edge of the length tolerance keeps 80%
 class MusicRequest(ServiceRequest):
     service: Literal["music"] = "music"
     prompt: Text
-    seconds: float = Field(ge=MIN_SECONDS, le=MAX_SECONDS, allow_inf_nan=False)
+    seconds: float = Field(strict=True, ge=MIN_SECONDS, le=MAX_SECONDS, allow_inf_nan=False)
 
     _prompt = field_validator("prompt")(printable)
 

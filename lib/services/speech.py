@@ -1,5 +1,6 @@
 """What the speech services (TTS, voice clone) share: the content rule of their score,
-and texts sized to a target length for benchmark workloads.
+the length of speech a text asks for (and the refusal of text that cannot be spoken
+within the limit), and texts sized to a target length for benchmark workloads.
 
 A target longer than one request allows (30 s of audio; 400 characters of
 text) becomes equal segments that a benchmark run generates back to back.
@@ -11,7 +12,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from audionet.lib.prompts import make_sentence
+from audionet.lib.errors import WireError
+from audionet.lib.prompts import make_sentence, spoken_form
 from audionet.lib.protocol import MAX_TEXT_CHARS
 from audionet.lib.scoring.gates import speech_seconds
 from audionet.lib.scoring.rewards import content_factor
@@ -19,6 +21,18 @@ from audionet.lib.services.base import Service, split_seconds
 
 CALIBRATION_TEXT = "The quick brown fox jumps over the lazy dog while the band plays on."
 DEFAULT_CHARS_PER_SECOND = 15.0
+
+
+def check_speakable(text: str, max_seconds: float) -> None:
+    """Refuse (400) text with nothing to speak, or whose spoken form (numbers in words) takes longer
+    than `max_seconds` even at the fastest plausible rate: the caller's mistake, decided before any
+    generation, is never a 500."""
+    spoken = spoken_form(text)
+    if not any(ch.isalnum() for ch in spoken):
+        raise WireError("the text has nothing to speak: no letters or digits")
+    fastest, _ = speech_seconds(spoken)
+    if fastest > max_seconds:
+        raise WireError(f"the text takes at least {fastest:.0f} s to speak; the limit is {max_seconds:g} s")
 
 
 def text_of_length(rng: np.random.Generator, chars: int) -> str:
@@ -44,6 +58,9 @@ def chars_per_second(text: str, seconds: float) -> float:
 
 class SpeechService(Service):
     """A service whose answer speaks `request.text`."""
+
+    def check(self, request) -> None:
+        check_speakable(request.text, self.max_seconds)  # a 400 before any generation
 
     def expected_seconds(self, request) -> tuple[float, float]:
         return speech_seconds(request.text)

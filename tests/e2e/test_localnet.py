@@ -107,6 +107,11 @@ def test_localnet_command_prints_a_table_and_writes_json(tmp_path):
     clip = tmp_path / "net" / "audio" / "round-00001" / f"uid-{report['miners'][0]['uid']:03d}-music.flac"
     audio = decode_flac(clip.read_bytes(), max_seconds=30, max_bytes=10**7)
     assert audio.sample_rate == 32_000 and audio.seconds >= 3.5
+    # the miners were stopped with SIGTERM at the end and still wrote their timings
+    for index in range(2):
+        with open(tmp_path / "net" / "telemetry" / f"miner{index}" / "timing.jsonl") as handle:
+            last = json.loads(handle.readlines()[-1])
+        assert all(last["scalars"][f"timing/{s}/generation/count"] == 1 for s in ("tts", "vc", "music")), last
 
 
 def test_sigterm_stops_every_process_localnet_started(tmp_path):

@@ -2,6 +2,7 @@
 
 import base64
 import json
+import socket
 import time
 
 import bittensor as bt
@@ -100,6 +101,9 @@ def test_hostile_bodies_are_refused_before_work(net):
     for body, fragment in (
         (b'{"text": ', "Invalid JSON"),
         (b'{"text": "hi", "voice": "../../../etc/passwd"}', "'voice'"),
+        (json.dumps({"text": "1,234,567,891 " * 28}).encode(), "the limit is 30 s"),  # numbers in words
+        (json.dumps({"text": "\u200b\u202e...!?"}).encode(), "nothing to speak"),
+        (b'{"text": "hi", "seed": "5"}', "'seed'"),
         (
             json.dumps(
                 {
@@ -118,14 +122,63 @@ def test_hostile_bodies_are_refused_before_work(net):
     assert httpx.get(f"http://127.0.0.1:{miner.port}/v1/health").json()["services"]["tts"]["served"] >= 1
 
 
-def test_rate_limit_answers_429(net):
+def test_only_accepted_requests_count_toward_the_rate_limit(net):
     validator, miner = wallet(net, "validator"), net.miners[1]
+    for index in range(5):  # signed but malformed: 400 each, and none spends the limit of 2
+        body = json.dumps({"text": index, "seed": index}).encode()
+        response = post(miner, "/v1/tts", body, sign_request(validator, "/v1/tts", body, miner.hotkey))
+        assert response.status_code == 400, response.text
     statuses = []
     for index in range(3):
         body = json.dumps({"text": f"Number {index}.", "seed": index}).encode()
         headers = sign_request(validator, "/v1/tts", body, miner.hotkey)
         statuses.append(post(miner, "/v1/tts", body, headers).status_code)
     assert statuses == [200, 200, 429]
+
+
+def test_the_signature_binds_the_query_string(net):
+    validator, miner = wallet(net, "validator"), net.miners[0]
+    body = json.dumps({"text": "With a query string.", "seed": 2}).encode()
+    signed = sign_request(validator, "/v1/tts?lang=en", body, miner.hotkey)
+    assert post(miner, "/v1/tts?lang=en", body, signed).status_code == 200
+    response = post(miner, "/v1/tts?lang=en", body, sign_request(validator, "/v1/tts", body, miner.hotkey))
+    assert response.status_code == 401, response.text
+
+
+def test_a_client_that_leaves_mid_body_is_one_log_line(net):
+    validator, miner = wallet(net, "validator"), net.miners[0]
+    with open(miner.log_path, "rb") as handle:
+        start = len(handle.read())
+    body = json.dumps({"text": "Never finished.", "seed": 3}).encode()
+    headers = sign_request(validator, "/v1/tts", body, miner.hotkey) | {"Content-Length": str(len(body))}
+    head = "POST /v1/tts HTTP/1.1\r\nHost: x\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    with socket.create_connection(("127.0.0.1", miner.port)) as client:
+        client.sendall(head.encode() + b"\r\n" + body[:5])
+    deadline = time.monotonic() + 30
+    while True:
+        with open(miner.log_path, "rb") as handle:
+            new = handle.read()[start:].decode(errors="replace")
+        if "disconnected" in new or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert new.count("disconnected before sending the whole request") == 1, new
+    assert "Traceback" not in new and len(new.splitlines()) == 1, new
+
+
+def test_a_request_answered_before_a_restart_is_not_answered_again(net):
+    validator, miner = wallet(net, "validator"), net.miners[0]
+    body = json.dumps({"text": "Only once, please.", "seed": 4}).encode()
+    headers = sign_request(validator, "/v1/tts", body, miner.hotkey)
+    assert post(miner, "/v1/tts", body, headers).status_code == 200
+    signed = time.monotonic()
+    net.restart_miner(miner)  # kill -9, then the same flags
+    net.wait_ready()
+    if time.monotonic() - signed > 9:
+        pytest.skip("the restart took longer than the 10 s freshness window: the replay would be merely stale")
+    response = post(miner, "/v1/tts", body, headers)
+    assert response.status_code == 401 and "signed before this miner started" in response.text, response.text
+    fresh = sign_request(validator, "/v1/tts", body, miner.hotkey)
+    assert post(miner, "/v1/tts", body, fresh).status_code == 200
 
 
 def test_overload_is_refused_with_503_and_nothing_is_lost(net):
@@ -159,3 +212,34 @@ def test_overload_is_refused_with_503_and_nothing_is_lost(net):
     assert set(statuses) == {200, 503} and statuses.count(200) >= 3, statuses  # 1 running + 2 waiting at least
     health = httpx.get(f"http://127.0.0.1:{miner.port}/v1/health").json()["services"]["vc"]
     assert health["busy"] == 0 and health["waiting"] == 0
+
+
+def test_a_thousand_idle_connections_do_not_stop_honest_requests(net):
+    """The miner's cap (512 by default) closes the idle ones waiting longest; an honest client, which sends its
+    head at once, is served. The soft open-file limit is raised for this process if 1,000 sockets need it."""
+    import resource
+
+    validator, miner = wallet(net, "validator"), net.miners[0]
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    with open(miner.log_path, "rb") as handle:
+        start = len(handle.read())
+    idle = []
+    try:
+        for index in range(1000):
+            sock = socket.create_connection(("127.0.0.1", miner.port))
+            if index % 2:
+                sock.sendall(b"POST /v1/tts HTTP/1.1\r\nHost: x\r\nX-Slow: ")  # a head that never ends
+            idle.append(sock)
+        assert httpx.get(f"http://127.0.0.1:{miner.port}/v1/health", timeout=5).status_code == 200
+        body = json.dumps({"text": "Served despite the crowd.", "seed": 6}).encode()
+        response = post(miner, "/v1/tts", body, sign_request(validator, "/v1/tts", body, miner.hotkey))
+        assert response.status_code == 200, response.text
+    finally:
+        for sock in idle:
+            sock.close()
+    with open(miner.log_path, "rb") as handle:
+        new = handle.read()[start:].decode(errors="replace").splitlines()
+    assert sum("at the cap of 512 connections" in line for line in new) == 1, new  # not one line per connection
+    assert len(new) <= 4, new

@@ -1,7 +1,17 @@
+import time
+
 import bittensor as bt
 import pytest
 
-from audionet.lib.auth import AccessPolicy, Member, sign_request, sign_response, verify_request, verify_response
+from audionet.lib.auth import (
+    AccessPolicy,
+    Member,
+    RestartSafeNonceStore,
+    sign_request,
+    sign_response,
+    verify_request,
+    verify_response,
+)
 from audionet.lib.errors import WireError
 
 
@@ -74,3 +84,30 @@ def test_screen_refuses_strangers_from_headers_alone():
             policy.screen(headers)
         assert info.value.status == status
     assert policy._recent == {}  # screening never spends the rate limit
+
+
+def test_a_refunded_request_does_not_count_toward_the_rate_limit():
+    policy = AccessPolicy(rate_limit=2, rate_window_s=60.0)
+    policy.members = {"vali": Member(0, 100.0, True)}
+    for second in range(5):  # refused later (400, 503): given back each time
+        policy.admit("vali", now=float(second))
+        policy.refund("vali")
+    policy.admit("vali", now=10.0)
+    policy.admit("vali", now=11.0)
+    with pytest.raises(WireError) as info:
+        policy.admit("vali", now=12.0)
+    assert info.value.status == 429
+
+
+def test_a_request_signed_before_the_process_started_is_refused_as_a_possible_replay(wallets):
+    validator, miner = wallets("v"), wallets("m")
+    m_hot, body = miner.hotkey.ss58_address, b'{"text":"hi"}'
+    headers = sign_request(validator, "/v1/tts", body, m_hot)
+    earlier = RestartSafeNonceStore(started_ns=time.time_ns() - 10**9)  # the process that answered it
+    assert verify_request(headers, body, "/v1/tts", m_hot, earlier) == validator.hotkey.ss58_address
+    restarted = RestartSafeNonceStore()  # a new process, inside the 10 s freshness window
+    with pytest.raises(WireError, match="signed before this miner started") as info:
+        verify_request(headers, body, "/v1/tts", m_hot, restarted)
+    assert info.value.status == 401
+    fresh = sign_request(validator, "/v1/tts", body, m_hot)
+    assert verify_request(fresh, body, "/v1/tts", m_hot, restarted) == validator.hotkey.ss58_address

@@ -48,7 +48,16 @@ def test_valid_requests_round_trip():
         ("tts", {"text": "   "}, "'text'"),
         ("tts", {"text": "bell\x07"}, "'text'"),
         ("tts", {"text": "hi", "voice": "../../etc/passwd"}, "'voice'"),
+        ("tts", {"text": "del\x7f and c1\x85"}, "'text'"),
+        ("tts", {"text": "\u200b\u200f\u202e\u2066"}, "nothing to speak"),  # zero-width and bidi only
+        ("tts", {"text": "...!? -- ;"}, "nothing to speak"),
+        ("tts", {"text": "1,234,567,891 " * 28}, "at least 72 s to speak; the limit is 30 s"),  # numbers in words
         ("tts", {"text": "hi", "seed": -1}, "'seed'"),
+        ("tts", {"text": "hi", "seed": "5"}, "'seed'"),  # strict types: no string, float or boolean seed
+        ("tts", {"text": "hi", "seed": 5.0}, "'seed'"),
+        ("tts", {"text": "hi", "seed": True}, "'seed'"),
+        ("music", {"prompt": "rock", "seconds": "5"}, "'seconds'"),
+        ("music", {"prompt": "rock", "seconds": True}, "'seconds'"),
         ("music", {"prompt": "rock", "seconds": 31}, "'seconds'"),
         ("music", {"prompt": "rock", "seconds": 0.2}, "'seconds'"),
         ("music", {"prompt": "rock", "seconds": "NaN"}, "'seconds'"),
@@ -74,6 +83,19 @@ def test_oversized_body_is_413_and_unknown_service_404():
 def test_vc_reference_length_is_bounded(seconds, fragment):
     with pytest.raises(WireError, match=fragment):
         parse_request("vc", vc_body(tone(seconds)))
+
+
+def test_voice_clone_text_too_long_to_speak_is_refused_before_the_reference_is_decoded():
+    with pytest.raises(WireError, match="the limit is 30 s") as info:
+        parse_request("vc", vc_body(tone(2.0), text="1,234,567,891 " * 28, reference_flac_b64="bm90IGEgZmxhYw=="))
+    assert info.value.status == 400
+
+
+def test_a_ten_minute_reference_is_reported_as_what_it_claims_not_as_the_part_read():
+    quiet = Audio(np.zeros(8_000 * 600, dtype=np.float32), 8_000)  # small as FLAC, long as audio
+    with pytest.raises(WireError) as info:
+        parse_request("vc", vc_body(quiet))
+    assert str(info.value) == "audio is 600.00 s long; the limit is 20 s"
 
 
 def test_response_body_round_trip_and_corruption():
