@@ -156,13 +156,15 @@ def test_quality_table_has_every_service_with_finite_numbers_and_the_expected_co
     assert set(tables) == {"tts", "vc", "music"}
     for service, rows in tables.items():
         assert len(rows) == 1 and rows[0]["Runs"] == "3" and rows[0]["Gated clips"] == "0 of 3"
-        expected = [title for key, title in services.get(service).metrics if key != "adherence"]
-        for title in expected + [REWARD[1]]:  # CLAP is off offline: adherence is "-", tempo match stands in
+        # The offline profile has no CLAP and no aesthetics model: those columns are "-".
+        expected = [title for key, title in services.get(service).metrics if key not in ("adherence", "aesthetics")]
+        for title in expected + [REWARD[1]]:
             assert "±" in rows[0][title], (service, title, rows[0][title])
             mean_of(rows[0][title])
         assert 0.3 < mean_of(rows[0][REWARD[1]]) <= 1.0
     assert 1.0 <= mean_of(tables["tts"][0]["MOS (first predictor, 1-5)"]) <= 5.0
     assert tables["music"][0]["Text adherence (CLAP)"] == "-"
+    assert tables["music"][0]["Aesthetics (Audiobox)"] == "-"
     assert os.path.getsize(os.path.join(full_run, "quality_speed.png")) > 0
     summary = load_json(os.path.join(full_run, "benchmark_summary.json"))
     vc = summary["services"]["vc"]["quality"]
