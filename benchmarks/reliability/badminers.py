@@ -95,8 +95,8 @@ async def _serve_one(miner: BadMiner, reader: asyncio.StreamReader, writer: asyn
         match = re.search(rb"content-length:\s*(\d+)", head, re.IGNORECASE)
         body = await reader.readexactly(int(match.group(1)) if match else 0)
         await _behave(miner, writer, head.split(b" ")[1].decode(), body)
-    except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-        pass  # the validator gave up on us: as intended
+    except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.CancelledError):
+        pass  # the validator gave up on us, or the servers are stopping: as intended
     finally:
         writer.close()
 

@@ -27,12 +27,13 @@ import random, sys
 from audionet.lib.scoring.state import ScoreState
 path, uids = sys.argv[1], int(sys.argv[2])
 state = ScoreState(("tts", "vc", "music"), hotkeys=[f"hk{u}" for u in range(uids)])
-print("ready", flush=True)
 for r in range(1, 10**9):
     rng = random.Random(r)
     state.scores = {s: [rng.random() for _ in range(uids)] for s in state.services}
     state.round = r
     state.save(path)
+    if r == 1:
+        print("saved once", flush=True)
 """
 
 

@@ -54,7 +54,7 @@ def run_concurrent(
     live: LiveMiner, count: int, waves: int = 2, timeout: float = TTS.timeout_s, progress=lambda n: None
 ) -> dict:
     """`waves` bursts of `count` valid signed TTS requests sent at once; the miner's RSS before and after."""
-    warm_body, warm_headers = signed_tts(live, -1)
+    warm_body, warm_headers = signed_tts(live, 10**6)
     httpx.post(f"{live.url}/v1/tts", content=warm_body, headers=warm_headers, timeout=60).raise_for_status()
     rss = [rss_mb(live.pid)]
     results = []
