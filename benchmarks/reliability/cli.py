@@ -36,43 +36,90 @@ def build_parser() -> Parser:
     return parser
 
 
+def attempt(scenarios: dict, key: str, run, *path: str) -> None:
+    """Run one scenario; an exception is kept as its result (and fails its threshold) so the others still run."""
+    target = scenarios
+    for part in path:
+        target = target.setdefault(part, {})
+    try:
+        target[key] = run()
+    except Exception as error:  # a benchmark reports, it does not stop at the first broken scenario
+        target[key] = {"error": f"{type(error).__name__}: {error}"[:500]}
+
+
 def run_scenarios(args, workdir: str) -> dict:
     chosen = [s for s in args.scenarios.split(",") if s]
     scenarios: dict = {}
     if {"hostile", "concurrent", "idle", "crash"} & set(chosen):
-        live = start_live_miner(os.path.join(workdir, "live"))
+        live = start_live_miner(os.path.join(workdir, "live"), callers=tuple(SCENARIOS))
         try:
             if "hostile" in chosen:
                 with tqdm(total=args.hostile, desc="hostile requests") as bar:
-                    scenarios["hostile"] = run_hostile(live, args.hostile, bar.update)
+                    attempt(
+                        scenarios, "hostile", lambda: run_hostile(live.as_caller("hostile"), args.hostile, bar.update)
+                    )
             if "concurrent" in chosen:
                 with tqdm(total=args.concurrent * args.waves, desc="concurrent requests") as bar:
-                    scenarios["concurrent"] = load.run_concurrent(
-                        live, args.concurrent, args.waves, progress=bar.update
+                    attempt(
+                        scenarios,
+                        "concurrent",
+                        lambda: load.run_concurrent(
+                            live.as_caller("concurrent"), args.concurrent, args.waves, progress=bar.update
+                        ),
                     )
             if "idle" in chosen:
                 with tqdm(total=args.idle, desc="idle connections") as bar:
-                    scenarios["idle"] = load.run_idle(live, args.idle, progress=bar.update)
+                    attempt(
+                        scenarios, "idle", lambda: load.run_idle(live.as_caller("idle"), args.idle, progress=bar.update)
+                    )
             if "crash" in chosen:
                 print("kill -9 of the miner mid-generation", file=sys.stderr)
-                scenarios["crash"] = {"miner_mid_generation": crash.kill_miner_mid_generation(live)}
+                attempt(
+                    scenarios,
+                    "miner_mid_generation",
+                    lambda: crash.kill_miner_mid_generation(live.as_caller("crash")),
+                    "crash",
+                )
         finally:
             live.net.stop()
     if "round" in chosen:
         print(f"a validator round over {args.miners} miners", file=sys.stderr)
-        scenarios["round"] = validator_round.run_round(os.path.join(workdir, "round"), args.miners, args.honest)
+        attempt(
+            scenarios,
+            "round",
+            lambda: validator_round.run_round(os.path.join(workdir, "round"), args.miners, args.honest),
+        )
     if "crash" in chosen:
         with tqdm(total=args.save_kills, desc="kill -9 mid-save") as bar:
             saves = os.path.join(workdir, "saves")
             os.makedirs(saves)
-            scenarios["crash"]["mid_save"] = crash.kill_mid_save(saves, args.save_kills, progress=bar.update)
+            attempt(
+                scenarios, "mid_save", lambda: crash.kill_mid_save(saves, args.save_kills, progress=bar.update), "crash"
+            )
         print("kill -9 of the validator mid-round", file=sys.stderr)
-        scenarios["crash"]["mid_round"] = crash.kill_validator_mid_round(os.path.join(workdir, "midround"))
+        attempt(
+            scenarios, "mid_round", lambda: crash.kill_validator_mid_round(os.path.join(workdir, "midround")), "crash"
+        )
     return scenarios
 
 
+def errors(scenarios: dict) -> tuple[dict, list[str]]:
+    """Scenarios that raised, apart; what remains has every field its threshold reads."""
+    found, kept = [], {}
+    for key, value in scenarios.items():
+        if key == "crash":
+            broken = {k: v for k, v in value.items() if "error" in v}
+            found += [f"{k}: {v['error']}" for k, v in broken.items()]
+            kept[key] = {k: v for k, v in value.items() if k not in broken}
+        elif "error" in value:
+            found.append(f"{key}: {value['error']}")
+        else:
+            kept[key] = value
+    return kept, found
+
+
 def failures(scenarios: dict, args) -> list[str]:
-    found = []
+    scenarios, found = errors(scenarios)
     if "hostile" in scenarios:
         found += thresholds.hostile(scenarios["hostile"], args.hostile)
     for key, check in (("concurrent", thresholds.concurrent), ("idle", thresholds.idle), ("round", thresholds.round_)):

@@ -8,11 +8,11 @@ import os
 import resource
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from audionet.lib.localnet import LocalNet, MinerProcess
+from audionet.lib.localnet import VALIDATOR_STAKE, LocalNet, MinerProcess
 from audionet.lib.wallet import create_wallet
 
 
@@ -81,6 +81,12 @@ class LiveMiner:
     miner: MinerProcess
     validator: object  # bittensor Wallet
     stranger: object  # a wallet with no registration
+    callers: dict = field(default_factory=dict)  # scenario -> its own permitted validator wallet
+
+    def as_caller(self, scenario: str) -> LiveMiner:
+        """This miner called by the scenario's own validator hotkey: one scenario's requests do not spend
+        another's rate limit."""
+        return replace(self, validator=self.callers[scenario])
 
     @property
     def url(self) -> str:
@@ -94,10 +100,16 @@ class LiveMiner:
         return self.miner.process.poll() is None
 
 
-def start_live_miner(workdir: str, extra_args: tuple = ()) -> LiveMiner:
-    """A subnet with one validator (registered, with permit and stake) and one miner; the caller stops it."""
+def start_live_miner(workdir: str, extra_args: tuple = (), callers: tuple = ()) -> LiveMiner:
+    """A subnet with one validator (registered, with permit and stake), one more for each of `callers`, and
+    one miner; the caller stops it."""
     net = LocalNet(workdir)
     net.add_validator()
+    extra = {name: create_wallet(f"caller-{name}", "default", net.wallets) for name in callers}
+    for wallet in extra.values():
+        net.chain.register(
+            wallet.hotkey.ss58_address, wallet.coldkeypub.ss58_address, stake=VALIDATOR_STAKE, validator_permit=True
+        )
     miner = net.add_miner("target", extra_args=("--services", "tts,vc", *extra_args))
     try:
         net.wait_ready()
@@ -106,7 +118,7 @@ def start_live_miner(workdir: str, extra_args: tuple = ()) -> LiveMiner:
         raise
     validator = create_wallet("validator", "default", net.wallets)
     stranger = create_wallet("stranger", "default", net.wallets)
-    return LiveMiner(net, miner, validator, stranger)
+    return LiveMiner(net, miner, validator, stranger, extra)
 
 
 class Stopwatch:

@@ -161,8 +161,15 @@ SECTIONS = (
 def render(result: dict) -> str:
     lines = [f"# Reliability: {result['device']}", "", f"`{result['command']}` — {result['machine']}", ""]
     for key, title, make in SECTIONS:
-        if key in result["scenarios"]:
-            lines += [f"## {title}", "", make(result["scenarios"][key])]
+        scenario = result["scenarios"].get(key)
+        if scenario and "error" in scenario:
+            lines += [f"## {title}", "", f"**did not finish**: {scenario['error']}", ""]
+        elif scenario:
+            lines += [
+                f"## {title}",
+                "",
+                make(scenario if key != "crash" else {k: v for k, v in scenario.items() if "error" not in v}),
+            ]
     failures = result.get("failures", [])
     lines += ["## Thresholds", "", "all met" if not failures else "\n".join(f"- FAILED: {f}" for f in failures), ""]
     return "\n".join(lines)

@@ -66,7 +66,12 @@ def crash(r: dict) -> list[str]:
         if not mid["state_matches_log"] or mid["restart_exit"] != 0 or mid["ema_not_exact"] != 0:
             failed.append(f"mid-round: {mid}")
     if gen := r.get("miner_mid_generation"):
-        if gen["callers_hung"] or gen["old_request_replayed"] != 401 or gen["fresh_request"] != 200:
+        if (
+            not gen["killed_mid_generation"]
+            or gen["callers_hung"]
+            or gen["old_request_replayed"] != 401
+            or gen["fresh_request"] != 200
+        ):
             failed.append(f"miner mid-generation: {gen}")
         if gen["queue_after"] != {"busy": 0, "waiting": 0}:
             failed.append(f"miner mid-generation: queue after restart {gen['queue_after']}")

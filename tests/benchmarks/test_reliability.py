@@ -10,11 +10,12 @@ from audionet.benchmarks.reliability.hostile import headers_for, run_hostile
 from audionet.benchmarks.reliability.validator_round import run_round
 
 pytestmark = pytest.mark.timeout(300)
+CALLERS = ("hostile", "concurrent", "idle", "crash")
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    live = start_live_miner(str(tmp_path_factory.mktemp("reliability")))
+    live = start_live_miner(str(tmp_path_factory.mktemp("reliability")), callers=CALLERS)
     try:
         yield live
     finally:
@@ -22,6 +23,7 @@ def live(tmp_path_factory):
 
 
 def test_generated_hostile_requests_get_a_one_line_4xx_and_the_miner_survives(live):
+    live = live.as_caller("hostile")
     body = b'{"text": "A valid request through the same harness.", "seed": 1}'
     assert httpx.post(f"{live.url}/v1/tts", content=body, headers=headers_for(live, "/v1/tts", body, None)).is_success
     result = run_hostile(live, 300)
@@ -31,18 +33,18 @@ def test_generated_hostile_requests_get_a_one_line_4xx_and_the_miner_survives(li
 
 
 def test_concurrent_signed_requests_are_all_answered_and_memory_stays_bounded(live):
-    result = load.run_concurrent(live, 40, waves=2)
+    result = load.run_concurrent(live.as_caller("concurrent"), 40, waves=2)
     assert thresholds.concurrent(result) == []
     assert result["requests"] == 80 and result["statuses"].get("200", 0) >= 2, result["statuses"]
 
 
 def test_idle_and_slow_connections_do_not_delay_honest_requests(live):
-    result = load.run_idle(live, 200, probes=5)
+    result = load.run_idle(live.as_caller("idle"), 200, probes=5)
     assert thresholds.idle(result) == []
 
 
 def test_a_miner_killed_mid_generation_comes_back_and_answers_nothing_twice(live):
-    result = crash.kill_miner_mid_generation(live)
+    result = crash.kill_miner_mid_generation(live.as_caller("crash"))
     assert thresholds.crash({"miner_mid_generation": result}) == []
 
 
