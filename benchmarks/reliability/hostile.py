@@ -11,7 +11,9 @@ import time
 from collections.abc import Callable
 from typing import Optional
 
+import bittensor as bt
 import httpx
+import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -42,8 +44,6 @@ JSON_VALUES = st.recursive(
 
 
 def tone(seconds: float, rate: int = 16_000) -> Audio:
-    import numpy as np
-
     t = np.arange(int(seconds * rate)) / rate
     return Audio((0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32), rate)
 
@@ -161,8 +161,6 @@ CASES = st.one_of(
 
 def headers_for(live: LiveMiner, path: str, body: bytes, attack) -> Optional[dict]:
     """Signed headers for the case, broken as `attack` says; None when the attack leaves them valid."""
-    import bittensor as bt
-
     headers = sign_request(live.validator, path, body, live.miner.hotkey)
     if attack is None:
         return headers
