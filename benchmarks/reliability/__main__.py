@@ -1,0 +1,3 @@
+from audionet.benchmarks.reliability.cli import main
+
+raise SystemExit(main())

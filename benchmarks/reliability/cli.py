@@ -1,0 +1,155 @@
+"""Command line of the reliability benchmark: run the scenarios, write reliability-<device>.md and .json."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shlex
+import sys
+import tempfile
+
+from tqdm import tqdm
+
+from audionet.benchmarks.reliability import crash, load, report, thresholds, validator_round
+from audionet.benchmarks.reliability.common import start_live_miner
+from audionet.benchmarks.reliability.hostile import run_hostile
+from audionet.lib.config import Parser
+from audionet.lib.gpu import device_slug
+
+SCENARIOS = ("hostile", "concurrent", "idle", "round", "crash")
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="python -m audionet.benchmarks.reliability", description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default="benchmarks/results", help="folder for reliability-<device>.md/.json")
+    parser.add_argument(
+        "--scenarios", default=",".join(SCENARIOS), help="comma-separated subset of " + ",".join(SCENARIOS)
+    )
+    parser.add_argument("--hostile", type=int, default=10_000, help="generated hostile requests")
+    parser.add_argument("--concurrent", type=int, default=200, help="valid signed requests sent at once")
+    parser.add_argument("--waves", type=int, default=3, help="bursts of --concurrent requests (RSS after each)")
+    parser.add_argument("--idle", type=int, default=1_000, help="idle or slow connections held open")
+    parser.add_argument("--miners", type=int, default=64, help="miners in the validator round")
+    parser.add_argument("--honest", type=int, default=4, help="of which real baseline miners")
+    parser.add_argument("--save-kills", type=int, default=50, help="kill -9 of a validator mid-save, times")
+    return parser
+
+
+def attempt(scenarios: dict, key: str, run, *path: str) -> None:
+    """Run one scenario; an exception is kept as its result (and fails its threshold) so the others still run."""
+    target = scenarios
+    for part in path:
+        target = target.setdefault(part, {})
+    try:
+        target[key] = run()
+    except Exception as error:  # a benchmark reports, it does not stop at the first broken scenario
+        target[key] = {"error": f"{type(error).__name__}: {error}"[:500]}
+
+
+def run_scenarios(args, workdir: str) -> dict:
+    chosen = [s for s in args.scenarios.split(",") if s]
+    scenarios: dict = {}
+    if {"hostile", "concurrent", "idle", "crash"} & set(chosen):
+        live = start_live_miner(os.path.join(workdir, "live"), callers=tuple(SCENARIOS))
+        try:
+            if "hostile" in chosen:
+                with tqdm(total=args.hostile, desc="hostile requests") as bar:
+                    attempt(
+                        scenarios, "hostile", lambda: run_hostile(live.as_caller("hostile"), args.hostile, bar.update)
+                    )
+            if "concurrent" in chosen:
+                with tqdm(total=args.concurrent * args.waves, desc="concurrent requests") as bar:
+                    attempt(
+                        scenarios,
+                        "concurrent",
+                        lambda: load.run_concurrent(
+                            live.as_caller("concurrent"), args.concurrent, args.waves, progress=bar.update
+                        ),
+                    )
+            if "idle" in chosen:
+                with tqdm(total=args.idle, desc="idle connections") as bar:
+                    attempt(
+                        scenarios, "idle", lambda: load.run_idle(live.as_caller("idle"), args.idle, progress=bar.update)
+                    )
+            if "crash" in chosen:
+                print("kill -9 of the miner mid-generation", file=sys.stderr)
+                attempt(
+                    scenarios,
+                    "miner_mid_generation",
+                    lambda: crash.kill_miner_mid_generation(live.as_caller("crash")),
+                    "crash",
+                )
+        finally:
+            live.net.stop()
+    if "round" in chosen:
+        print(f"a validator round over {args.miners} miners", file=sys.stderr)
+        attempt(
+            scenarios,
+            "round",
+            lambda: validator_round.run_round(os.path.join(workdir, "round"), args.miners, args.honest),
+        )
+    if "crash" in chosen:
+        with tqdm(total=args.save_kills, desc="kill -9 mid-save") as bar:
+            saves = os.path.join(workdir, "saves")
+            os.makedirs(saves)
+            attempt(
+                scenarios, "mid_save", lambda: crash.kill_mid_save(saves, args.save_kills, progress=bar.update), "crash"
+            )
+        print("kill -9 of the validator mid-round", file=sys.stderr)
+        attempt(
+            scenarios, "mid_round", lambda: crash.kill_validator_mid_round(os.path.join(workdir, "midround")), "crash"
+        )
+    return scenarios
+
+
+def errors(scenarios: dict) -> tuple[dict, list[str]]:
+    """Scenarios that raised, apart; what remains has every field its threshold reads."""
+    found, kept = [], {}
+    for key, value in scenarios.items():
+        if key == "crash":
+            broken = {k: v for k, v in value.items() if "error" in v}
+            found += [f"{k}: {v['error']}" for k, v in broken.items()]
+            kept[key] = {k: v for k, v in value.items() if k not in broken}
+        elif "error" in value:
+            found.append(f"{key}: {value['error']}")
+        else:
+            kept[key] = value
+    return kept, found
+
+
+def failures(scenarios: dict, args) -> list[str]:
+    scenarios, found = errors(scenarios)
+    if "hostile" in scenarios:
+        found += thresholds.hostile(scenarios["hostile"], args.hostile)
+    for key, check in (("concurrent", thresholds.concurrent), ("idle", thresholds.idle), ("round", thresholds.round_)):
+        if key in scenarios:
+            found += check(scenarios[key])
+    if "crash" in scenarios:
+        found += thresholds.crash(scenarios["crash"])
+    return found
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    slug = device_slug("cpu")
+    with tempfile.TemporaryDirectory(prefix="audionet-reliability-") as workdir:
+        scenarios = run_scenarios(args, workdir)
+    result = {
+        "device": slug,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "command": "python -m audionet.benchmarks.reliability "
+        + shlex.join(argv if argv is not None else sys.argv[1:]),
+        "scenarios": scenarios,
+        "failures": failures(scenarios, args),
+    }
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, f"reliability-{slug}")
+    with open(path + ".json", "w") as handle:
+        json.dump(result, handle, indent=1)
+    with open(path + ".md", "w") as handle:
+        handle.write(report.render(result))
+    print(f"wrote {path}.md and .json; " + ("all thresholds met" if not result["failures"] else "FAILED:"))
+    for failure in result["failures"]:
+        print(f"  {failure}")
+    return 1 if result["failures"] else 0

@@ -1,0 +1,170 @@
+"""kill -9 at the worst moments: a validator mid-round (its queries in flight) and mid-save (inside the atomic
+write of its state), a miner mid-generation. State must load, scores must resume exactly, nothing answered twice."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+
+from audionet.benchmarks.reliability.common import LiveMiner, status_counts
+from audionet.lib.auth import sign_request
+from audionet.lib.localnet import LocalNet
+from audionet.lib.scoring.state import ScoreState
+
+SERVICES = ("tts", "vc", "music")
+ALPHA = 0.3
+# A child that saves state after state, each one's floats a function of its round, until it is killed.
+SAVER = """
+import random, sys
+from audionet.lib.scoring.state import ScoreState
+path, uids = sys.argv[1], int(sys.argv[2])
+state = ScoreState(("tts", "vc", "music"), hotkeys=[f"hk{u}" for u in range(uids)])
+for r in range(1, 10**9):
+    rng = random.Random(r)
+    state.scores = {s: [rng.random() for _ in range(uids)] for s in state.services}
+    state.round = r
+    state.save(path)
+    if r == 1:
+        print("saved once", flush=True)
+"""
+
+
+def expected_scores(round_: int, uids: int) -> dict[str, list[float]]:
+    import random
+
+    rng = random.Random(round_)
+    return {s: [rng.random() for _ in range(uids)] for s in SERVICES}
+
+
+def kill_mid_save(workdir: str, kills: int, uids: int = 256, progress=lambda n: None) -> dict:
+    """SIGKILL a process that saves validator state in a loop, `kills` times at random moments."""
+    import random
+
+    path = os.path.join(workdir, "state.json")
+    rng = random.Random(0)
+    loaded = exact = mid_write = 0
+    for _ in range(kills):
+        child = subprocess.Popen([sys.executable, "-c", SAVER, path, str(uids)], stdout=subprocess.PIPE, text=True)
+        child.stdout.readline()
+        time.sleep(rng.uniform(0.01, 0.3))
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        leftovers = glob.glob(os.path.join(workdir, ".tmp-*.json"))
+        mid_write += bool(leftovers)
+        for leftover in leftovers:
+            os.unlink(leftover)
+        if os.path.exists(path):
+            state = ScoreState.load(path, SERVICES)  # raises if the file is torn
+            loaded += 1
+            exact += state.scores == expected_scores(state.round, uids)
+        progress(1)
+    return {"kills": kills, "landed_mid_write": mid_write, "state_loads": loaded, "scores_exact": exact}
+
+
+def check_restored(record: dict, before: ScoreState) -> int:
+    """Results of the next round whose EMA is not exactly alpha * reward + (1 - alpha) * restored value."""
+    return sum(
+        r["ema"] != ALPHA * r["reward"] + (1 - ALPHA) * before.scores[r["service"]][r["uid"]] for r in record["results"]
+    )
+
+
+def _busy(port: int) -> bool:
+    try:
+        services = httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=1).json()["services"]
+    except (httpx.HTTPError, ValueError):
+        return False
+    return any(s["busy"] for s in services.values())
+
+
+def kill_validator_mid_round(workdir: str, timeout: float = 600.0) -> dict:
+    """A validator over two baseline miners is killed while its queries of round 2 are in flight, then runs
+    one more round: the saved state loads, and every EMA of that round continues exactly from it."""
+    net = LocalNet(workdir)
+    net.add_validator()
+    miners = [net.add_miner(f"miner{i}") for i in range(2)]
+    args = ["--neuron.alpha", str(ALPHA), "--neuron.seed", "3"]
+    state_path = os.path.join(net.state_dir, "state.json")
+    try:
+        net.wait_ready()
+        process = net.start_validator(0, extra_args=args)
+        deadline = time.monotonic() + timeout
+        while not (len(net.round_records()) >= 1 and any(_busy(m.port) for m in miners)):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the validator stopped or never reached round 2")
+            time.sleep(0.02)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        saved = ScoreState.load(state_path, SERVICES)
+        records = net.round_records()
+        status = net.run_validator(1, extra_args=args, timeout=timeout)
+        after = net.round_records()
+    finally:
+        net.stop()
+    return {
+        "killed_after_rounds": len(records),
+        "saved_round": saved.round,
+        "state_matches_log": saved.round == len(records),
+        "restart_exit": status,
+        "next_round": after[-1]["round"] if after else None,
+        "results_checked": len(after[-1]["results"]) if after else 0,
+        "ema_not_exact": check_restored(after[-1], saved) if len(after) > len(records) else None,
+    }
+
+
+def kill_miner_mid_generation(live: LiveMiner, requests: int = 3, timeout: float = 30.0) -> dict:
+    """kill -9 a miner while it generates (and others wait), restart it: the callers get an error, not a hang;
+    the new process answers fresh requests and refuses the old ones."""
+    bodies = [
+        json.dumps({"text": f"Killed while speaking number {i}. " * 6, "seed": i}).encode() for i in range(requests)
+    ]
+    signed = [sign_request(live.validator, "/v1/tts", body, live.miner.hotkey) for body in bodies]
+    outcomes: list = [None] * requests
+
+    def call(index: int) -> None:
+        started = time.perf_counter()
+        try:
+            status = httpx.post(f"{live.url}/v1/tts", content=bodies[index], headers=signed[index], timeout=timeout)
+            outcomes[index] = (status.status_code, time.perf_counter() - started)
+        except httpx.HTTPError as error:
+            outcomes[index] = (type(error).__name__, time.perf_counter() - started)
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(requests)]
+    for thread in threads:
+        thread.start()
+    generating = False
+    while not generating and any(thread.is_alive() for thread in threads):
+        generating = _busy(live.miner.port)
+        time.sleep(0.005)
+    killed_at = time.perf_counter()
+    live.net.restart_miner(live.miner)
+    for thread in threads:
+        thread.join(timeout + 5)
+    live.net.wait_ready()
+    restarted_s = time.perf_counter() - killed_at
+    replay = httpx.post(f"{live.url}/v1/tts", content=bodies[0], headers=signed[0], timeout=timeout).status_code
+    fresh = httpx.post(
+        f"{live.url}/v1/tts",
+        content=bodies[0],
+        headers=sign_request(live.validator, "/v1/tts", bodies[0], live.miner.hotkey),
+        timeout=timeout,
+    ).status_code
+    health = httpx.get(f"{live.url}/v1/health", timeout=5).json()["services"]["tts"]
+    return {
+        "in_flight": requests,
+        "killed_mid_generation": generating,
+        "caller_outcomes": status_counts([o[0] for o in outcomes if o]),
+        "callers_hung": sum(o is None for o in outcomes),
+        "callers_max_wait_s": max((o[1] for o in outcomes if o), default=None),
+        "restarted_s": restarted_s,
+        "old_request_replayed": replay,
+        "fresh_request": fresh,
+        "queue_after": {"busy": health["busy"], "waiting": health["waiting"]},
+    }

@@ -1,0 +1,175 @@
+"""The Markdown page of a reliability run: one table per scenario (`benchmarks.tables.table`)."""
+
+from __future__ import annotations
+
+from audionet.benchmarks.tables import num, table
+
+
+def counts(statuses: dict) -> str:
+    return ", ".join(f"{key}: {value:,}" for key, value in statuses.items()) or "-"
+
+
+def latency(figures: dict) -> list[str]:
+    return [num(figures.get("p95_s")), num(figures.get("max_s"))]
+
+
+def hostile_table(r: dict) -> str:
+    rows = [[kind, f"{sum(c.values()):,}", counts(c)] for kind, c in r["by_kind"].items()]
+    rows.append(["**all**", f"{r['requests']:,}", counts(r["statuses"])])
+    summary = table(
+        ["5xx answers", "not a 4xx one-line JSON error", "miner crashed", "tracebacks in its log", "p95 s", "max s"],
+        [
+            [
+                r["server_errors"],
+                r["not_4xx_one_line_json"],
+                r["crashed"],
+                r["tracebacks_in_log"],
+                *latency(r["latency"]),
+            ]
+        ],
+    )
+    return table(["attack", "requests", "statuses"], rows) + "\n" + summary
+
+
+def concurrent_table(r: dict) -> str:
+    rss = r["rss_mb"]
+    return table(
+        [
+            "requests (waves × at once)",
+            "statuses",
+            "lost",
+            "p95 s",
+            "max s",
+            "timeout s",
+            "RSS before MB",
+            "RSS after each wave MB",
+            "RSS growth MB",
+            "queue after",
+        ],
+        [
+            [
+                f"{r['requests']} ({r['waves']} × {r['concurrent']})",
+                counts(r["statuses"]),
+                r["lost"],
+                *latency(r["latency"]),
+                num(r["timeout_s"], 0),
+                num(rss["before"], 1),
+                " / ".join(num(v, 1) for v in rss["after_each_wave"]),
+                num(rss["growth"], 1),
+                f"busy {r['queue_after']['busy']}, waiting {r['queue_after']['waiting']}",
+            ]
+        ],
+    )
+
+
+def idle_table(r: dict) -> str:
+    rows = [
+        [probe, r["connections"], counts(r[key]["statuses"]), num(r[key]["median_s"]), num(r[key]["max_s"])]
+        for probe, key in (("health", "health"), ("signed TTS request", "signed"))
+    ]
+    note = f"connections opened in {num(r['opened_s'], 1)} s; miner log lines meanwhile: {r['miner_log_lines']}"
+    return table(["probe", "connections held", "statuses", "median s", "max s"], rows, note)
+
+
+def round_table(r: dict) -> str:
+    head = table(
+        [
+            "miners",
+            "honest",
+            "queried",
+            "timeout s",
+            "deadline s",
+            "round s",
+            "slowest answer s",
+            "bad miners > 0",
+            "honest miners at 0",
+        ],
+        [
+            [
+                r["miners"],
+                r["honest"],
+                r["queried"],
+                num(r["timeout_s"], 0),
+                num(r["deadline_s"], 0),
+                num(r["duration_s"], 1),
+                num(r["max_latency_s"], 1),
+                len(r["bad_nonzero"]),
+                len(r["honest_zero"]),
+            ]
+        ],
+    )
+    groups: dict[str, list[dict]] = {}
+    for row in r["rows"]:
+        groups.setdefault(row["behaviour"], []).append(row)
+    rows = [
+        [
+            behaviour,
+            len(items),
+            num(max(i["reward"] for i in items)),
+            num(max(i["weight"] for i in items)),
+            num(max(i["latency_s"] for i in items), 2),
+            "; ".join(sorted({str(i["gate"]) for i in items}))[:160],
+        ]
+        for behaviour, items in groups.items()
+    ]
+    return head + "\n" + table(["behaviour", "miners", "max reward", "max weight", "max latency s", "gates"], rows)
+
+
+def crash_table(r: dict) -> str:
+    rows = []
+    if save := r.get("mid_save"):
+        rows.append(
+            [
+                "validator mid-save",
+                f"{save['kills']} kills, {save['landed_mid_write']} inside a write",
+                f"{save['state_loads']}/{save['kills']} states load",
+                f"{save['scores_exact']}/{save['state_loads']} exactly one saved state",
+            ]
+        )
+    if mid := r.get("mid_round"):
+        rows.append(
+            [
+                "validator mid-round",
+                f"after {mid['killed_after_rounds']} round(s), queries in flight",
+                f"state round {mid['saved_round']} = rounds logged: {mid['state_matches_log']}",
+                f"next round {mid['next_round']}: {mid['ema_not_exact']} of {mid['results_checked']} EMAs not exact",
+            ]
+        )
+    if gen := r.get("miner_mid_generation"):
+        rows.append(
+            [
+                "miner mid-generation",
+                f"{gen['in_flight']} requests in flight; callers got "
+                f"{counts(gen['caller_outcomes'])} within {num(gen['callers_max_wait_s'], 1)} s",
+                f"back in {num(gen['restarted_s'], 1)} s; queue busy {gen['queue_after']['busy']}, "
+                f"waiting {gen['queue_after']['waiting']}",
+                f"old request again: {gen['old_request_replayed']}; fresh: {gen['fresh_request']}",
+            ]
+        )
+    return table(["kill -9 of", "when", "state", "result"], rows)
+
+
+SECTIONS = (
+    ("hostile", "Hostile requests (hypothesis)", hostile_table),
+    ("concurrent", "Concurrent valid signed requests", concurrent_table),
+    ("idle", "Idle and slow connections held open", idle_table),
+    ("round", "A validator round with bad miners", round_table),
+    ("crash", "kill -9", crash_table),
+)
+
+
+def render(result: dict) -> str:
+    lines = [f"# Reliability: {result['device']}", "", f"`{result['command']}` — {result['machine']}", ""]
+    for key, title, make in SECTIONS:
+        scenario = result["scenarios"].get(key)
+        if scenario and "error" in scenario:
+            lines += [f"## {title}", "", f"**did not finish**: {scenario['error']}", ""]
+        elif scenario:
+            lines += [
+                f"## {title}",
+                "",
+                make(scenario if key != "crash" else {k: v for k, v in scenario.items() if "error" not in v}),
+            ]
+    failures = result.get("failures", [])
+    lines += ["## Thresholds", "", "all met" if not failures else "\n".join(f"- FAILED: {f}" for f in failures), ""]
+    return "\n".join(lines)

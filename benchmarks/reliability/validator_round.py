@@ -1,0 +1,109 @@
+"""One validator round against many loopback miners: a few real baseline miners, the rest misbehaving
+(`badminers.py`). The round must end within its deadline, every bad miner must get 0 and honest ones more."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import httpx
+
+from audionet.benchmarks.reliability.badminers import BEHAVIOURS, BadMinerServers, make_bad_miner
+from audionet.lib.chain import OfflineChain
+from audionet.lib.client import MinerClient
+from audionet.lib.localnet import NETUID, LocalNet
+from audionet.lib.services import TTS
+from audionet.lib.validator_loop import Validator, ValidatorSettings
+from audionet.lib.wallet import create_wallet
+
+
+async def _round(validator: Validator) -> tuple[list, float]:
+    limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
+    async with httpx.AsyncClient(limits=limits) as http:
+        started = time.perf_counter()
+        scored = await validator.run_round(MinerClient(validator.wallet, http))
+        return scored, time.perf_counter() - started
+
+
+def run_round(
+    workdir: str,
+    miners: int = 64,
+    honest: int = 4,
+    timeout: float = TTS.timeout_s,
+    scoring_budget: float = 40.0,
+    judge=None,
+) -> dict:
+    """A TTS round over `miners` miners, `honest` of them real baseline miner processes; deadline: the
+    request timeout plus `scoring_budget` seconds for scoring, saving and setting weights."""
+    from audionet.lib.scoring.judge import Judge
+
+    net = LocalNet(workdir)
+    net.add_validator()
+    wallet = create_wallet("validator", "default", net.wallets)
+    stranger = create_wallet("stranger", "default", net.wallets)
+    real = [net.add_miner(f"honest{i}", extra_args=("--services", "tts")) for i in range(honest)]
+    bad = []
+    for index in range(miners - honest):
+        name = f"bad{index:02d}-{BEHAVIOURS[index % len(BEHAVIOURS)]}"
+        bad_wallet = create_wallet(name, "default", net.wallets)
+        net.chain.register(bad_wallet.hotkey.ss58_address, bad_wallet.coldkeypub.ss58_address)
+        bad.append(
+            make_bad_miner(
+                name, BEHAVIOURS[index % len(BEHAVIOURS)], bad_wallet, wallet.hotkey.ss58_address, timeout, stranger
+            )
+        )
+    try:
+        judge = judge or Judge.load(device="cpu")
+        net.wait_ready()
+        for miner in bad:
+            asyncio.run(OfflineChain(net.chain_path, NETUID, wallet=miner.wallet).serve("127.0.0.1", miner.port))
+        settings = ValidatorSettings(
+            state_dir=os.path.join(workdir, "validator"),
+            sample_size=miners,
+            epoch_length=1,
+            services=("tts",),
+            timeouts={"tts": timeout},
+            seed=5,
+        )
+        validator = Validator(wallet, OfflineChain(net.chain_path, NETUID, wallet=wallet), settings, judge=judge)
+        with BadMinerServers(bad):
+            scored, duration = asyncio.run(_round(validator))
+        weights = net.chain.weights(net.validator_uid)
+    finally:
+        net.stop()
+    by_uid = {item.answer.target.uid: item for item in scored}
+    uids = {m.hotkey: m.uid for m in real}
+    rows = []
+    for name, behaviour, hotkey in [(m.name, "honest (baseline:espeak)", m.hotkey) for m in real] + [
+        (m.name, m.behaviour, m.wallet.hotkey.ss58_address) for m in bad
+    ]:
+        uid = uids.get(hotkey)
+        if uid is None:
+            uid = next(u for u, item in by_uid.items() if item.answer.target.hotkey == hotkey)
+        item = by_uid[uid]
+        rows.append(
+            {
+                "name": name,
+                "behaviour": behaviour,
+                "uid": uid,
+                "reward": item.reward,
+                "gate": item.gate,
+                "latency_s": item.answer.latency_s,
+                "weight": weights.get(uid, 0.0),
+            }
+        )
+    deadline = timeout + scoring_budget
+    return {
+        "miners": miners,
+        "honest": honest,
+        "queried": len(scored),
+        "timeout_s": timeout,
+        "deadline_s": deadline,
+        "duration_s": duration,
+        "max_latency_s": max(r["latency_s"] for r in rows),
+        "within_deadline": duration <= deadline,
+        "bad_nonzero": [r["name"] for r in rows if not r["behaviour"].startswith("honest") and r["reward"] != 0],
+        "honest_zero": [r["name"] for r in rows if r["behaviour"].startswith("honest") and r["reward"] <= 0],
+        "rows": rows,
+    }

@@ -1,0 +1,66 @@
+"""The reliability benchmark's scenarios at small sizes, with the issue's thresholds
+(`python -m audionet.benchmarks.reliability` runs them at full size for docs/reliability.md)."""
+
+import httpx
+import pytest
+
+from audionet.benchmarks.reliability import crash, load, thresholds
+from audionet.benchmarks.reliability.common import start_live_miner
+from audionet.benchmarks.reliability.hostile import headers_for, run_hostile
+from audionet.benchmarks.reliability.validator_round import run_round
+
+pytestmark = pytest.mark.timeout(300)
+CALLERS = ("hostile", "concurrent", "idle", "crash")
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    live = start_live_miner(str(tmp_path_factory.mktemp("reliability")), callers=CALLERS)
+    try:
+        yield live
+    finally:
+        live.net.stop()
+
+
+def test_generated_hostile_requests_get_a_one_line_4xx_and_the_miner_survives(live):
+    live = live.as_caller("hostile")
+    body = b'{"text": "A valid request through the same harness.", "seed": 1}'
+    assert httpx.post(f"{live.url}/v1/tts", content=body, headers=headers_for(live, "/v1/tts", body, None)).is_success
+    result = run_hostile(live, 300)
+    assert thresholds.hostile(result, 300) == []
+    assert {"400", "401", "403", "413"} <= set(result["statuses"]), result["statuses"]  # every layer was reached
+    assert set(result["by_kind"]) == {"headers", "json", "flac"}
+
+
+def test_concurrent_signed_requests_are_all_answered_and_memory_stays_bounded(live):
+    result = load.run_concurrent(live.as_caller("concurrent"), 40, waves=2)
+    assert thresholds.concurrent(result) == []
+    assert result["requests"] == 80 and result["statuses"].get("200", 0) >= 2, result["statuses"]
+
+
+def test_idle_and_slow_connections_do_not_delay_honest_requests(live):
+    result = load.run_idle(live.as_caller("idle"), 200, probes=5)
+    assert thresholds.idle(result) == []
+
+
+def test_a_miner_killed_mid_generation_comes_back_and_answers_nothing_twice(live):
+    result = crash.kill_miner_mid_generation(live.as_caller("crash"))
+    assert thresholds.crash({"miner_mid_generation": result}) == []
+
+
+def test_a_validator_killed_mid_save_leaves_one_whole_saved_state(tmp_path):
+    result = crash.kill_mid_save(str(tmp_path), kills=5)
+    assert thresholds.crash({"mid_save": result}) == []
+
+
+def test_a_validator_killed_mid_round_resumes_its_scores_exactly(tmp_path):
+    result = crash.kill_validator_mid_round(str(tmp_path))
+    assert thresholds.crash({"mid_round": result}) == []
+    assert result["results_checked"] > 0
+
+
+def test_a_round_with_bad_miners_ends_in_time_and_pays_only_honest_ones(tmp_path):
+    result = run_round(str(tmp_path), miners=12, honest=2, timeout=8.0, scoring_budget=40.0)
+    assert thresholds.round_(result) == []
+    behaviours = {row["behaviour"] for row in result["rows"]}
+    assert {"slow", "dead", "drip", "oversized", "wrong_signature", "replay", "hangup"} < behaviours
