@@ -82,7 +82,8 @@ def round_table(r: dict) -> str:
             "round s",
             "slowest answer s",
             "bad miners > 0",
-            "honest miners at 0",
+            "honest answers refused",
+            "honest weight",
         ],
         [
             [
@@ -94,7 +95,8 @@ def round_table(r: dict) -> str:
                 num(r["duration_s"], 1),
                 num(r["max_latency_s"], 1),
                 len(r["bad_nonzero"]),
-                len(r["honest_zero"]),
+                len(r["honest_gated"]),
+                num(r["honest_weight"], 3),
             ]
         ],
     )

@@ -52,8 +52,10 @@ def round_(r: dict) -> list[str]:
         failed.append(f"round: an answer took {r['max_latency_s']:.1f} s, timeout {r['timeout_s']:g} s")
     if r["queried"] != r["miners"]:
         failed.append(f"round: {r['queried']} of {r['miners']} miners queried")
-    if r["bad_nonzero"] or r["honest_zero"]:
-        failed.append(f"round: bad miners above 0 {r['bad_nonzero']}, honest at 0 {r['honest_zero']}")
+    if r["bad_nonzero"]:
+        failed.append(f"round: bad miners above 0 {r['bad_nonzero']}")
+    if r["honest_gated"] or r["honest_weight"] <= 0:
+        failed.append(f"round: honest answers refused {r['honest_gated']}, honest weight {r['honest_weight']:g}")
     return failed
 
 

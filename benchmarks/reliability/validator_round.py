@@ -17,6 +17,8 @@ from audionet.lib.services import TTS
 from audionet.lib.validator_loop import Validator, ValidatorSettings
 from audionet.lib.wallet import create_wallet
 
+HONEST_MODEL = "kokoro:"  # the offline TTS backend with real weights
+
 
 async def _round(validator: Validator) -> tuple[list, float]:
     limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
@@ -42,7 +44,9 @@ def run_round(
     net.add_validator()
     wallet = create_wallet("validator", "default", net.wallets)
     stranger = create_wallet("stranger", "default", net.wallets)
-    real = [net.add_miner(f"honest{i}", extra_args=("--services", "tts")) for i in range(honest)]
+    # Honest = a real TTS model: espeak says the prompts' names and tongue-twisters so badly that the content
+    # factor (WER near 1) rightly pays it nothing on some rounds, which would say nothing about transport.
+    real = [net.add_miner(f"honest{i}", {"tts": HONEST_MODEL}, ("--services", "tts")) for i in range(honest)]
     bad = []
     for index in range(miners - honest):
         name = f"bad{index:02d}-{BEHAVIOURS[index % len(BEHAVIOURS)]}"
@@ -75,7 +79,7 @@ def run_round(
     by_uid = {item.answer.target.uid: item for item in scored}
     uids = {m.hotkey: m.uid for m in real}
     rows = []
-    for name, behaviour, hotkey in [(m.name, "honest (baseline:espeak)", m.hotkey) for m in real] + [
+    for name, behaviour, hotkey in [(m.name, f"honest ({HONEST_MODEL})", m.hotkey) for m in real] + [
         (m.name, m.behaviour, m.wallet.hotkey.ss58_address) for m in bad
     ]:
         uid = uids.get(hotkey)
@@ -104,6 +108,9 @@ def run_round(
         "max_latency_s": max(r["latency_s"] for r in rows),
         "within_deadline": duration <= deadline,
         "bad_nonzero": [r["name"] for r in rows if not r["behaviour"].startswith("honest") and r["reward"] != 0],
-        "honest_zero": [r["name"] for r in rows if r["behaviour"].startswith("honest") and r["reward"] <= 0],
+        # Honest answers must arrive and be judged; one may still earn 0 on its merits (the offline
+        # profile's Whisper tiny can miss a tongue-twister entirely), but honest miners must be paid.
+        "honest_gated": [r["name"] for r in rows if r["behaviour"].startswith("honest") and r["gate"]],
+        "honest_weight": sum(r["weight"] for r in rows if r["behaviour"].startswith("honest")),
         "rows": rows,
     }
