@@ -22,7 +22,7 @@ from tqdm import tqdm
 from audionet.benchmarks import RESULTS_DIR
 from audionet.benchmarks.tables import table
 from audionet.lib.audio import Audio
-from audionet.lib.config import Parser
+from audionet.lib.config import Parser, flag
 from audionet.lib.gpu import cpu_model_name, device_slug
 from audionet.lib.scoring.duplicates import fingerprint
 from audionet.models.eval.registry import load_asr, load_mos, load_speaker
@@ -194,18 +194,18 @@ def main(argv=None) -> int:
     parser = Parser(description=__doc__.split("\n")[0])
     parser.add_argument("--clips", type=int, default=8)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--device", default="cpu")
+    flag(parser, "eval.device", default="cpu", help="cpu | cuda | cuda:N (the device the evaluators run on)")
     parser.add_argument("--out", default=RESULTS_DIR, help="results folder (default: ./benchmarks/results)")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     clips = clip_sets(args.clips)
     result = {
-        "device": device_slug(args.device),
+        "device": device_slug(args.eval_device),
         "cpu": cpu_model_name(),
         "clips": args.clips,
         "runs": args.runs,
-        "timings": time_evaluators(clips, args.runs, args.device),
-        "separation": speaker_separation(args.device),
+        "timings": time_evaluators(clips, args.runs, args.eval_device),
+        "separation": speaker_separation(args.eval_device),
     }
     os.makedirs(args.out, exist_ok=True)
     stem = os.path.join(args.out, f"evaluators-{result['device']}")

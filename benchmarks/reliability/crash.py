@@ -18,6 +18,7 @@ from audionet.benchmarks.reliability.common import LiveMiner, status_counts
 from audionet.lib.auth import sign_request
 from audionet.lib.localnet import LocalNet
 from audionet.lib.scoring.state import ScoreState
+from audionet.lib.services import TTS
 
 SERVICES = ("tts", "vc", "music")
 ALPHA = 0.3
@@ -156,7 +157,7 @@ def kill_miner_mid_generation(live: LiveMiner, requests: int = 3, timeout: float
         headers=sign_request(live.validator, "/v1/tts", bodies[0], live.miner.hotkey),
         timeout=timeout,
     ).status_code
-    health = httpx.get(f"{live.url}/v1/health", timeout=5).json()["services"]["tts"]
+    health = httpx.get(f"{live.url}/v1/health", timeout=5).json()["services"][TTS.name]
     return {
         "in_flight": requests,
         "killed_mid_generation": generating,

@@ -28,6 +28,7 @@ from audionet.benchmarks.reliability.common import (
 from audionet.lib.audio import Audio, encode_flac
 from audionet.lib.auth import sign_request
 from audionet.lib.protocol import MAX_PLAIN_REQUEST_BYTES, MAX_TEXT_CHARS
+from audionet.lib.services import TTS
 
 AUTH_HEADERS = ("X-Bittensor-Version", "X-Bittensor-Hotkey", "X-Bittensor-Nonce", "X-Bittensor-Signature")
 AUTH_HEADERS += ("X-Bittensor-Receiver",)
@@ -109,7 +110,7 @@ BAD_TTS_BODIES = st.one_of(
             )
         ),
     ),  # bad voice name
-    st.builds(lambda v: _tts(service=v), st.text(max_size=10).filter(lambda v: v != "tts")),  # wrong service
+    st.builds(lambda v: _tts(service=v), st.text(max_size=10).filter(lambda v: v != TTS.name)),  # wrong service
     st.builds(lambda v: json.dumps(v).encode(), st.one_of(JSON_SCALARS, st.lists(JSON_VALUES, max_size=3))),
     st.builds(lambda b: b"\xff" + b, st.binary(max_size=300)),  # not JSON (not even UTF-8)
     st.builds(lambda b: _tts()[:b], st.integers(0, len(_tts()) - 1)),  # truncated JSON

@@ -63,7 +63,7 @@ def run_concurrent(
         time.sleep(0.5)
         rss.append(rss_mb(live.pid))
     statuses = [status for status, _ in results]
-    health = httpx.get(f"{live.url}/v1/health", timeout=5).json()["services"]["tts"]
+    health = httpx.get(f"{live.url}/v1/health", timeout=5).json()["services"][TTS.name]
     return {
         "requests": len(results),
         "concurrent": count,
