@@ -5,7 +5,9 @@ VITS/MMS, SpeechT5, MusicGen-small and Dia are the full-size architectures with
 random weights ("random weights — timing only": their output is noise).
 Warm-up excluded. Writes Markdown + JSON under benchmarks/results/.
 
-    python -m audionet.benchmarks.generation_rtf [--runs 2] [--only kokoro,musicgen] [--device cpu]
+    python -m audionet.benchmarks.generation_rtf [--runs 2] [--only kokoro,musicgen] [--pool.devices cpu,cuda:0]
+
+One table per device named in --pool.devices (the miner's flag and device rule).
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from tqdm import tqdm
 
 from audionet.benchmarks import RESULTS_DIR
 from audionet.benchmarks.tables import table
-from audionet.lib.config import Parser
-from audionet.lib.gpu import device_slug
+from audionet.lib.config import Parser, flag
+from audionet.lib.gpu import device_slug, resolve_devices
 
 TTS_TEXT = "The quick brown fox jumps over the lazy dog. Then it rests in the warm afternoon sun."
 VC_TRANSCRIPT = "This is the reference voice that the cloner should copy."
@@ -57,13 +59,13 @@ def request(name: str, text: str, size, reference):
     return call
 
 
-def measure(label, name, spec, text, size, note, args, reference) -> dict:
+def measure(label, name, spec, text, size, note, args, reference, device: str) -> dict:
     from audionet.lib import services as registry
     from audionet.models.hf.random_weights import random_spec
 
     started = time.perf_counter()
     spec = random_spec(spec, args.cache, size="full")
-    backend = registry.get(name).load_backend(spec, device=args.device, dtype=args.dtype, warmup=False)
+    backend = registry.get(name).load_backend(spec, device=device, dtype=args.dtype, warmup=False)
     load_s = time.perf_counter() - started
     if note == RANDOM and hasattr(backend, "min_length_ratio"):
         backend.min_length_ratio = 4.0  # random stop heads end at once: force a speech-like length
@@ -98,7 +100,7 @@ def main(argv=None) -> int:
     parser = Parser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--only", default="", help="comma-separated substrings of backend labels")
-    parser.add_argument("--device", default="cpu")
+    flag(parser, "pool.devices", default="cpu", help="comma list: cpu | cuda | cuda:N | auto (one table each)")
     parser.add_argument("--dtype", default="auto")
     parser.add_argument(
         "--cache",
@@ -112,20 +114,25 @@ def main(argv=None) -> int:
 
     reference = EspeakSynthesizer().synthesize(VC_TRANSCRIPT, voice="en-gb+f3", seed=1)
     wanted = [b for b in BACKENDS if not args.only or any(s.lower() in b[0].lower() for s in args.only.split(","))]
-    slug = device_slug(args.device)
+    os.makedirs(args.out, exist_ok=True)
+    for device in resolve_devices(args.pool_devices, "--pool.devices"):
+        measure_device(device, wanted, args, reference)
+    return 0
+
+
+def measure_device(device: str, wanted: list, args, reference) -> None:
+    slug = device_slug(device)
     stem = os.path.join(args.out, f"generation-rtf-{slug}")
     rows = []
     if args.only and os.path.exists(stem + ".json"):  # re-measure some rows, keep the others
         with open(stem + ".json") as handle:
             rows = [r for r in json.load(handle)["rows"] if r["backend"] not in {b[0] for b in wanted}]
-    os.makedirs(args.out, exist_ok=True)
-    for entry in tqdm(wanted, desc="backends"):
-        tqdm.write(f"measuring {entry[0]} ...")
-        rows = [r for r in rows if r["backend"] != entry[0]] + [measure(*entry, args, reference)]
+    for entry in tqdm(wanted, desc=f"backends on {device}"):
+        tqdm.write(f"measuring {entry[0]} on {device} ...")
+        rows = [r for r in rows if r["backend"] != entry[0]] + [measure(*entry, args, reference, device)]
         rows[-1]["load_avg_1min"] = round(os.getloadavg()[0], 2)  # other jobs on the machine skew timings
         tqdm.write(f"  RTF {rows[-1]['rtf']}  ({rows[-1]['gen_s_mean']} s for {rows[-1]['audio_s']} s of audio)")
         write(stem, slug, rows, args.runs)  # after every row: a long run interrupted keeps what it measured
-    return 0
 
 
 def write(stem: str, slug: str, rows: list[dict], runs: int) -> None:

@@ -18,16 +18,15 @@ from audionet.benchmarks.reliability.common import LiveMiner, status_counts
 from audionet.lib.auth import sign_request
 from audionet.lib.localnet import LocalNet
 from audionet.lib.scoring.state import ScoreState
-from audionet.lib.services import TTS
+from audionet.lib.services import TTS, names
 
-SERVICES = ("tts", "vc", "music")
 ALPHA = 0.3
 # A child that saves state after state, each one's floats a function of its round, until it is killed.
 SAVER = """
 import random, sys
 from audionet.lib.scoring.state import ScoreState
-path, uids = sys.argv[1], int(sys.argv[2])
-state = ScoreState(("tts", "vc", "music"), hotkeys=[f"hk{u}" for u in range(uids)])
+path, uids, services = sys.argv[1], int(sys.argv[2]), tuple(sys.argv[3].split(","))
+state = ScoreState(services, hotkeys=[f"hk{u}" for u in range(uids)])
 for r in range(1, 10**9):
     rng = random.Random(r)
     state.scores = {s: [rng.random() for _ in range(uids)] for s in state.services}
@@ -42,7 +41,7 @@ def expected_scores(round_: int, uids: int) -> dict[str, list[float]]:
     import random
 
     rng = random.Random(round_)
-    return {s: [rng.random() for _ in range(uids)] for s in SERVICES}
+    return {s: [rng.random() for _ in range(uids)] for s in names()}
 
 
 def kill_mid_save(workdir: str, kills: int, uids: int = 256, progress=lambda n: None) -> dict:
@@ -53,7 +52,9 @@ def kill_mid_save(workdir: str, kills: int, uids: int = 256, progress=lambda n: 
     rng = random.Random(0)
     loaded = exact = mid_write = 0
     for _ in range(kills):
-        child = subprocess.Popen([sys.executable, "-c", SAVER, path, str(uids)], stdout=subprocess.PIPE, text=True)
+        child = subprocess.Popen(
+            [sys.executable, "-c", SAVER, path, str(uids), ",".join(names())], stdout=subprocess.PIPE, text=True
+        )
         child.stdout.readline()
         time.sleep(rng.uniform(0.01, 0.3))
         os.kill(child.pid, signal.SIGKILL)
@@ -63,7 +64,7 @@ def kill_mid_save(workdir: str, kills: int, uids: int = 256, progress=lambda n: 
         for leftover in leftovers:
             os.unlink(leftover)
         if os.path.exists(path):
-            state = ScoreState.load(path, SERVICES)  # raises if the file is torn
+            state = ScoreState.load(path, names())  # raises if the file is torn
             loaded += 1
             exact += state.scores == expected_scores(state.round, uids)
         progress(1)
@@ -103,7 +104,7 @@ def kill_validator_mid_round(workdir: str, timeout: float = 600.0) -> dict:
             time.sleep(0.02)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-        saved = ScoreState.load(state_path, SERVICES)
+        saved = ScoreState.load(state_path, names())
         records = net.round_records()
         status = net.run_validator(1, extra_args=args, timeout=timeout)
         after = net.round_records()

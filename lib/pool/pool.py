@@ -39,6 +39,7 @@ log = logging.getLogger("pool")
 POLICIES = ("weighted", "round-robin")
 REPLAN_S = 0.1  # a request waiting for a busy fast slot re-plans this often (the line behind it changes)
 MAX_LOOKAHEAD = 64  # requests of the stake line planned ahead
+CALIBRATION_RUNS = 3  # warm-ups timed per replica at start-up; the fastest is its speed prior
 
 
 class Result(NamedTuple):
@@ -160,12 +161,13 @@ class ServicePool:
             self.timer.record(service, stage, seconds, audio_seconds)
 
     def calibrate(self) -> None:
-        """Time one warm-up per replica (blocking, at start-up) as each one's speed prior; only where
-        the dispatcher has a choice to make."""
+        """Time warm-ups per replica (blocking, at start-up); the fastest of CALIBRATION_RUNS is its speed
+        prior, since one timing of a short job is mostly noise (a 6 ms warm-up once read 51 ms on a busy
+        core, and the dispatcher then left that replica idle). Only where the dispatcher has a choice."""
         if len(self.replicas) < 2 or self.policy != "weighted":
             return
         for replica in self.replicas:
-            replica.speed.prior = replica.time_warmup()
+            replica.speed.prior = min(replica.time_warmup() for _ in range(CALIBRATION_RUNS))
         log.info(
             "%s speed priors (warm-up s): %s",
             self.service.name,
