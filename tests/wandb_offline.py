@@ -15,6 +15,7 @@ import os
 import struct
 import time
 
+from google.protobuf.message import DecodeError
 from wandb.proto import wandb_internal_pb2
 
 BLOCK = 32 * 1024
@@ -35,12 +36,15 @@ def records(path: str) -> list:
         _crc, length, kind = struct.unpack("<IHB", data[pos : pos + 7])
         chunk = data[pos + 7 : pos + 7 + length]
         pos += 7 + length
-        if kind == 0:  # zero-filled space the writer has not reached yet
+        if kind == 0 or len(chunk) < length:  # space the writer has not reached, or a chunk half written
             break
         pending = chunk if kind in (1, 2) else pending + chunk
         if kind in (1, 4):
             record = wandb_internal_pb2.Record()
-            record.ParseFromString(pending)
+            try:
+                record.ParseFromString(pending)
+            except DecodeError:  # read while W&B's core was writing it: the caller reads again
+                break
             out.append(record)
             pending = b""
     return out
