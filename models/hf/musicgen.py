@@ -95,6 +95,7 @@ class MusicGenMusicGenerator(MusicGenerator):
         window = batch_window_s if batch_window_s is not None else (0.03 if on_gpu else 0.0)
         self.batcher = LengthBucketBatcher(self._run_batch, window_s=window, max_batch=max_batch)
         self.want_compile = on_gpu if compile is None else (compile and on_gpu)
+        self.compiled: bool | None = None  # None until the first warm-up tries compiling (once: later warm-ups time)
         self._stage_hooks()
 
     # -- stages ---------------------------------------------------------------
@@ -170,7 +171,7 @@ class MusicGenMusicGenerator(MusicGenerator):
         return {"cache_implementation": "static"} if getattr(self, "compiled", False) else {}
 
     def warmup(self) -> None:
-        if self.want_compile:
+        if self.want_compile and self.compiled is None:
             self._try_compile()
         self.generate("warm up", 1.0, seed=0)
 

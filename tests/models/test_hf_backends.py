@@ -62,6 +62,19 @@ def test_musicgen_length_rate_and_seed(music):
     assert music.tokens_for(300) == 30 * 50 + 4  # capped
 
 
+def test_musicgen_compiles_at_the_first_warm_up_only(music, monkeypatch):
+    """The pool times warm-ups again at start-up; each must not wrap the decoder in torch.compile anew."""
+    import torch
+
+    wrapped = []
+    monkeypatch.setattr(torch, "compile", lambda fn, **kw: wrapped.append(fn) or fn)  # eager: the call is counted
+    monkeypatch.setattr(music, "want_compile", True)
+    monkeypatch.setattr(music, "compiled", None)
+    for _ in range(3):
+        music.warmup()
+    assert len(wrapped) == 1 and music.compiled is True
+
+
 def test_musicgen_batches_concurrent_requests_of_one_bucket(music):
     music.batcher.window_s = 0.5
     before = len(music.batcher.batch_sizes)
