@@ -19,6 +19,7 @@ from audionet.lib.audio import encode_flac
 from audionet.lib.chain import Chain
 from audionet.lib.client import Answer, MinerClient, Target
 from audionet.lib.network_view import NetworkView
+from audionet.lib.scoring.incentive import CURVE, Curve
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.scoring.round import Scored, score_round
 from audionet.lib.scoring.state import ScoreState, atomic_write_json
@@ -35,7 +36,7 @@ def default_timeouts() -> dict[str, float]:
 @dataclass
 class ValidatorSettings:
     state_dir: str
-    alpha: float = 0.1
+    curve: Curve = CURVE  # EMA, eligibility and the scores-to-weights curve
     sample_size: int = 16
     epoch_length: int = 100  # blocks between set_weights
     round_interval: float = 12.0
@@ -67,7 +68,7 @@ class Validator:
         self.state_path = os.path.join(settings.state_dir, "state.json")
         self.summary_path = os.path.join(settings.state_dir, "summary.json")
         self.rounds_path = os.path.join(settings.state_dir, "rounds.jsonl")
-        self.state = ScoreState.load(self.state_path, tuple(self.services))
+        self.state = ScoreState.load(self.state_path, tuple(self.services), settings.curve)
         if self.state.round:
             log.info("restored state: round %d, %d uids", self.state.round, len(self.state.hotkeys))
 
@@ -98,7 +99,7 @@ class Validator:
             scored = await asyncio.to_thread(score_round, answers, self.judge, self.services, self.timer.measure)
         for item in scored:
             uid, service = item.answer.target.uid, item.answer.service
-            self.state.update(service, uid, item.reward, self.settings.alpha)
+            self.state.update(service, uid, item.reward)
             if item.gate is None and item.answer.meta is not None:  # a gated answer's speed is no GPU's speed
                 meta = item.answer.meta
                 self.network.record(meta.device, service, meta.generation_s, item.answer.audio.seconds, uid)
@@ -125,7 +126,7 @@ class Validator:
         weights = self.state.weights()
         uids = [uid for uid, w in enumerate(weights) if w > 0]
         if not uids:
-            log.info("no miner has earned weight yet; not setting weights")
+            log.info("no miner has earned weight (none eligible, or all below the curve's floor); not setting weights")
             return
         try:
             await self.chain.set_weights(uids, [weights[u] for u in uids])
@@ -141,7 +142,7 @@ class Validator:
             "round": self.state.round,
             "block": block,
             "time": time.time(),
-            "alpha": self.settings.alpha,
+            "alpha": self.settings.curve.alpha,
             "results": [
                 {
                     "uid": s.answer.target.uid,
@@ -176,14 +177,15 @@ class Validator:
                     handle.write(encode_flac(item.answer.audio))
 
     def write_summary(self, block: int) -> None:
-        weights = self.state.weights()
+        weights, combined, estimates = self.state.weights(), self.state.combined(), self.state.estimates()
         miners = [
             {
                 "uid": uid,
                 "hotkey": hotkey,
-                "score": self.state.combined(uid),
+                "score": combined[uid],
                 "weight": weights[uid],
-                "scores": {s: self.state.scores[s][uid] for s in self.services},
+                "scores": {s: estimates[s][uid] for s in self.services},
+                "rounds": min(self.state.counts[s][uid] for s in self.services) if self.services else 0,
             }
             for uid, hotkey in enumerate(self.state.hotkeys)
             if hotkey != self.hotkey

@@ -12,6 +12,7 @@ import sys
 
 from audionet.lib import services as registry
 from audionet.lib.config import Parser, add_common_flags, flag, positive_int, run_entry_point
+from audionet.lib.scoring.incentive import CURVE
 from audionet.lib.telemetry import add_telemetry_flags
 
 
@@ -25,7 +26,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="where state.json, summary.json and rounds.jsonl live (default ~/.audionet/<network>-<netuid>-<hotkey>)",
     )
-    flag(neuron, "neuron.alpha", type=float, default=0.1, help="EMA weight of the newest reward (0-1]")
+    flag(neuron, "neuron.alpha", type=float, default=CURVE.alpha, help="EMA weight of one scored round (0-1]")
+    flag(
+        neuron,
+        "neuron.eligible_after",
+        type=int,
+        default=CURVE.eligible_after,
+        help="scored rounds before a miner can earn weight (a local development net may use 1)",
+    )
     flag(neuron, "neuron.sample_size", type=positive_int, default=16, help="miners queried per round")
     flag(neuron, "neuron.epoch_length", type=positive_int, default=100, help="blocks between weight settings")
     flag(neuron, "neuron.round_interval", type=float, default=12.0, help="seconds from round start to the next")
@@ -80,10 +88,12 @@ def evaluator_specs(args) -> dict[str, str]:
 
 
 def run(args, log) -> int:
-    if not 0.0 < args.neuron_alpha <= 1.0:
-        log.error("--neuron.alpha must be in (0, 1]")
+    if not 0.0 < args.neuron_alpha <= 1.0 or args.neuron_eligible_after < 0:
+        log.error("--neuron.alpha must be in (0, 1] and --neuron.eligible_after at least 0")
         return 2
     specs = evaluator_specs(args)
+    from dataclasses import replace
+
     from audionet.lib.chain import open_chain
     from audionet.lib.config import node_dir
     from audionet.lib.gpu import describe
@@ -99,7 +109,7 @@ def run(args, log) -> int:
     services = args.neuron_services
     settings = ValidatorSettings(
         state_dir=state_dir,
-        alpha=args.neuron_alpha,
+        curve=replace(CURVE, alpha=args.neuron_alpha, eligible_after=args.neuron_eligible_after),
         sample_size=args.neuron_sample_size,
         epoch_length=args.neuron_epoch_length,
         round_interval=args.neuron_round_interval,
