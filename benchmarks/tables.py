@@ -178,7 +178,7 @@ def quality_rows(summary: dict, service: str) -> tuple[list[str], list[list[str]
 
 QUALITY_FOOTNOTE = (
     "Mean ± 95% CI over runs (t-distribution, all runs; a run's value is the mean over its clips). "
-    "Reward is the validator's raw score before the within-round rank; a gated clip scores 0 and "
+    "Reward is the validator's score of the clip, what its EMA sees; a gated clip scores 0 and "
     "has no components."
 )
 

@@ -5,9 +5,9 @@
     audionet-score --service music --text "calm piano, 80 bpm" [--seconds 10] clip.ogg
 
 The files are judged as one round by the validator's own Judge (same gates,
-duplicate check between the files, same evaluators and `--eval.*` flags); the
-raw score needs no other file, the round reward is the validator's within-round
-normalisation of those scores. Nothing is remembered between runs.
+duplicate check between the files, same evaluators and `--eval.*` flags); a
+file's score needs no other file and is the reward the validator's EMA would see.
+Nothing is remembered between runs.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def validated_request(service, args):
 def main(argv=None, judge=None) -> int:
     """`judge`: an already loaded Judge to use instead of loading one from the --eval flags (tests)."""
     from audionet.lib.errors import BackendError, ConfigError
-    from audionet.lib.scoring.judge import Job, normalise_round
+    from audionet.lib.scoring.judge import Job
     from audionet.lib.scoring.report import print_json, print_table
 
     args = build_parser().parse_args(argv)
@@ -193,8 +193,7 @@ def main(argv=None, judge=None) -> int:
     for verdict, (_, why) in zip(verdicts, loaded):
         if why:
             verdict.gates["missing"] = f"could not read: {why}"
-    rewards = normalise_round([v.score for v in verdicts])
-    (print_json if args.json else print_table)(args.service, args.files, verdicts, rewards)
+    (print_json if args.json else print_table)(args.service, args.files, verdicts)
     return 1 if any(why for _, why in loaded) else 0
 
 

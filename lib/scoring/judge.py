@@ -56,25 +56,6 @@ class Verdict:
         return next((reason for reason in self.gates.values() if reason), None)
 
 
-def normalise_round(scores: Sequence[float]) -> list[float]:
-    """Within-round rewards: 0.5 x raw + 0.5 x rank among the non-zero scores (best = 1).
-    Gated (0) and non-finite scores get 0. The rank spreads close scores between good miners
-    so the EMA can tell them apart; the raw half keeps absolute quality (a lone bad miner
-    does not get 1)."""
-    raw = [min(1.0, max(0.0, float(s))) if math.isfinite(float(s)) else 0.0 for s in scores]
-    alive = sorted(v for v in raw if v > 0)
-    out = []
-    for value in raw:
-        if value <= 0:
-            out.append(0.0)
-            continue
-        below = sum(1 for v in alive if v < value)
-        ties = sum(1 for v in alive if v == value)
-        rank = (below + (ties + 1) / 2) / len(alive)  # average rank of ties, best -> 1
-        out.append(0.5 * value + 0.5 * rank)
-    return out
-
-
 class Judge:
     def __init__(self, evaluators, duplicates: Optional[DuplicateFinder] = None):
         self.evaluators = evaluators

@@ -1,8 +1,8 @@
 """One round's verdicts for people (a rich table) and for programs (a JSON list).
 
-Used by audionet-score. A row per file: raw score (what the validator computes
-for that answer alone), round reward (`normalise_round` over the files given
-together), every component the Judge computed, and the gates that fired.
+Used by audionet-score. A row per file: the score (what the validator computes
+for that answer, and the reward its EMA sees), every component the Judge computed,
+and the gates that fired.
 """
 
 from __future__ import annotations
@@ -13,28 +13,24 @@ from collections.abc import Sequence
 
 from audionet.lib.scoring.judge import Verdict
 
-CAPTION = (
-    "score: raw 0-1, as the validator computes it for each answer; reward: the within-round "
-    "normalisation of the scores given together (0.5 x score + 0.5 x rank)"
-)
+CAPTION = "score: 0-1, as the validator computes it for each answer (the reward its EMA sees)"
 
 
-def records(files: Sequence[str], verdicts: Sequence[Verdict], rewards: Sequence[float]) -> list[dict]:
-    """{file, score, round_reward, components, gates}: gates holds every gate name -> reason or None."""
+def records(files: Sequence[str], verdicts: Sequence[Verdict]) -> list[dict]:
+    """{file, score, components, gates}: gates holds every gate name -> reason or None."""
     return [
         {
             "file": path,
             "score": round(verdict.score, 6),
-            "round_reward": round(reward, 6),
             "components": {name: round(value, 6) for name, value in verdict.components.items()},
             "gates": dict(verdict.gates),
         }
-        for path, verdict, reward in zip(files, verdicts, rewards)
+        for path, verdict in zip(files, verdicts)
     ]
 
 
-def print_json(service: str, files, verdicts, rewards, stream=None) -> None:
-    json.dump(records(files, verdicts, rewards), stream or sys.stdout, indent=2)
+def print_json(service: str, files, verdicts, stream=None) -> None:
+    json.dump(records(files, verdicts), stream or sys.stdout, indent=2)
     (stream or sys.stdout).write("\n")
 
 
@@ -52,14 +48,14 @@ def fired(gates: dict) -> str:
     return "; ".join(reasons) or "-"
 
 
-def print_table(service: str, files, verdicts, rewards, stream=None) -> None:
-    """Two narrow tables rather than one wide one: per file (score, reward, gates), then the
+def print_table(service: str, files, verdicts, stream=None) -> None:
+    """Two narrow tables rather than one wide one: per file (score, gates), then the
     components with one column per file, so an 80-column terminal still reads them."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    console, rows = Console(file=stream or sys.stdout), records(files, verdicts, rewards)
+    console, rows = Console(file=stream or sys.stdout), records(files, verdicts)
     summary = Table(
         title=f"{service}: {len(rows)} file(s) judged as one round",
         caption=CAPTION,
@@ -71,12 +67,11 @@ def print_table(service: str, files, verdicts, rewards, stream=None) -> None:
         ("#", "right"),
         ("file", "left"),
         ("score", "right"),
-        ("reward", "right"),
         ("gates fired", "left"),
     ):
         summary.add_column(header, justify=justify, overflow="fold")
     for n, row in enumerate(rows, 1):
-        summary.add_row(str(n), row["file"], number(row["score"]), number(row["round_reward"]), fired(row["gates"]))
+        summary.add_row(str(n), row["file"], number(row["score"]), fired(row["gates"]))
     console.print(summary)
     names = list(dict.fromkeys(name for row in rows for name in row["components"]))
     if not names:

@@ -2,10 +2,11 @@
 
 Per service: failed queries are gated, everything else goes to
 `Judge.score` (gates, duplicates, evaluators; the same path audionet-bench
-uses), then `normalise_round` turns raw scores into within-round rewards for
-the EMA. Answer speed is not part of the reward: a raw score must be
-reproducible from the audio alone, and slow answers are
-already cut off by the per-service timeout.
+uses). The reward the EMA sees is the raw score itself: it is reproducible from
+the audio alone (a miner can check it with audionet-score) and does not depend
+on who else was sampled; the incentive study found that a within-round rank only
+adds noise (docs/scoring.md#from-scores-to-weights). Answer speed is not part of
+the reward: slow answers are already cut off by the per-service timeout.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from audionet.lib.client import Answer
-from audionet.lib.scoring.judge import Job, Judge, normalise_round
+from audionet.lib.scoring.judge import Job, Judge
 from audionet.lib.scoring.state import finite_unit
 
 
 @dataclass(frozen=True)
 class Scored:
     answer: Answer
-    reward: float  # within-round reward that the EMA sees
+    reward: float  # what the EMA sees: the raw score, 0 when gated
     gate: Optional[str]  # why the reward is 0, or None
     score: float = 0.0  # raw 0..1 from the Judge
     components: dict[str, float] = field(default_factory=dict)
@@ -38,9 +39,9 @@ def score_round(answers: list[Answer], judge: Judge, services: Mapping[str, obje
             for i in indices
         ]
         verdicts = judge.score(services[name], jobs, measure=measure)
-        rewards = normalise_round([v.score for v in verdicts])
-        for i, verdict, reward in zip(indices, verdicts, rewards):
+        for i, verdict in zip(indices, verdicts):
             answer = answers[i]
             gate = f"no valid answer: {answer.error}" if not answer.ok else verdict.gate
-            scored[i] = Scored(answer, 0.0 if gate else finite_unit(reward), gate, verdict.score, verdict.components)
+            reward = 0.0 if gate else finite_unit(verdict.score)
+            scored[i] = Scored(answer, reward, gate, verdict.score, verdict.components)
     return scored  # type: ignore[return-value]

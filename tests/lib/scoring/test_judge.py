@@ -3,6 +3,7 @@ music vs noise and speech (music), near-duplicates, and non-finite scores."""
 
 import base64
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,7 +11,8 @@ import pytest
 from audionet.lib.audio import Audio, encode_flac, resample
 from audionet.lib.client import Answer, Target
 from audionet.lib.scoring import rewards
-from audionet.lib.scoring.judge import Job, Judge, normalise_round
+from audionet.lib.scoring.incentive import CURVE
+from audionet.lib.scoring.judge import Job, Judge
 from audionet.lib.scoring.round import score_round
 from audionet.lib.scoring.state import ScoreState
 from audionet.lib.services import MUSIC, TTS, VC, MusicRequest, TTSRequest, VCRequest
@@ -142,13 +144,12 @@ def test_validator_round_rewards_and_non_finite_scores_never_reach_weights(judge
     ]
     scored = score_round(answers, judge, {"tts": TTS})
     assert scored[0].reward > 0 and scored[1].reward > 0 and scored[0].components["wer"] < 0.5
+    assert [s.reward for s in scored[:2]] == [s.score for s in scored[:2]]  # the reward is the score itself
     assert scored[2].reward == 0.0 and "HTTP 500" in scored[2].gate
-    rewards = normalise_round([0.8, math.nan, math.inf, -math.inf, 0.4, 0.0])
-    assert rewards[1:4] == [0.0, 0.0, 0.0] and rewards[5] == 0.0 and rewards[0] > rewards[4] > 0
-    state = ScoreState(("tts",))
+    state = ScoreState(("tts",), curve=replace(CURVE, eligible_after=1))
     state.sync(["a", "b", "c"])
     for uid, value in enumerate([math.nan, math.inf, 0.5]):
-        state.update("tts", uid, value, alpha=0.5)
+        state.update("tts", uid, value)
     weights = state.weights()
     assert all(math.isfinite(w) for w in weights) and weights == [0.0, 0.0, 1.0]
 
