@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from audionet.lib.audio import Audio, pcm16, resample
+from audionet.models.baselines.looped import one_second_looped
 
 SPEECH, VC, MUSIC = ("tts", "vc"), ("vc",), ("music",)
 ALL = ("tts", "vc", "music")
@@ -60,8 +61,7 @@ def silence_padding(kit, request, own, other) -> Audio:
 
 
 def loop_one_second(kit, request, own, other) -> Audio:
-    start = max(0, len(own.samples) // 3)
-    return _fit(own.samples[start : start + own.sample_rate], own.sample_rate, own.seconds)
+    return one_second_looped(own)
 
 
 def time_compressed(kit, request, own, other) -> Audio:

@@ -26,6 +26,22 @@ from audionet.lib.wallet import create_wallet
 
 NETUID = 1
 VALIDATOR_STAKE = 1000.0
+# What localnet's miners run, in turn (miner i gets ROSTER[i % 3]): the best offline backend of every
+# service, the cheapest one that runs from the install alone, and the adversary catalogue's "1 s loop"
+# cheat on top of that. A --<service>.model flag replaces that service's backend for every miner.
+ROSTER = (
+    ("best offline", lambda service: service.offline_backend),
+    ("cheap baseline", lambda service: service.default_backend),
+    ("cheat: 1 s loop", lambda service: f"loop:{service.default_backend}"),
+)
+
+
+def roster_models(index: int, overrides: Optional[dict] = None) -> tuple[str, dict[str, str]]:
+    """(label, {service: spec}) for the miner at `index`."""
+    label, pick = ROSTER[index % len(ROSTER)]
+    overrides = {name: spec for name, spec in (overrides or {}).items() if spec}
+    models = {service.name: overrides.get(service.name) or pick(service) for service in registry.all_services()}
+    return (label if not overrides else f"{label}, with flags"), models
 
 
 def free_port() -> int:
@@ -44,6 +60,7 @@ class MinerProcess:
     process: subprocess.Popen
     log_path: str
     args: list = field(default_factory=list)
+    label: str = ""  # what it runs, for people (e.g. the roster's "cheap baseline")
 
 
 @dataclass
@@ -90,7 +107,9 @@ class LocalNet:
         )
         return self.validator_hotkey
 
-    def add_miner(self, name: str, models: Optional[dict] = None, extra_args: tuple = ()) -> MinerProcess:
+    def add_miner(
+        self, name: str, models: Optional[dict] = None, extra_args: tuple = (), label: str = ""
+    ) -> MinerProcess:
         wallet = create_wallet(name, "default", self.wallets)
         hotkey = wallet.hotkey.ss58_address
         uid = self.chain.register(hotkey, wallet.coldkeypub.ss58_address)
@@ -107,7 +126,9 @@ class LocalNet:
             args += [f"--{service}.model", spec]
         log_path = os.path.join(self.logs_dir, f"{name}.log")
         process = self._spawn("audionet.neurons.miner", args + list(extra_args), log_path)
-        miner = MinerProcess(name, uid, hotkey, port, dict(models or {}), process, log_path, args + list(extra_args))
+        miner = MinerProcess(
+            name, uid, hotkey, port, dict(models or {}), process, log_path, args + list(extra_args), label
+        )
         self.miners.append(miner)
         return miner
 
@@ -186,20 +207,42 @@ class LocalNet:
         return process
 
     def run_validator(self, rounds: int, extra_args: tuple | list = (), timeout: float = 900.0) -> int:
-        """Run the validator for `rounds` rounds with a progress bar; its exit code."""
+        """Run the validator for `rounds` rounds, its exit code. A progress bar on a terminal; otherwise
+        (CI, a log file) one line per round."""
+        import sys
+
         from rich.progress import Progress
 
         process = self.start_validator(rounds, extra_args)
         deadline = time.monotonic() + timeout
-        with Progress(transient=True) as progress:
+        printed = 0
+        with Progress(transient=True, disable=not sys.stdout.isatty()) as progress:
             task = progress.add_task("validator rounds", total=rounds)
             while process.poll() is None and time.monotonic() < deadline:
-                progress.update(task, completed=len(self.round_records()))
+                records = self.round_records()
+                progress.update(task, completed=len(records))
+                if not sys.stdout.isatty():
+                    for record in records[printed:]:
+                        print(self.round_line(record, rounds), flush=True)
+                    printed = len(records)
                 time.sleep(0.5)
+        if not sys.stdout.isatty():
+            for record in self.round_records()[printed:]:
+                print(self.round_line(record, rounds), flush=True)
         if process.poll() is None:
             stop_process(process)
             return 124
         return process.returncode
+
+    def round_line(self, record: dict, rounds: int) -> str:
+        """One round for a log: each miner's score per service, 0 with the first gate's name when gated."""
+        names = {m.uid: m.name for m in self.miners}
+        by_uid: dict[int, list[str]] = defaultdict(list)
+        for result in record["results"]:
+            score = "gated" if result["gate"] else f"{result['score']:.2f}"
+            by_uid[result["uid"]].append(f"{result['service']} {score}")
+        miners = "; ".join(f"{names.get(uid, uid)}: {', '.join(parts)}" for uid, parts in sorted(by_uid.items()))
+        return f"round {record['round']}/{rounds}: {miners}"
 
     def round_records(self) -> list[dict]:
         path = os.path.join(self.state_dir, "rounds.jsonl")
@@ -227,6 +270,7 @@ class LocalNet:
                 {
                     "uid": miner.uid,
                     "name": miner.name,
+                    "backend": miner.label,
                     "hotkey": miner.hotkey,
                     "endpoint": f"127.0.0.1:{miner.port}",
                     "models": miner.models,
@@ -252,12 +296,13 @@ class LocalNet:
 
         table = Table(title=f"audionet localnet: {report['rounds']} round(s), block {report['block']}")
         services = list(dict.fromkeys(s for m in report["miners"] for s in m["scores"]))
-        for column in ("uid", "hotkey", *services, "weight", "mean latency s"):
-            table.add_column(column, justify="left" if column == "hotkey" else "right")
+        for column in ("uid", "backend", "hotkey", *services, "weight", "mean latency s"):
+            table.add_column(column, justify="left" if column in ("backend", "hotkey") else "right")
         for m in report["miners"]:
             scores = [f"{m['scores'].get(s, 0.0):.3f}" for s in services]
             latency = f"{m['mean_latency_s']:.2f}" if m["mean_latency_s"] is not None else "-"
-            table.add_row(str(m["uid"]), m["hotkey"][:12] + "…", *scores, f"{m['weight']:.3f}", latency)
+            row = [str(m["uid"]), m["backend"], m["hotkey"][:12] + "…", *scores, f"{m['weight']:.3f}", latency]
+            table.add_row(*row)
         Console().print(table)
 
     def stop(self) -> None:

@@ -8,6 +8,7 @@
     kokoro:<voice>           Kokoro-82M ONNX TTS (empty voice: jf_alpha); on the GPU where onnxruntime-gpu is installed
     kokoro-clone:[top-k]     offline voice clone: Kokoro voices blended by speaker similarity, F0 matched
     py:<module>:<factory>    an operator's own backend (called with device=...)
+    loop:<spec>              a cheat, for local subnets and studies: one second of <spec>'s answer, looped
 
 The caller says which interface it needs (a service's `backend_interface`);
 a spec that builds something else is a one-line BackendError. Specs come
@@ -136,10 +137,15 @@ def load_backend(
         backend = _from_hf(rest, check, device, dtype, preset or "balanced")
     elif scheme in ("kokoro", "kokoro-clone"):
         backend = _from_kokoro(scheme, rest, check, preset, device)
+    elif scheme == "loop":
+        from audionet.models.baselines.looped import looped
+
+        inner = load_backend(rest, interface, device=device, dtype=dtype, preset=preset, warmup=False, label=label)
+        backend = looped(inner)
     else:
         raise BackendError(
-            f"unknown model spec {spec!r}; use baseline:<name>, hf:<id or dir>, kokoro:<voice>, kokoro-clone: "
-            "or py:<module>:<factory>"
+            f"unknown model spec {spec!r}; use baseline:<name>, hf:<id or dir>, kokoro:<voice>, kokoro-clone:, "
+            "py:<module>:<factory> or loop:<spec>"
         )
     check(type(backend))  # py: factories are only known once called
     if warmup:

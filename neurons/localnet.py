@@ -15,7 +15,7 @@ import tempfile
 
 from audionet.lib import services as registry
 from audionet.lib.config import Parser, positive_int, setup_logging
-from audionet.lib.localnet import LocalNet
+from audionet.lib.localnet import LocalNet, roster_models
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,8 +24,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rounds", type=positive_int, default=2, help="validator rounds to run")
     parser.add_argument("--json", dest="json_path", default=None, help="also write the results table here")
     parser.add_argument("--workdir", default=None, help="keep chain, wallets, logs and state here (default: temp)")
-    parser.add_argument("--alpha", type=float, default=0.3, help="validator EMA alpha")
-    registry.add_backend_flags(parser, offline=True, presets=False)  # the best offline backends unless overridden
+    parser.add_argument(
+        "--eligible-after",
+        type=positive_int,
+        default=1,
+        help="scored rounds before a miner can earn (the validator's default is for a real network)",
+    )
+    registry.add_backend_flags(parser, roster=True, presets=False)  # the roster's backends unless overridden
     parser.add_argument("--seed", type=int, default=None, help="validator prompt seed")
     return parser
 
@@ -39,15 +44,21 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     log = setup_logging("INFO", "localnet")
     workdir = args.workdir or tempfile.mkdtemp(prefix="audionet-localnet-")
-    models = {name: spec for name, spec in registry.backend_specs(args, registry.names()).items() if spec}
+    overrides = registry.backend_specs(args, registry.names())
     net = LocalNet(workdir)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         net.add_validator()
         for index in range(args.miners):
-            net.add_miner(f"miner{index}", models=models)
+            label, models = roster_models(index, overrides)
+            net.add_miner(f"miner{index}", models=models, label=label)
         net.wait_ready()
-        validator_args = ["--neuron.alpha", str(args.alpha), "--neuron.save_audio", os.path.join(workdir, "audio")]
+        validator_args = [
+            "--neuron.eligible_after",
+            str(args.eligible_after),
+            "--neuron.save_audio",
+            os.path.join(workdir, "audio"),
+        ]
         if args.seed is not None:
             validator_args += ["--neuron.seed", str(args.seed)]
         code = net.run_validator(args.rounds, extra_args=validator_args)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from dataclasses import replace
 
 import httpx
 
@@ -13,6 +14,7 @@ from audionet.benchmarks.reliability.badminers import BEHAVIOURS, BadMinerServer
 from audionet.lib.chain import OfflineChain
 from audionet.lib.client import MinerClient
 from audionet.lib.localnet import NETUID, LocalNet
+from audionet.lib.scoring.incentive import CURVE
 from audionet.lib.services import TTS
 from audionet.lib.validator_loop import Validator, ValidatorSettings
 from audionet.lib.wallet import create_wallet
@@ -69,6 +71,7 @@ def run_round(
             services=("tts",),
             timeouts={"tts": timeout},
             seed=5,
+            curve=replace(CURVE, eligible_after=1),  # one round: every miner is judged on it
         )
         validator = Validator(wallet, OfflineChain(net.chain_path, NETUID, wallet=wallet), settings, judge=judge)
         with BadMinerServers(bad):

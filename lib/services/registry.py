@@ -64,13 +64,14 @@ service_list = CommaList(allowed=names, what="service")
 PRESETS = ("fast", "balanced", "quality")
 
 
-def add_backend_flags(parser, *, offline: bool = False, presets: bool = True) -> None:
+def add_backend_flags(parser, *, roster: bool = False, presets: bool = True) -> None:
     """--<service>.model (and --<service>.preset) for every registered service: the miner, the
-    benchmark and localnet (`offline`: the best offline backends are the defaults)."""
+    benchmark and localnet (`roster`: no default, each miner's place in localnet's roster decides)."""
     group = parser.add_argument_group("models (one backend spec per service)")
     for service in all_services():
-        default = service.offline_backend if offline else service.default_backend
-        flag(group, f"{service.name}.model", default=default, help=f"{service.title} backend spec (default {default})")
+        default = None if roster else service.default_backend
+        shown = "by the miner's place in the roster" if roster else default
+        flag(group, f"{service.name}.model", default=default, help=f"{service.title} backend spec (default {shown})")
         if presets:
             flag(
                 group,

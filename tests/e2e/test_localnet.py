@@ -1,5 +1,6 @@
-"""A whole subnet: honest miners earn weight, a garbage miner none, and a
-killed validator resumes from exactly the scores it saved."""
+"""A whole subnet: the chain gets the validator's curve, a garbage miner earns nothing, a killed
+validator resumes from exactly the scores it saved, and `audionet-localnet` runs its roster of
+best, cheap and cheating miners."""
 
 import json
 import os
@@ -7,11 +8,13 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 
 import pytest
 
 from audionet.lib.audio import decode_flac
-from audionet.lib.localnet import LocalNet
+from audionet.lib.localnet import ROSTER, LocalNet
+from audionet.lib.scoring.incentive import CURVE
 from audionet.lib.scoring.state import ScoreState
 from tests.e2e.garbage import GARBAGE_MODELS
 from tests.files import REPO
@@ -40,20 +43,22 @@ def check_restored(round_record, state_before: ScoreState):
         assert result["ema"] == ALPHA * result["reward"] + (1 - ALPHA) * old
 
 
-def test_honest_miners_earn_weight_garbage_earns_none_and_state_survives_a_kill(tmp_path):
+def test_the_chain_gets_the_curve_garbage_earns_none_and_state_survives_a_kill(tmp_path):
     net = LocalNet(str(tmp_path))
     net.add_validator()
     honest = [net.add_miner(f"honest{i}") for i in range(3)]
     garbage = net.add_miner("garbage", models=GARBAGE_MODELS)
-    args = ["--neuron.alpha", str(ALPHA), "--neuron.seed", "11"]
+    args = ["--neuron.alpha", str(ALPHA), "--neuron.eligible_after", "1", "--neuron.seed", "11"]
     try:
         net.wait_ready()
         assert net.run_validator(1, extra_args=args) == 0
         report = net.report()
         weights = {m["uid"]: m["weight"] for m in report["miners"]}
-        assert all(weights[m.uid] > 0 for m in honest), report
-        assert weights[garbage.uid] == 0.0
+        assert weights[garbage.uid] == 0.0 and any(weights[m.uid] > 0 for m in honest), report
         assert abs(sum(weights.values()) - 1.0) < 1e-6
+        curve = replace(CURVE, alpha=ALPHA, eligible_after=1)
+        expected = ScoreState.load(os.path.join(net.state_dir, "state.json"), SERVICES, curve).weights()
+        assert all(weights[m["uid"]] == pytest.approx(expected[m["uid"]]) for m in report["miners"]), report
         gates = {(r["uid"], r["service"]): r["gate"] for r in net.round_records()[0]["results"]}
         assert "clipped" in gates[(garbage.uid, "tts")]
         assert "HTTP 500" in gates[(garbage.uid, "vc")]
@@ -76,7 +81,7 @@ def test_honest_miners_earn_weight_garbage_earns_none_and_state_survives_a_kill(
         net.stop()
 
 
-def test_localnet_command_prints_a_table_and_writes_json(tmp_path):
+def test_localnet_runs_its_roster_pays_no_cheat_and_logs_each_round(tmp_path):
     out = tmp_path / "out.json"
     result = subprocess.run(
         [
@@ -84,7 +89,7 @@ def test_localnet_command_prints_a_table_and_writes_json(tmp_path):
             "-m",
             "audionet.neurons.localnet",
             "--miners",
-            "2",
+            "3",
             "--rounds",
             "1",
             "--json",
@@ -99,16 +104,21 @@ def test_localnet_command_prints_a_table_and_writes_json(tmp_path):
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     report = json.loads(out.read_text())
-    assert report["rounds"] == 1 and len(report["miners"]) == 2
+    assert report["rounds"] == 1 and [m["backend"] for m in report["miners"]] == [label for label, _ in ROSTER]
+    best, cheap, cheat = report["miners"]
+    assert best["models"] == {"tts": "kokoro:", "vc": "kokoro-clone:", "music": "baseline:synth"}
+    assert cheat["models"]["tts"] == "loop:baseline:espeak" and cheat["weight"] == 0.0
+    assert best["weight"] + cheap["weight"] == pytest.approx(1.0)
     for miner in report["miners"]:
-        assert set(miner["scores"]) == {"tts", "vc", "music"} and miner["weight"] > 0
+        assert set(miner["scores"]) == {"tts", "vc", "music"}
         assert miner["mean_latency_s"] > 0 and miner["hotkey"][:12] in result.stdout
-    assert "weight" in result.stdout
-    clip = tmp_path / "net" / "audio" / "round-00001" / f"uid-{report['miners'][0]['uid']:03d}-music.flac"
+    assert "weight" in result.stdout and "cheat: 1 s loop" in result.stdout
+    assert "round 1/1: miner0: tts" in result.stdout  # not a terminal: one line per round, no progress bar
+    clip = tmp_path / "net" / "audio" / "round-00001" / f"uid-{best['uid']:03d}-music.flac"
     audio = decode_flac(clip.read_bytes(), max_seconds=30, max_bytes=10**7)
     assert audio.sample_rate == 32_000 and audio.seconds >= 3.5
     # the miners were stopped with SIGTERM at the end and still wrote their timings
-    for index in range(2):
+    for index in range(3):
         with open(tmp_path / "net" / "telemetry" / f"miner{index}" / "timing.jsonl") as handle:
             last = json.loads(handle.readlines()[-1])
         assert all(last["scalars"][f"timing/{s}/generation/count"] == 1 for s in ("tts", "vc", "music")), last

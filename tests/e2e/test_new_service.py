@@ -15,6 +15,7 @@ import threading
 import time
 from abc import abstractmethod
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from typing import Literal, Optional
 
 import numpy as np
@@ -160,6 +161,7 @@ def test_a_service_defined_in_one_file_runs_through_miner_validator_and_weights(
     from audionet.lib.chain import OfflineChain
     from audionet.lib.miner_app import MinerService
     from audionet.lib.protocol import unpack_response
+    from audionet.lib.scoring.incentive import CURVE
     from audionet.lib.validator_loop import Validator, ValidatorSettings
 
     chain = OfflineChain(str(tmp_path / "chain.sqlite"), block_seconds=1.0)
@@ -202,7 +204,12 @@ def test_a_service_defined_in_one_file_runs_through_miner_validator_and_weights(
 
         # one validator round: both miners asked, the honest one earns more, weights land on chain
         settings = ValidatorSettings(
-            state_dir=str(tmp_path / "state"), services=("tone",), seed=5, epoch_length=1, round_interval=0.0
+            state_dir=str(tmp_path / "state"),
+            services=("tone",),
+            seed=5,
+            epoch_length=1,
+            round_interval=0.0,
+            curve=replace(CURVE, eligible_after=1),  # one round is enough to earn here
         )
         validator = Validator(
             validator_wallet, OfflineChain(chain.path, wallet=validator_wallet), settings, judge=judge
