@@ -1,12 +1,13 @@
 """Cheap and gaming miners against the validator's Judge, next to the best honest backend.
 
 Each round draws one fresh request as the validator draws it; the honest backend and every
-attack answer it, and the round is judged together (gates, duplicates, evaluators, within-round
-rewards). Answering the same request makes the comparison paired: an attack's score differs from
-the honest one by what the attack does, not by which prompt or reference it happened to get.
-The table gives each attack's mean raw score and round reward next to the honest backend's.
+attack answer it, and the round is judged together (gates, duplicates, evaluators). Answering
+the same request makes the comparison paired: an attack's score differs from the honest one by
+what the attack does, not by which prompt or reference it happened to get.
+The table gives each attack's mean score next to the honest backend's; the per-round scores are
+the samples the incentive study (benchmarks/incentive.py) draws from.
 
-    python -m audionet.benchmarks.adversaries [--rounds 6] [--services tts,vc,music] [--eval.profile offline]
+    python -m audionet.benchmarks.adversaries [--rounds 32] [--services tts,vc,music] [--eval.profile offline]
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import os
 import sys
 from collections import Counter
-from statistics import fmean
+from statistics import fmean, stdev
 
 import numpy as np
 
@@ -50,7 +51,7 @@ def play_round(service, honest, judge, kit, rng, sources, previous) -> tuple[lis
     before the honest answer joins that history: on a network every miner has its own prompt,
     so two answers to one request (an attack that happens to equal the honest answer, two
     replays of one reference) must not be taken for copies of each other here."""
-    from audionet.lib.scoring.judge import Job, normalise_round
+    from audionet.lib.scoring.judge import Job
 
     attacks = for_service(service.name)
     request = service.draw(rng, sources)
@@ -61,10 +62,8 @@ def play_round(service, honest, judge, kit, rng, sources, previous) -> tuple[lis
     ]
     verdicts.insert(0, judge.score(service, [Job(request, own, HONEST)])[0])
     names = [HONEST] + [attack.name for attack in attacks]
-    rewards = normalise_round([v.score for v in verdicts])
     results = [
-        {"miner": n, "score": v.score, "reward": w, "gate": v.gate, "components": v.components}
-        for n, v, w in zip(names, verdicts, rewards)
+        {"miner": n, "score": v.score, "gate": v.gate, "components": v.components} for n, v in zip(names, verdicts)
     ]
     return results, own
 
@@ -92,6 +91,10 @@ def stratified(sources, number: int):
     return SynthesisedReferences([engines[number % len(engines)]])
 
 
+def spread(values: list[float]) -> float:
+    return stdev(values) if len(values) > 1 else 0.0
+
+
 def summarise(results: list[dict]) -> dict[str, dict]:
     by_miner: dict[str, list[dict]] = {}
     for result in results:
@@ -101,7 +104,7 @@ def summarise(results: list[dict]) -> dict[str, dict]:
         gates = Counter((r["gate"] or "").split(":")[0] for r in rows if r["gate"])
         summary[miner] = {
             "score": fmean(r["score"] for r in rows),
-            "reward": fmean(r["reward"] for r in rows),
+            "score_std": spread([r["score"] for r in rows]),
             "gated": sum(1 for r in rows if r["gate"]),
             "rounds": len(rows),
             "gates": dict(gates.most_common()),
@@ -159,8 +162,9 @@ def markdown(report: dict) -> str:
         + ", ".join(f"{k} {v}" for k, v in report["evaluators"].items() if v != "none")
         + ".",
         "",
-        "Raw score: the Judge's 0..1 score of each answer; round reward: the validator's within-round reward "
-        "(0.5 x raw + 0.5 x rank). Each round every miner answers the same fresh request (a paired comparison).",
+        "Score: the Judge's 0..1 score of each answer, the reward the validator's EMA sees (mean and standard "
+        "deviation over rounds: the round-to-round noise the incentive study draws from). Each round every miner "
+        "answers the same fresh request (a paired comparison).",
         "",
     ]
     for result in report["services"].values():
@@ -177,7 +181,7 @@ def markdown(report: dict) -> str:
                     label,
                     result["what"].get(name, "the best offline backend"),
                     f"{row['score']:.3f}",
-                    f"{row['reward']:.3f}",
+                    f"{row['score_std']:.3f}",
                     f"{row['gated']} of {row['rounds']}",
                     gates,
                     verdict,
@@ -190,8 +194,8 @@ def markdown(report: dict) -> str:
                 [
                     "Miner",
                     "What it sends",
-                    "Raw score (mean)",
-                    "Round reward (mean)",
+                    "Score (mean)",
+                    "Score (std)",
                     "Gated",
                     "Gates fired",
                     "vs honest",
@@ -222,7 +226,7 @@ def plot(report: dict, path: str) -> str:
 def build_parser() -> Parser:
     parser = Parser(prog="audionet-adversaries", description=__doc__.split("\n")[0])
     parser.add_argument("--services", type=registry.service_list, default=",".join(registry.names()))
-    parser.add_argument("--rounds", type=positive_int, default=6, help="validator rounds per service")
+    parser.add_argument("--rounds", type=positive_int, default=32, help="validator rounds per service")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=RESULTS_DIR, help="results folder (default: ./benchmarks/results)")
     from audionet.models.eval.registry import add_eval_flags
