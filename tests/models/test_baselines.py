@@ -233,3 +233,21 @@ def test_warmups_run(tts, cloner, music):
     tts.warmup()
     cloner.warmup()
     music.warmup()
+
+
+def test_the_loop_cheat_repeats_one_second_of_the_inner_answer():
+    from audionet.models.base import MusicGenerator, SpeechSynthesizer, VoiceCloner
+    from audionet.models.registry import load_backend
+
+    speech = load_backend("loop:baseline:espeak", SpeechSynthesizer, warmup=False)
+    honest = EspeakSynthesizer().synthesize(TEXT, seed=2)
+    looped = speech.synthesize(TEXT, seed=2)
+    rate, n = honest.sample_rate, len(honest.samples)
+    assert speech.model_id == "loop:baseline:espeak" and looped.sample_rate == rate and len(looped.samples) == n
+    assert np.array_equal(looped.samples[:rate], honest.samples[n // 3 : n // 3 + rate])
+    assert np.array_equal(looped.samples[rate : 2 * rate], looped.samples[:rate])
+    music = load_backend("loop:baseline:synth", MusicGenerator, warmup=False).generate("calm piano", 4.0, seed=1)
+    assert np.array_equal(music.samples[: music.sample_rate], music.samples[music.sample_rate : 2 * music.sample_rate])
+    assert isinstance(load_backend("loop:baseline:world", VoiceCloner, warmup=False), VoiceCloner)
+    with pytest.raises(BackendError, match="not a speech|not a SpeechSynthesizer|VoiceCloner"):
+        load_backend("loop:baseline:world", SpeechSynthesizer, warmup=False)
