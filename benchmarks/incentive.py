@@ -122,7 +122,7 @@ def gate_slack(classes: list[MinerClass]) -> float:
     services (rounded to 0.05): a good miner two standard errors unlucky is not shut out by the gate."""
     neural = next(c for c in classes if c.kind == "neural")
     noise = max(float(np.std(s, ddof=1) / np.mean(s)) for s in neural.samples.values() if np.mean(s) > 0)
-    return round(2 * noise / 0.05) * 0.05
+    return round(round(2 * noise / 0.05) * 0.05, 2)
 
 
 def candidates(slack: float, quick: bool = False) -> list[Candidate]:
@@ -133,9 +133,9 @@ def candidates(slack: float, quick: bool = False) -> list[Candidate]:
     out = []
     for alpha, eligible, gate in grid:
         base = Curve(alpha, eligible, floor=0.0, power=1.0, service_floor=gate, gate_slack=slack if gate else 0.0)
-        for floor, power in itertools.product((0.7, 0.8, 0.85, 0.9), (1, 2)):
+        for floor, power in itertools.product((0.7, 0.8, 0.9), (1, 2)):
             out.append(Candidate("floor + power", replace(base, floor=floor, power=power)))
-        out += [Candidate("power of score/max", replace(base, power=p)) for p in (4, 9, 16)]
+        out += [Candidate("power of score/max", replace(base, power=p)) for p in (1, 2, 4, 9)]
         out += [Candidate("softmax", Softmax(**asdict(base), temperature=t)) for t in (0.02, 0.05)]
     return out
 

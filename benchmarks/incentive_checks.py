@@ -80,8 +80,10 @@ def check_all(pop: Population, run: Run, alone: Run | None, curve: Curve, consen
     checks[f"{len(cheat_uids)} cheat uids together"] = Check(
         together, f"< {CHEATS_TOGETHER:.1%}", together < CHEATS_TOGETHER
     )
-    fresh = w[half:, np.concatenate([pop.uids(i) for i in young_cheats])].sum(axis=1).mean()
-    checks["share of 5 fresh cheats (reported)"] = Check(float(fresh), REPORTED, True)
+    fresh = w[half:, np.concatenate([pop.uids(i) for i in young_cheats])].mean()
+    settled = w[half:, pop.uids(neural[0])].mean()
+    ratio = float(fresh / settled) if settled > 0 else float("inf")
+    checks["a fresh cheat / a neural uid, after it registers"] = Check(ratio, REPORTED, True)
 
     if alone is not None:
         copies = len(pop.uids(neural[0])) + len(pop.uids(twins[0]))
@@ -165,7 +167,7 @@ def traces(pop: Population, run: Run, consensus: bool = False) -> dict[str, list
     w = paid(run, consensus)
     pick = {
         "neural": lambda g: g.miner.kind == "neural" and g.joins == 0 and not g.twin,
-        "newcomers": lambda g: g.joins > 0 and g.miner.kind == "neural",
+        "newcomer": lambda g: g.joins > 0 and g.miner.kind == "neural",
         "espeak class": lambda g: g.miner.kind == "cheap",
     }
     out = {}

@@ -110,7 +110,9 @@ def markdown(found: dict, classes, args, curve) -> str:
             parts += [f"**`lib/scoring/incentive.py` has a different CURVE ({curve}): update it.**", ""]
         results = shown + [("chosen, Yuma incentive", found["consensus"])]
     parts += ["## Properties", "", checks_table(results)]
-    labels = [("current", shown[0][1])] + ([("chosen", chosen), ("chosen, Yuma", found["consensus"])] if chosen else [])
+    labels = [("current", shown[0][1])]
+    if chosen:
+        labels += [("chosen", chosen), ("chosen, Yuma", found["consensus"]), ("chosen, rank reward", shown[-1][1])]
     parts += ["## Weight share by class (steady window)", "", shares_table(labels)]
     return "\n".join(parts)
 
@@ -139,7 +141,7 @@ def plot(found: dict, path: str) -> str:
     return save(fig, path)
 
 
-def to_json(result: dict) -> dict:
+def to_json(result: dict, shares: bool = True) -> dict:
     c = result["candidate"]
     return {
         "label": c.label,
@@ -148,7 +150,7 @@ def to_json(result: dict) -> dict:
         "rank_reward": c.rank_reward,
         "passes": all(check.ok for check in result["checks"].values()),
         "checks": {name: check.as_dict() for name, check in result["checks"].items()},
-        "shares": result["shares"],
+        "shares": result["shares"] if shares else None,
     }
 
 
@@ -163,7 +165,7 @@ def write(found: dict, classes, args, stem: str, curve) -> str:
         "chosen": to_json(found["chosen"]) if found["chosen"] else None,
         "consensus": to_json(found["consensus"]) if found["consensus"] else None,
         "shown": [to_json(r) for r in found["shown"]],
-        "swept": [to_json(r) for r in found["swept"]],
+        "swept": [to_json(r, shares=False) for r in found["swept"]],
     }
     with open(stem + ".json", "w") as handle:
         json.dump(data, handle, indent=1, default=float)

@@ -209,8 +209,6 @@ class LocalNet:
     def run_validator(self, rounds: int, extra_args: tuple | list = (), timeout: float = 900.0) -> int:
         """Run the validator for `rounds` rounds, its exit code. A progress bar on a terminal; otherwise
         (CI, a log file) one line per round."""
-        import sys
-
         from rich.progress import Progress
 
         process = self.start_validator(rounds, extra_args)
@@ -303,7 +301,7 @@ class LocalNet:
             latency = f"{m['mean_latency_s']:.2f}" if m["mean_latency_s"] is not None else "-"
             row = [str(m["uid"]), m["backend"], m["hotkey"][:12] + "…", *scores, f"{m['weight']:.3f}", latency]
             table.add_row(*row)
-        Console().print(table)
+        Console(width=None if sys.stdout.isatty() else 200).print(table)  # a log keeps whole hotkeys
 
     def stop(self) -> None:
         """Stop every process this net started (they run in their own sessions,

@@ -106,4 +106,4 @@ class Curve:
 
 
 # Chosen by `python -m audionet.benchmarks.incentive` (results/incentive-offline.md).
-CURVE = Curve(alpha=0.01, eligible_after=5, floor=0.85, power=1.0, service_floor=0.8)
+CURVE = Curve(alpha=0.005, eligible_after=3, floor=0.0, power=1.0, service_floor=0.85, gate_slack=0.6)

@@ -74,4 +74,4 @@ def test_the_study_command_writes_its_tables_json_and_plot(tmp_path, capsys):
     assert stem.with_suffix(".png").stat().st_size > 10_000
     assert "## Weight share by class" in stem.with_suffix(".md").read_text() and "## Properties" in out
     assert data["command"].startswith("python -m audionet.benchmarks.incentive") and data["rounds"] == 200
-    assert code == (0 if data["chosen"] else 1) and len(data["swept"]) == 13
+    assert code == (0 if data["chosen"] else 1) and len(data["swept"]) == 12
