@@ -20,7 +20,7 @@ from audionet.benchmarks import RESULTS_DIR
 from audionet.benchmarks.devices import Target, add_study_flags
 from audionet.lib import services as registry
 from audionet.lib.config import CommaList, Parser, positive_int
-from audionet.lib.errors import BackendError, ConfigError
+from audionet.lib.errors import BackendError, ConfigError, exit_code
 from audionet.lib.pool import add_pool_flags
 
 
@@ -144,6 +144,16 @@ def measure_presets(service, spec: str, backend, names: list[str], measure) -> d
     return {"default": backend.preset, "measured": measured}
 
 
+def judge(args, device: str):
+    """The validator's Judge on --eval.device (auto: the first measured device) with the --eval.* models."""
+    from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
+    from audionet.lib.gpu import resolve_device
+    from audionet.models.eval.registry import specs_from_args
+
+    eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device, flag="--eval.device")
+    return Evaluation(device=eval_device, specs=evaluator_specs(specs_from_args(args), args.weights, args.cache_dir))
+
+
 def benchmark(args, argv: list[str]) -> list[str]:
     """Every distinct device of --pool.devices measured on its own (<out>/<label>/), then, with two or more,
     the pool study across them (<out>/pool-.../); the folders written."""
@@ -156,9 +166,6 @@ def benchmark(args, argv: list[str]) -> list[str]:
     )
 
     from audionet.benchmarks.devices import distinct, pool_ticks, run_study, targets
-    from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
-    from audionet.lib.gpu import resolve_device
-    from audionet.models.eval.registry import specs_from_args
 
     services = list(args.services)
     levels = list(args.parallel)
@@ -166,10 +173,7 @@ def benchmark(args, argv: list[str]) -> list[str]:
     measured = distinct(chosen)
     specs = resolve_specs(registry.backend_specs(args, services), args.weights, args.cache_dir)
     sources = {name: registry.get(name).open_sources(args) for name in services}
-    device = chosen[0].device
-    eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device, flag="--eval.device")
-    eval_specs = evaluator_specs(specs_from_args(args), args.weights, args.cache_dir)
-    evaluation = None if args.no_eval else Evaluation(device=eval_device, specs=eval_specs)
+    evaluation = None if args.no_eval else judge(args, chosen[0].device)
     folders, summaries, backends = [], {}, {}
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, transient=False) as progress:
@@ -297,7 +301,7 @@ def main(argv=None) -> int:
         folders = benchmark(args, argv)
     except (ConfigError, BackendError) as error:
         print(f"audionet-bench: {error}", file=sys.stderr)
-        return 2
+        return exit_code(error)
     for folder in folders:
         print(f"results in {folder}: {', '.join(sorted(os.listdir(folder)))}")
     return 0
