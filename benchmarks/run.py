@@ -12,7 +12,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import sys
 import time
 
@@ -21,6 +20,7 @@ from audionet.benchmarks.devices import Target, add_study_flags
 from audionet.lib import services as registry
 from audionet.lib.config import CommaList, Parser, positive_int
 from audionet.lib.errors import BackendError, ConfigError, exit_code
+from audionet.lib.gpu import environment
 from audionet.lib.pool import add_pool_flags
 
 
@@ -96,18 +96,6 @@ def resolve_specs(specs: dict[str, str], weights: str, cache_dir: str) -> dict[s
     return {service: random_spec(spec, cache_dir) for service, spec in specs.items()}
 
 
-def environment() -> dict:
-    info = {"python": platform.python_version(), "platform": platform.platform()}
-    try:
-        import torch
-
-        info["torch"] = torch.__version__
-        info["cuda"] = torch.version.cuda if torch.cuda.is_available() else None
-    except ImportError:
-        pass
-    return info
-
-
 def per_service_ticks(args) -> int:
     """Progress ticks of one measure_service call: runs, evaluations, the determinism re-run."""
     return (args.warmup + args.runs) * (1 if args.no_eval else 2) + (0 if args.no_eval else 1)
@@ -151,7 +139,8 @@ def judge(args, device: str):
     from audionet.models.eval.registry import specs_from_args
 
     eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device, flag="--eval.device")
-    return Evaluation(device=eval_device, specs=evaluator_specs(specs_from_args(args), args.weights, args.cache_dir))
+    specs = evaluator_specs(specs_from_args(args), args.weights, args.cache_dir, eval_device)
+    return Evaluation(device=eval_device, specs=specs)
 
 
 def benchmark(args, argv: list[str]) -> list[str]:

@@ -20,7 +20,13 @@ from audionet.lib.errors import MissingDependency
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout (lib/ is audionet.lib)
 # The files that install the project, in the order they are installed; nodeps ones get --no-deps.
-FILES = ("requirements.txt", "requirements-nodeps.txt", "requirements-dev.txt", "requirements-gpu.txt")
+FILES = (
+    "requirements.txt",
+    "requirements-nodeps.txt",
+    "requirements-dev.txt",
+    "requirements-gpu.txt",
+    "requirements-cuda12.txt",
+)
 NO_DEPS = ("requirements-nodeps.txt",)
 TORCH_PIN = "torch==2.13.0"  # kept in every pip call (README): without it pip may pull another torch
 

@@ -19,6 +19,7 @@ from audionet.lib.audio import Audio, resample
 from audionet.lib.errors import BackendError
 from audionet.lib.requirements import needs
 from audionet.models.eval.base import MosPredictor
+from audionet.models.onnx_providers import providers_for, running_on
 
 SAMPLE_RATE = 16_000
 WINDOW = int(9.01 * SAMPLE_RATE)
@@ -48,9 +49,9 @@ class DnsMos(MosPredictor):
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
         options.log_severity_level = 3
-        providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if device == "cuda" else ["CPUExecutionProvider"]
+        providers, used = providers_for(device, "DNSMOS")  # on a CUDA device without a working provider: the CPU
         self._session = ort.InferenceSession(path, options, providers=providers)
-        self.device, self.batch_size = device, batch_size
+        self.device, self.batch_size = running_on(self._session, used, "DNSMOS"), batch_size
 
     def predict(self, clips: Sequence[Audio]) -> list[float]:
         scores: list[float] = []
