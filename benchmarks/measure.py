@@ -62,11 +62,11 @@ def measure_service(
         run_once(service, backend, workloads[0])
         warmup_s.append(time.perf_counter() - started)
         tick()
-    backend.measure = timer.stage_hook(service.name)
+    backend.measure = timer.stage_hook(service.name, sync=backend.device)  # GPU stage times are GPU times
     run_s, audio_s, clips_per_run = [], [], []
     with DeviceMonitor(gpu_index) as monitor:
         for run in range(runs):
-            with timer.measure(service.name, "generation") as timing:
+            with timer.measure(service.name, "generation", sync=backend.device) as timing:
                 clips, seconds = run_once(service, backend, workloads[run])
                 timing.audio_seconds = seconds
             run_s.append(timing.elapsed)

@@ -4,6 +4,7 @@ names it and the requirement that installs it."""
 
 import pytest
 
+from audionet.benchmarks import gpu_check
 from audionet.lib.errors import EXIT_MISSING
 from audionet.lib.requirements import DISTRIBUTIONS, missing, requirement
 from tests.imports import loaded_by, run_python
@@ -33,6 +34,17 @@ def test_the_miner_generates_and_encodes_without_the_scoring_stack():
             assert len(encode_flac(audio)) > 1000
 
     asyncio.run(serve())
+    """
+    assert loaded_by(code) == []
+
+
+def test_gpu_checks_generation_step_runs_without_the_scoring_stack(tmp_path):
+    """The step as gpu-check runs it: through its step runner, generation only (--no-eval)."""
+    (step, *_) = [s for s in gpu_check.smoke_plan() if s.kind == gpu_check.GENERATION]
+    argv = [*step.argv, "--out", str(tmp_path)]
+    code = f"""
+    from audionet.benchmarks import gpu_step
+    assert gpu_step.main({argv!r}) == 0
     """
     assert loaded_by(code) == []
 
