@@ -10,7 +10,7 @@ import runpy
 import sys
 
 from audionet.lib.errors import EXIT_MISSING, MissingDependency
-from audionet.lib.requirements import missing
+from audionet.lib.requirements import is_missing_package, missing
 
 
 def main(argv: list[str]) -> int:
@@ -21,8 +21,8 @@ def main(argv: list[str]) -> int:
     except SystemExit as stop:
         return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
     except ModuleNotFoundError as error:
-        if error.name is None:
-            raise
+        if not is_missing_package(error):
+            raise  # a module of this project that does not exist: a failure, not a skip
         print(f"{module}: {missing(error.name, 'this step')}", file=sys.stderr)
         return EXIT_MISSING
     except MissingDependency as error:

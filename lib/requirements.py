@@ -106,12 +106,18 @@ def missing(module: str, what: str, root: Path = ROOT) -> MissingDependency:
     return MissingDependency(f"{what} needs {distribution} (no module {top}): {install_hint(distribution, root)}")
 
 
+def is_missing_package(error: ModuleNotFoundError) -> bool:
+    """A package that is not installed, rather than a module of this project that does not exist (a bug,
+    which keeps its traceback)."""
+    return error.name is not None and error.name.split(".")[0] != "audionet"
+
+
 @contextmanager
 def needs(what: str) -> Iterator[None]:
-    """Imports inside the block that find no module end as `missing(...)`: one line, no traceback."""
+    """Imports inside the block that find no package end as `missing(...)`: one line, no traceback."""
     try:
         yield
     except ModuleNotFoundError as error:
-        if error.name is None:
+        if not is_missing_package(error):
             raise
         raise missing(error.name, what) from None

@@ -5,7 +5,7 @@ names it and the requirement that installs it."""
 import pytest
 
 from audionet.benchmarks import gpu_check
-from audionet.lib.errors import EXIT_MISSING
+from audionet.lib.errors import EXIT_MISSING, MissingDependency
 from audionet.lib.requirements import DISTRIBUTIONS, missing, requirement
 from tests.imports import loaded_by, run_python
 
@@ -71,3 +71,14 @@ def test_every_known_package_names_a_requirement_of_the_project():
         "pip install --no-deps 'resemblyzer==0.1.4' (requirements-nodeps.txt)"
     )
     assert str(missing("not_a_dependency", "x")) == "x needs the Python module not_a_dependency, which is not installed"
+
+
+def test_a_missing_module_of_this_project_is_a_bug_with_its_traceback_not_a_missing_package():
+    from audionet.lib.requirements import needs
+
+    with pytest.raises(ModuleNotFoundError):
+        with needs("x"):
+            import audionet.lib.no_such_module  # noqa: F401
+    with pytest.raises(MissingDependency):
+        with needs("x"):
+            import audionet_no_such_package  # noqa: F401
