@@ -38,8 +38,12 @@ wire: install
 	$(BIN)/python -m audionet.benchmarks.wire
 
 # On a GPU host: the GPU benchmark matrix and the pool, under 9 minutes, into benchmarks/results/<device-slug>/.
-gpu-check: install
-	HF_HUB_OFFLINE=1 $(BIN)/python -m audionet.benchmarks.gpu_check
+# No install step: the checkout runs as the package audionet (pythonpath/) with a Python that has torch and
+# transformers (.venv's where there is one, else $(PYTHON)); a step whose packages are missing is skipped.
+# Step flags pass through: make gpu-check ARGS="--eval.asr whisper:large-v3".
+GPU_PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
+gpu-check:
+	PYTHONPATH=pythonpath$${PYTHONPATH:+:$$PYTHONPATH} HF_HUB_OFFLINE=1 $(GPU_PYTHON) -m audionet.benchmarks.gpu_check $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache localnet.json

@@ -17,19 +17,21 @@ from audionet.lib.scoring.judge import Job, Judge, Verdict
 Measure = Callable[..., AbstractContextManager]
 
 
-def evaluator_specs(specs: dict[str, str], weights: str, cache_dir: str) -> dict[str, str]:
+def evaluator_specs(specs: dict[str, str], weights: str, cache_dir: str, device: str = "cpu") -> dict[str, str]:
     """`weights="random"`: each known checkpoint becomes its architecture at full size with random
-    weights (timing only, as `--weights random` does for generation)."""
+    weights (timing only, as `--weights random` does for generation), in the format of the engine that
+    runs it on `device`."""
     if weights == "pretrained":
         return specs
     from audionet.models.eval.random_weights import random_specs
 
-    return random_specs(specs, cache_dir)
+    return random_specs(specs, cache_dir, device=device)
 
 
 class Evaluation:
     def __init__(self, device: str = "cpu", specs: Optional[dict[str, str]] = None):
         self.judge = Judge.load(specs, device=device)
+        self.device = device
 
     def label(self) -> str:
         """Short, for table rows; `describe()` names every model, for the table header."""
@@ -43,7 +45,7 @@ class Evaluation:
         """`service`: a lib.services Service; every clip is judged as one round of it."""
 
         def staged(service_: str, stage: str, **kw) -> AbstractContextManager:
-            return measure(service_, f"evaluation/{stage}", **kw)
+            return measure(service_, f"evaluation/{stage}", sync=self.device, **kw)  # GPU stage times are GPU times
 
         jobs = [Job(request, audio, f"bench-{i}") for i, (request, audio) in enumerate(zip(requests, clips))]
         # remember=False: repeated benchmark runs of one backend are not copies of each other.

@@ -8,17 +8,19 @@ from __future__ import annotations
 import resource
 import time
 from collections.abc import Callable
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from audionet.benchmarks.evaluation import Evaluation
 from audionet.benchmarks.quality import determinism, quality_result
 from audionet.benchmarks.stats import summarise
 from audionet.benchmarks.workload import Workload
 from audionet.lib.gpu import DeviceMonitor
 from audionet.lib.timing import Timer
 from audionet.models.base import Backend
+
+if TYPE_CHECKING:  # judged runs only: a --no-eval run imports no scoring
+    from audionet.benchmarks.evaluation import Evaluation
 
 
 def peak_rss_gb() -> float:
@@ -60,11 +62,11 @@ def measure_service(
         run_once(service, backend, workloads[0])
         warmup_s.append(time.perf_counter() - started)
         tick()
-    backend.measure = timer.stage_hook(service.name)
+    backend.measure = timer.stage_hook(service.name, sync=backend.device)  # GPU stage times are GPU times
     run_s, audio_s, clips_per_run = [], [], []
     with DeviceMonitor(gpu_index) as monitor:
         for run in range(runs):
-            with timer.measure(service.name, "generation") as timing:
+            with timer.measure(service.name, "generation", sync=backend.device) as timing:
                 clips, seconds = run_once(service, backend, workloads[run])
                 timing.audio_seconds = seconds
             run_s.append(timing.elapsed)

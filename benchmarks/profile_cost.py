@@ -8,7 +8,7 @@ models are their real architectures at full size with random weights: timing onl
 Whisper's random decoder writes to the 160-token cap, an upper bound on decoding time.
 
     python -m audionet.benchmarks.profile_cost --weights random [--profiles offline,standard,large]
-        [--clips 8] [--runs 2] [--eval.device cpu]
+        [--clips 8] [--runs 2] [--eval.device cpu] [--eval.asr whisper:large-v3 ...: on top of every profile]
 
 Writes evaluation-profiles-<device-slug>.{md,json,png} (the goal on a GPU: <= 0.25 s per clip
 for the standard profile).
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 import numpy as np
@@ -27,10 +28,11 @@ from audionet.benchmarks import RESULTS_DIR
 from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
 from audionet.benchmarks.tables import table
 from audionet.lib import services as registry
-from audionet.lib.config import CommaList, Parser, flag, positive_int
+from audionet.lib.config import CommaList, Parser, positive_int
+from audionet.lib.errors import BackendError, ConfigError, exit_code
 from audionet.lib.gpu import cpu_model_name, describe_device
 from audionet.lib.timing import Timer
-from audionet.models.eval.registry import PROFILES, resolve_specs
+from audionet.models.eval.registry import PROFILES, add_eval_flags, overrides_from_args, resolve_specs
 
 GOAL_S_PER_CLIP = 0.25  # standard profile on a GPU, a whole round batched
 
@@ -52,7 +54,7 @@ def time_profile(profile: str, specs: dict[str, str], rounds: dict, runs: int, d
         service = registry.get(name)
         evaluation.verdicts(service, requests, clips, Timer("warm-up").measure)
         for _ in range(runs):
-            with timer.measure(name, "evaluation/total"):
+            with timer.measure(name, "evaluation/total", sync=device):
                 evaluation.verdicts(service, requests, clips, timer.measure)
         for key, stats in timer.snapshot().items():
             if key.service == name:
@@ -120,7 +122,7 @@ def build_parser() -> Parser:
     parser.add_argument("--cache-dir", default=os.path.expanduser("~/.cache/audionet/random-weights"))
     parser.add_argument("--clips", type=positive_int, default=8, help="answers per service in the round")
     parser.add_argument("--runs", type=positive_int, default=2)
-    flag(parser, "eval.device", default="cpu", help="cpu | cuda | cuda:N (the device the evaluators run on)")
+    add_eval_flags(parser, profile=False, device_default="cpu")  # --eval.<kind> overrides every profile
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=RESULTS_DIR, help="results folder (default: ./benchmarks/results)")
     for service in registry.all_services():
@@ -131,15 +133,25 @@ def build_parser() -> Parser:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        return study(args)
+    except (ConfigError, BackendError) as error:
+        print(f"profile_cost: {error}", file=sys.stderr)
+        return exit_code(error)
+
+
+def study(args) -> int:
     services, profiles = list(args.services), list(args.profiles)
+    specs = {profile: resolve_specs(profile, overrides_from_args(args)) for profile in profiles}
     rounds = {}
     for name in tqdm(services, desc="honest answers"):
         service = registry.get(name)
         rounds[name] = honest_round(service, service.open_sources(args), args.clips, args.seed)
     rows = []
     for profile in tqdm(profiles, desc="profiles"):
-        specs = evaluator_specs(resolve_specs(profile), args.weights, args.cache_dir)  # offline: no stand-ins
-        rows += time_profile(profile, specs, rounds, args.runs, args.eval_device)
+        # offline: no stand-ins
+        loaded = evaluator_specs(specs[profile], args.weights, args.cache_dir, args.eval_device)
+        rows += time_profile(profile, loaded, rounds, args.runs, args.eval_device)
     info = describe_device(args.eval_device)
     result = {
         "device": info.slug,
@@ -151,7 +163,7 @@ def main(argv=None) -> int:
         "random": args.weights == "random" and profiles != ["offline"],
         "profiles": profiles,
         "services": services,
-        "specs": {p: PROFILES[p] for p in profiles},
+        "specs": specs,  # each profile with the --eval.<kind> overrides on top
         "rows": rows,
     }
     os.makedirs(args.out, exist_ok=True)

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from audionet.benchmarks.stats import t_interval
 from audionet.lib.audio import Audio, pcm16
-from audionet.lib.scoring.judge import Verdict
+
+if TYPE_CHECKING:  # judged runs only: a --no-eval run imports no scoring
+    from audionet.lib.scoring.judge import Verdict
 
 # Each service names its own quality columns (`Service.metrics`); "reward" is the Judge's raw 0..1 score.
 REWARD = ("reward", "Reward (raw, 0-1)")

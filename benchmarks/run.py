@@ -12,7 +12,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import sys
 import time
 
@@ -20,7 +19,8 @@ from audionet.benchmarks import RESULTS_DIR
 from audionet.benchmarks.devices import Target, add_study_flags
 from audionet.lib import services as registry
 from audionet.lib.config import CommaList, Parser, positive_int
-from audionet.lib.errors import BackendError, ConfigError
+from audionet.lib.errors import BackendError, ConfigError, exit_code
+from audionet.lib.gpu import environment
 from audionet.lib.pool import add_pool_flags
 
 
@@ -96,18 +96,6 @@ def resolve_specs(specs: dict[str, str], weights: str, cache_dir: str) -> dict[s
     return {service: random_spec(spec, cache_dir) for service, spec in specs.items()}
 
 
-def environment() -> dict:
-    info = {"python": platform.python_version(), "platform": platform.platform()}
-    try:
-        import torch
-
-        info["torch"] = torch.__version__
-        info["cuda"] = torch.version.cuda if torch.cuda.is_available() else None
-    except ImportError:
-        pass
-    return info
-
-
 def per_service_ticks(args) -> int:
     """Progress ticks of one measure_service call: runs, evaluations, the determinism re-run."""
     return (args.warmup + args.runs) * (1 if args.no_eval else 2) + (0 if args.no_eval else 1)
@@ -144,6 +132,17 @@ def measure_presets(service, spec: str, backend, names: list[str], measure) -> d
     return {"default": backend.preset, "measured": measured}
 
 
+def judge(args, device: str):
+    """The validator's Judge on --eval.device (auto: the first measured device) with the --eval.* models."""
+    from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
+    from audionet.lib.gpu import resolve_device
+    from audionet.models.eval.registry import specs_from_args
+
+    eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device, flag="--eval.device")
+    specs = evaluator_specs(specs_from_args(args), args.weights, args.cache_dir, eval_device)
+    return Evaluation(device=eval_device, specs=specs)
+
+
 def benchmark(args, argv: list[str]) -> list[str]:
     """Every distinct device of --pool.devices measured on its own (<out>/<label>/), then, with two or more,
     the pool study across them (<out>/pool-.../); the folders written."""
@@ -156,9 +155,6 @@ def benchmark(args, argv: list[str]) -> list[str]:
     )
 
     from audionet.benchmarks.devices import distinct, pool_ticks, run_study, targets
-    from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
-    from audionet.lib.gpu import resolve_device
-    from audionet.models.eval.registry import specs_from_args
 
     services = list(args.services)
     levels = list(args.parallel)
@@ -166,10 +162,7 @@ def benchmark(args, argv: list[str]) -> list[str]:
     measured = distinct(chosen)
     specs = resolve_specs(registry.backend_specs(args, services), args.weights, args.cache_dir)
     sources = {name: registry.get(name).open_sources(args) for name in services}
-    device = chosen[0].device
-    eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device, flag="--eval.device")
-    eval_specs = evaluator_specs(specs_from_args(args), args.weights, args.cache_dir)
-    evaluation = None if args.no_eval else Evaluation(device=eval_device, specs=eval_specs)
+    evaluation = None if args.no_eval else judge(args, chosen[0].device)
     folders, summaries, backends = [], {}, {}
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, transient=False) as progress:
@@ -297,7 +290,7 @@ def main(argv=None) -> int:
         folders = benchmark(args, argv)
     except (ConfigError, BackendError) as error:
         print(f"audionet-bench: {error}", file=sys.stderr)
-        return 2
+        return exit_code(error)
     for folder in folders:
         print(f"results in {folder}: {', '.join(sorted(os.listdir(folder)))}")
     return 0

@@ -100,8 +100,9 @@ def positive_int(text: str) -> int:
 
 def run_entry_point(role: str, parser: argparse.ArgumentParser, run, argv=None) -> int:
     """Parse flags, set up logging, call `run(args, log)`; start-up problems
-    (bad flags, wallet, chain, model) end as one logged line and exit code 2."""
-    from audionet.lib.errors import BackendError, ConfigError
+    (bad flags, wallet, chain, model) end as one logged line and exit code 2 (3: a package or library
+    to install, lib/errors.EXIT_MISSING)."""
+    from audionet.lib.errors import BackendError, ConfigError, exit_code
 
     args = parser.parse_args(argv)
     log = setup_logging(args.logging_level, role)
@@ -109,4 +110,4 @@ def run_entry_point(role: str, parser: argparse.ArgumentParser, run, argv=None) 
         return run(args, log)
     except (ConfigError, BackendError) as error:
         log.error("%s", error)
-        return 2
+        return exit_code(error)

@@ -31,3 +31,17 @@ class ConfigError(RuntimeError):
 
     def __init__(self, message: str):
         super().__init__(" ".join(str(message).split()))
+
+
+class MissingDependency(BackendError):
+    """A package or native library that a chosen model or step needs is not installed: one line naming
+    it and what installs it (lib/requirements.py for packages, lib/cuda_libs.py for CUDA libraries)."""
+
+
+# The exit code of an entry point stopped by a MissingDependency: gpu-check reports such a step as skipped.
+EXIT_MISSING = 3
+
+
+def exit_code(error: BackendError | ConfigError) -> int:
+    """2 for a start-up problem; EXIT_MISSING when what is missing is an installable dependency."""
+    return EXIT_MISSING if isinstance(error, MissingDependency) else 2

@@ -103,6 +103,19 @@ def device_slug(device: str = "auto") -> str:
     return describe_device(device).slug
 
 
+def environment() -> dict:
+    """Python, platform, torch and the CUDA it runs (None without a visible GPU), for result files."""
+    info = {"python": platform.python_version(), "platform": platform.platform()}
+    try:
+        import torch
+
+        info["torch"] = torch.__version__
+        info["cuda"] = torch.version.cuda if torch.cuda.is_available() else None
+    except ImportError:
+        pass
+    return info
+
+
 def cuda_index(device: str) -> int:
     _, _, index = device.partition(":")
     return int(index) if index.isdigit() else 0
@@ -174,6 +187,14 @@ class DeviceMonitor:
         }
 
 
+def torch_build(torch) -> str:
+    """Which torch this is, for a line saying why no GPU is visible: a CPU build, or the CUDA it brings
+    (CUDA 13 needs an NVIDIA driver of the 580 series or newer)."""
+    if not torch.version.cuda:
+        return f"torch {torch.__version__} is a CPU build"
+    return f"torch {torch.__version__} is a CUDA {torch.version.cuda} build; CUDA 13 needs NVIDIA driver 580 or newer"
+
+
 def resolve_device(device: str = "auto", flag: str = "") -> str:
     """auto -> cuda when a GPU is visible, else cpu; cpu | cuda | cuda:N are checked.
     The one device rule for miner, validator and bench; `flag` names the flag in errors."""
@@ -186,7 +207,7 @@ def resolve_device(device: str = "auto", flag: str = "") -> str:
         return device
     if device == "cuda" or (device.startswith("cuda:") and device[5:].isdigit()):
         if not torch.cuda.is_available():
-            raise BackendError(f"{where}device {device} requested but no CUDA GPU is visible")
+            raise BackendError(f"{where}device {device} requested but no CUDA GPU is visible ({torch_build(torch)})")
         index = int(device[5:]) if ":" in device else 0
         if index >= torch.cuda.device_count():
             raise BackendError(

@@ -10,6 +10,10 @@ Every measurement is keyed by (role, service, stage, device) and lands in a
 `Series` that keeps lifetime count/sum/min/max plus a rolling window of the
 most recent samples (p50/p95 and the window averages come from the window).
 
+On a GPU, work is queued and runs asynchronously: a block that only launches kernels ends long before
+they finish. `measure(..., sync=device)` waits for the device's queue at the start and end of the
+block (`cuda_synchronize`), so a stage's time is the GPU's time; it costs nothing on the CPU.
+
 Real-time factor (RTF) = seconds of compute / seconds of audio produced or
 judged, summed over the measurements that carry an audio length: 0.25 means
 one second of audio costs 0.25 s of compute. Its inverse is "x real-time"
@@ -19,6 +23,7 @@ one second of audio costs 0.25 s of compute. Its inverse is "x real-time"
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import time
 from collections import deque
@@ -30,6 +35,16 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 DEFAULT_WINDOW = 256
+
+
+def cuda_synchronize(device: Optional[str]) -> None:
+    """Wait until the GPU work queued on `device` (cuda | cuda:N) is done; a no-op for the CPU, for no
+    device, and where torch has not initialised CUDA (then nothing can be queued)."""
+    if not device or not device.startswith("cuda"):
+        return
+    torch = sys.modules.get("torch")  # never imported here: timing CPU work must not load torch
+    if torch is not None and torch.cuda.is_initialized():
+        torch.cuda.synchronize(device)
 
 
 class Key(NamedTuple):
@@ -122,17 +137,26 @@ class Measurement:
 
 class _Measure:
     def __init__(
-        self, timer: Timer, service: str, stage: str, device: Optional[str], audio_seconds: Optional[float], extra: dict
+        self,
+        timer: Timer,
+        service: str,
+        stage: str,
+        device: Optional[str],
+        audio_seconds: Optional[float],
+        extra: dict,
+        sync: Optional[str] = None,
     ):
-        self.timer, self.service, self.stage, self.device = timer, service, stage, device
+        self.timer, self.service, self.stage, self.device, self.sync = timer, service, stage, device, sync
         self.measurement = Measurement(audio_seconds, extra)
 
     def __enter__(self) -> Measurement:
+        cuda_synchronize(self.sync)  # earlier queued work is not this block's
         self.measurement.started = time.perf_counter()
         return self.measurement
 
     def __exit__(self, kind, _value, _traceback) -> bool:
         m = self.measurement
+        cuda_synchronize(self.sync)  # the block's own queued work is
         m.elapsed = time.perf_counter() - m.started
         m.failed = kind is not None
         # A failed call's time says nothing about the service's speed: counted apart.
@@ -152,10 +176,18 @@ class Timer:
         self._lock = threading.Lock()
 
     def measure(
-        self, service: str, stage: str, audio_seconds: Optional[float] = None, *, device: Optional[str] = None, **extra
+        self,
+        service: str,
+        stage: str,
+        audio_seconds: Optional[float] = None,
+        *,
+        device: Optional[str] = None,
+        sync: Optional[str] = None,
+        **extra,
     ) -> AbstractContextManager[Measurement]:
-        """Time the `with` block as one sample of (role, service, stage, device)."""
-        return _Measure(self, service, stage, device, audio_seconds, extra)
+        """Time the `with` block as one sample of (role, service, stage, device); `sync`: the CUDA device
+        whose queued work the block's time must include (module docstring)."""
+        return _Measure(self, service, stage, device, audio_seconds, extra, sync)
 
     def record(
         self,
@@ -177,11 +209,11 @@ class Timer:
             series.add(seconds, audio_seconds)
 
     def stage_hook(
-        self, service: str, prefix: str = "generation", device: Optional[str] = None
+        self, service: str, prefix: str = "generation", device: Optional[str] = None, sync: Optional[str] = None
     ) -> Callable[[str], AbstractContextManager]:
         """What a backend's `measure` attribute gets: stage name -> timing context (keyed by the
-        backend's own `device` when several devices share this timer)."""
-        return lambda stage: self.measure(service, f"{prefix}/{stage}", device=device)
+        backend's own `device` when several devices share this timer; `sync`: the backend's CUDA device)."""
+        return lambda stage: self.measure(service, f"{prefix}/{stage}", device=device, sync=sync)
 
     def snapshot(self) -> dict[Key, Stats]:
         with self._lock:

@@ -21,6 +21,7 @@ import importlib
 from typing import Optional
 
 from audionet.lib.errors import BackendError
+from audionet.lib.requirements import needs
 from audionet.models.base import Backend
 
 # name -> "module:factory"; the factory is called with device=...
@@ -125,28 +126,30 @@ def load_backend(
         return _checked(cls, interface, spec, label)
 
     scheme, _, rest = spec.partition(":")
-    if scheme == "baseline":
-        if rest not in BASELINES:
-            raise BackendError(
-                f"no baseline named {rest!r}; available: {', '.join(f'baseline:{n}' for n in BASELINES)}"
-            )
-        backend = check(_attribute(BASELINES[rest]))()
-    elif scheme == "py":
-        backend = _from_python(rest, device)
-    elif scheme == "hf":
-        backend = _from_hf(rest, check, device, dtype, preset or "balanced")
-    elif scheme in ("kokoro", "kokoro-clone"):
-        backend = _from_kokoro(scheme, rest, check, preset, device)
-    elif scheme == "loop":
-        from audionet.models.baselines.looped import looped
+    # A package the backend imports that is not installed: one line naming it and its requirement.
+    with needs(f"{label} backend {spec}" if label else spec):
+        if scheme == "baseline":
+            if rest not in BASELINES:
+                raise BackendError(
+                    f"no baseline named {rest!r}; available: {', '.join(f'baseline:{n}' for n in BASELINES)}"
+                )
+            backend = check(_attribute(BASELINES[rest]))()
+        elif scheme == "py":
+            backend = _from_python(rest, device)
+        elif scheme == "hf":
+            backend = _from_hf(rest, check, device, dtype, preset or "balanced")
+        elif scheme in ("kokoro", "kokoro-clone"):
+            backend = _from_kokoro(scheme, rest, check, preset, device)
+        elif scheme == "loop":
+            from audionet.models.baselines.looped import looped
 
-        inner = load_backend(rest, interface, device=device, dtype=dtype, preset=preset, warmup=False, label=label)
-        backend = looped(inner)
-    else:
-        raise BackendError(
-            f"unknown model spec {spec!r}; use baseline:<name>, hf:<id or dir>, kokoro:<voice>, kokoro-clone:, "
-            "py:<module>:<factory> or loop:<spec>"
-        )
+            inner = load_backend(rest, interface, device=device, dtype=dtype, preset=preset, warmup=False, label=label)
+            backend = looped(inner)
+        else:
+            raise BackendError(
+                f"unknown model spec {spec!r}; use baseline:<name>, hf:<id or dir>, kokoro:<voice>, kokoro-clone:, "
+                "py:<module>:<factory> or loop:<spec>"
+            )
     check(type(backend))  # py: factories are only known once called
     if warmup:
         backend.warmup()

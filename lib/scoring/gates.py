@@ -11,13 +11,12 @@ from typing import Optional
 import numpy as np
 
 from audionet.lib.audio import MIN_ACTIVE_RATIO, SILENCE_DBFS, Audio, frame_dbfs, silent
+from audionet.lib.prompts.spoken import speech_seconds
 
 __all__ = ["MIN_ACTIVE_RATIO", "SILENCE_DBFS", "clipped", "frame_dbfs", "silent", "speech_seconds", "wrong_length"]
 
 CLIP_LEVEL = 0.999
 MAX_CLIPPED_RATIO = 0.01  # more than 1% of samples at full scale = clipped
-SPEECH_SECONDS_PER_CHAR = (0.025, 0.2)  # plausible speaking rates (≈5-40 chars/s)
-SPEECH_SLACK_S = 1.5
 
 
 def clipped(audio: Audio) -> Optional[str]:
@@ -25,12 +24,6 @@ def clipped(audio: Audio) -> Optional[str]:
     if ratio > MAX_CLIPPED_RATIO:
         return f"clipped: {ratio:.1%} of samples at full scale"
     return None
-
-
-def speech_seconds(text: str) -> tuple[float, float]:
-    """The (min, max) duration of `text` spoken at any plausible rate."""
-    low, high = SPEECH_SECONDS_PER_CHAR
-    return low * len(text), high * len(text) + SPEECH_SLACK_S
 
 
 def wrong_length(audio: Audio, low: float, high: float) -> Optional[str]:

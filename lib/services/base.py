@@ -15,6 +15,10 @@ A `Service` subclass binds (like a row of a task registry):
 Miner, validator, localnet, score and bench only iterate the registry
 (`audionet.lib.services`); nothing outside a service module branches on a
 service's name.
+
+The judge's half imports `audionet.lib.scoring` inside the methods that judge, never at module
+level: a miner loads services to generate, and generation imports no scoring stack (jiwer,
+pyworld, the evaluators; tests/lib/services/test_lean_imports.py).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Optional
+from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
 import numpy as np
 from pydantic import ValidationError
@@ -39,11 +43,12 @@ from audionet.lib.protocol import (
     parse_body,
 )
 from audionet.lib.references import Reference
-from audionet.lib.scoring.judge import Clip
-from audionet.lib.scoring.measures import Timed
-from audionet.lib.scoring.rewards import weighted_mean
 from audionet.models.base import Backend
 from audionet.models.registry import load_backend
+
+if TYPE_CHECKING:
+    from audionet.lib.scoring.judge import Clip
+    from audionet.lib.scoring.measures import Timed
 
 
 @dataclass(frozen=True)
@@ -166,6 +171,8 @@ class Service(ABC):
 
     def combine(self, components: Mapping[str, float]) -> float:
         """The raw 0..1 score from the components: a weighted mean of those present."""
+        from audionet.lib.scoring.rewards import weighted_mean
+
         return weighted_mean(self.weights, components)
 
     def __repr__(self) -> str:

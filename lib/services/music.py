@@ -15,8 +15,6 @@ from pydantic import Field, field_validator
 from audionet.lib.errors import WireError
 from audionet.lib.prompts import make_music_prompt, make_seed
 from audionet.lib.protocol import ServiceRequest, Text, printable
-from audionet.lib.scoring import rewards
-from audionet.lib.scoring.measures import music_signal, production_aesthetics, speech_likeness, text_adherence
 from audionet.lib.services.base import Prompt, Service
 from audionet.models.base import MusicGenerator
 
@@ -77,6 +75,9 @@ class MusicGeneration(Service):
         return request.seconds - slack, request.seconds + slack
 
     def evaluate(self, evaluators, clips, timed) -> None:
+        from audionet.lib.scoring import rewards
+        from audionet.lib.scoring.measures import music_signal, production_aesthetics, speech_likeness, text_adherence
+
         prompts = [clip.request.prompt for clip in clips]
         music_signal(evaluators, clips, prompts, timed)
         for clip in clips:
@@ -92,6 +93,8 @@ class MusicGeneration(Service):
         """The weighted mean, scaled by multipliers that earn nothing on their own: the duration
         match, the speech penalty, and penalties for silence (a snippet padded to length) and for
         a looped snippet."""
+        from audionet.lib.scoring import rewards
+
         score = super().combine(components)
         score *= (1.0 - DURATION_SHARE) + DURATION_SHARE * components.get("duration_match", 0.0)
         score *= 1.0 - components.get("speech_penalty", 0.0)

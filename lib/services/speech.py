@@ -14,9 +14,8 @@ import numpy as np
 
 from audionet.lib.errors import WireError
 from audionet.lib.prompts import make_sentence, spoken_form
+from audionet.lib.prompts.spoken import speech_seconds
 from audionet.lib.protocol import MAX_TEXT_CHARS
-from audionet.lib.scoring.gates import speech_seconds
-from audionet.lib.scoring.rewards import content_factor
 from audionet.lib.services.base import Service, split_seconds
 
 CALIBRATION_TEXT = "The quick brown fox jumps over the lazy dog while the band plays on."
@@ -68,5 +67,7 @@ class SpeechService(Service):
     def combine(self, components: Mapping[str, float]) -> float:
         """The weighted mean, times the content factor: speech that does not say the text (a
         replayed reference, a loop, a padded fragment) earns nothing for sounding natural."""
+        from audionet.lib.scoring.rewards import content_factor
+
         score = super().combine(components)
         return score * content_factor(components["wer"]) if "wer" in components else score

@@ -9,7 +9,6 @@ from pydantic import field_validator
 
 from audionet.lib.prompts import make_seed, make_sentence
 from audionet.lib.protocol import ServiceRequest, Text, VoiceName, printable
-from audionet.lib.scoring.measures import speech_quality
 from audionet.lib.services.base import Prompt
 from audionet.lib.services.speech import (
     CALIBRATION_TEXT,
@@ -68,4 +67,6 @@ class TextToSpeech(SpeechService):
         ]
 
     def evaluate(self, evaluators, clips, timed) -> None:
+        from audionet.lib.scoring.measures import speech_quality
+
         speech_quality(evaluators, clips, [clip.request.text for clip in clips], timed)

@@ -29,7 +29,6 @@ from audionet.lib.protocol import (
     printable,
 )
 from audionet.lib.references import FileReferences, SynthesisedReferences
-from audionet.lib.scoring.measures import speech_quality, voice_match
 from audionet.lib.services.base import Prompt
 from audionet.lib.services.speech import (
     DEFAULT_CHARS_PER_SECOND,
@@ -165,5 +164,7 @@ class VoiceClone(SpeechService):
         return [request.reference()]
 
     def evaluate(self, evaluators, clips, timed) -> None:
+        from audionet.lib.scoring.measures import speech_quality, voice_match
+
         voice_match(evaluators, clips, [clip.request.reference() for clip in clips], timed)
         speech_quality(evaluators, clips, [clip.request.text for clip in clips], timed)

@@ -18,6 +18,7 @@ import numpy as np
 
 from audionet.lib.audio import Audio, resample
 from audionet.lib.errors import BackendError
+from audionet.lib.requirements import needs
 from audionet.models.eval.base import AestheticsPredictor
 from audionet.models.hf.loading import from_pretrained
 
@@ -41,10 +42,8 @@ class AudioboxAesthetics(AestheticsPredictor):
     def __init__(self, model: str = DEFAULT_ID, *, device: str = "cpu", batch_size: int = 16):
         import torch
 
-        try:
+        with needs("Audiobox Aesthetics (--eval.aesthetics audiobox:)"):
             from audiobox_aesthetics.model.aes import AesMultiOutput
-        except ImportError as error:
-            raise BackendError(f"aesthetics needs the audiobox-aesthetics package: {error}") from None
         network = from_pretrained(AesMultiOutput, model)
         if not network.target_transform:
             raise BackendError(f"{model} has no score calibration (target_transform): not an Audiobox Aesthetics model")

@@ -17,7 +17,9 @@ import numpy as np
 
 from audionet.lib.audio import Audio, resample
 from audionet.lib.errors import BackendError
+from audionet.lib.requirements import needs
 from audionet.models.eval.base import MosPredictor
+from audionet.models.onnx_providers import providers_for, running_on
 
 SAMPLE_RATE = 16_000
 WINDOW = int(9.01 * SAMPLE_RATE)
@@ -38,20 +40,18 @@ class DnsMos(MosPredictor):
     name = "dnsmos"
 
     def __init__(self, device: str = "cpu", threads: int | None = None, batch_size: int = 16):
-        try:
+        with needs("DNSMOS (--eval.mos dnsmos)"):
             import onnxruntime as ort
             import speechmos
-        except ImportError as error:
-            raise BackendError(f"DNSMOS needs speechmos and onnxruntime: {error}") from None
         path = os.path.join(os.path.dirname(speechmos.__file__), "dnsmos_models", "sig_bak_ovr.onnx")
         if not os.path.exists(path):
             raise BackendError(f"DNSMOS model not found at {path}")
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
         options.log_severity_level = 3
-        providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if device == "cuda" else ["CPUExecutionProvider"]
+        providers, used = providers_for(device, "DNSMOS")  # on a CUDA device without a working provider: the CPU
         self._session = ort.InferenceSession(path, options, providers=providers)
-        self.device, self.batch_size = device, batch_size
+        self.device, self.batch_size = running_on(self._session, used, "DNSMOS"), batch_size
 
     def predict(self, clips: Sequence[Audio]) -> list[float]:
         scores: list[float] = []

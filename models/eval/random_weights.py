@@ -4,7 +4,9 @@ so they load through the very code path the real checkpoints use (by folder inst
 `size="tiny"`: small dimensions of each architecture, for tests. `size="full"`: the real
 checkpoints' dimensions, for timing (benchmarks/evaluators.py); their scores mean nothing.
     Whisper large-v3-turbo / large-v3   d_model 1280, 32 encoder layers, 4 / 32 decoder layers,
-                                        128 mels, converted to CTranslate2 (English vocabulary)
+                                        128 mels (English vocabulary), in the format of the engine the
+                                        device runs it on (models/eval/whisper_asr.engine): converted to
+                                        CTranslate2 for the CPU, transformers' own for CUDA
     WavLM-Base+ SV                      transformers' WavLM base dimensions + x-vector head
     UTMOS                               utmos-pytorch's fixed wav2vec 2.0 base + BLSTM
     CLAP larger_clap_music              HTSAT-base audio tower (depths 2,2,12,2) + RoBERTa-base
@@ -18,11 +20,13 @@ import os
 import shutil
 from collections.abc import Callable
 
+from audionet.models.eval.whisper_asr import CT2, TRANSFORMERS, engine
+
 SIZES = ("tiny", "full")
+TRANSFORMERS_SUFFIX = "-transformers"  # the transformers-format Whisper stand-in (Whisper on CUDA)
 
 
-def _whisper(out: str, size: str, decoder_layers: int) -> None:
-    import ctranslate2
+def _whisper(out: str, size: str, decoder_layers: int, engine: str) -> None:
     from transformers import WhisperConfig, WhisperFeatureExtractor, WhisperForConditionalGeneration, WhisperTokenizer
 
     from audionet.models.eval.whisper_asr import shipped_model_path
@@ -49,11 +53,15 @@ def _whisper(out: str, size: str, decoder_layers: int) -> None:
             decoder_ffn_dim=128,
         )
     )
-    hf = out + ".hf"
+    hf = out if engine == TRANSFORMERS else out + ".hf"
     WhisperForConditionalGeneration(WhisperConfig(vocab_size=51864, num_mel_bins=mels, **dims)).save_pretrained(hf)
     # The shipped tiny.en tokenizer: a real Whisper vocabulary, so decoding runs the real path.
     WhisperTokenizer(tokenizer_file=os.path.join(shipped_model_path(), "tokenizer.json")).save_pretrained(hf)
     WhisperFeatureExtractor(feature_size=mels).save_pretrained(hf)
+    if engine == TRANSFORMERS:
+        return
+    import ctranslate2
+
     files = ["tokenizer.json", "preprocessor_config.json"]
     ctranslate2.converters.TransformersConverter(hf, copy_files=files).convert(out, force=True)
     shutil.rmtree(hf)
@@ -144,10 +152,13 @@ def _audiobox(out: str, size: str) -> None:
     AesMultiOutput(target_transform=calibration).save_pretrained(out)
 
 
-# The profiles' HF ids -> (builder, its fixed sizes: None = both)
+# The profiles' HF ids -> (builder, its fixed sizes: None = both); Whisper per engine.
 BUILDERS: dict[str, tuple[Callable[[str, str], None], tuple[str, ...]]] = {
-    "large-v3-turbo": (lambda out, size: _whisper(out, size, 4), SIZES),
-    "large-v3": (lambda out, size: _whisper(out, size, 32), SIZES),
+    **{
+        f"{name}{suffix}": (lambda out, size, layers=layers, engine=engine: _whisper(out, size, layers, engine), SIZES)
+        for name, layers in (("large-v3-turbo", 4), ("large-v3", 32))
+        for suffix, engine in (("", CT2), (TRANSFORMERS_SUFFIX, TRANSFORMERS))
+    },
     "microsoft/wavlm-base-plus-sv": (_wavlm_sv, SIZES),
     "Blinorot/UTMOS-PyTorch": (_utmos, ("full",)),
     "laion/larger_clap_music": (_clap, SIZES),
@@ -173,13 +184,22 @@ def random_model(name: str, cache_dir: str, size: str = "full") -> str:
     return out
 
 
-def random_specs(specs: dict[str, str], cache_dir: str, size: str = "full") -> dict[str, str]:
-    """Each spec naming a known checkpoint becomes the same scheme pointing at its random stand-in."""
+def stand_in(scheme: str, name: str, device: str) -> str:
+    """The BUILDERS key for `scheme:name` on `device`: a Whisper stand-in in its engine's format."""
+    if scheme == "whisper" and engine(name, device)[0] == TRANSFORMERS:
+        return name + TRANSFORMERS_SUFFIX
+    return name
+
+
+def random_specs(specs: dict[str, str], cache_dir: str, size: str = "full", device: str = "cpu") -> dict[str, str]:
+    """Each spec naming a known checkpoint becomes the same scheme pointing at its random stand-in
+    (for the engine that `device` runs it on)."""
     out = {}
     for kind, spec in specs.items():
         parts = []
         for one in spec.split(","):
             scheme, _, name = one.partition(":")
-            parts.append(f"{scheme}:{random_model(name, cache_dir, size)}" if name in BUILDERS else one)
+            known = name in BUILDERS
+            parts.append(f"{scheme}:{random_model(stand_in(scheme, name, device), cache_dir, size)}" if known else one)
         out[kind] = ",".join(parts)
     return out

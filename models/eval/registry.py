@@ -10,7 +10,8 @@ A profile is a named set of evaluator specs; a `--eval.<kind>` flag overrides on
 | clap       | none                        | clap:laion/larger_clap_music              | (as standard)        |
 | aesthetics | none                        | audiobox:facebook/audiobox-aesthetics     | (as standard)        |
 
-Other specs: asr `whisper:<CTranslate2 id or folder>` | none; mos a comma list of `dnsmos`,
+Other specs: asr `whisper:<size, id or folder>` | none (CTranslate2 on the CPU, transformers on CUDA:
+models/eval/whisper_asr.py); mos a comma list of `dnsmos`,
 `utmos:<HF id, folder or file>` | none; speaker `dvector` | `resemblyzer` | `wavlm:<HF id or
 folder>`; clap `clap:<HF id or folder>` | none; aesthetics `audiobox:<HF id or folder>` | none.
 Specs come from flags, never from the wire. VAD (silero) and the music signal statistics are
@@ -86,19 +87,14 @@ def _split(kind: str, spec: str) -> tuple[str, str]:
     return scheme, rest
 
 
-def _on_cuda(device: str) -> str:
-    """CTranslate2 and onnxruntime take "cuda"/"cpu", not "cuda:N"."""
-    return "cuda" if device.startswith("cuda") else "cpu"
-
-
 def load_asr(spec: str, device: str) -> Optional[Transcriber]:
     scheme, rest = _split("asr", spec)
     if scheme == "none":
         return None
     if scheme == "whisper":
-        from audionet.models.eval.whisper_asr import WhisperTranscriber
+        from audionet.models.eval.whisper_asr import SHIPPED, load_whisper
 
-        return WhisperTranscriber(rest or "tiny.en", device=_on_cuda(device))
+        return load_whisper(rest or SHIPPED, device)
     raise BackendError(f"unknown --eval.asr spec {spec!r}; use whisper:<model id or folder> or none")
 
 
@@ -112,7 +108,7 @@ def load_mos(spec: str, device: str) -> tuple[MosPredictor, ...]:
         if scheme == "dnsmos":
             from audionet.models.eval.dnsmos import DnsMos
 
-            predictors.append(DnsMos(device=_on_cuda(device)))
+            predictors.append(DnsMos(device=device))
         elif scheme == "utmos":
             from audionet.models.eval.utmos import DEFAULT_ID, UtmosPredictor
 
@@ -204,19 +200,21 @@ def load_evaluators(specs: Optional[dict[str, str]] = None, *, device: str = "au
     return evaluators
 
 
-def add_eval_flags(parser) -> None:
-    """--eval.profile and --eval.<kind>, shared by the validator, audionet-score and audionet-bench
-    so all of them judge with the same models."""
+def add_eval_flags(parser, *, profile: bool = True, device_default: str = "auto") -> None:
+    """--eval.profile, --eval.<kind> and --eval.device, shared by the validator, audionet-score,
+    audionet-bench and the evaluation-cost study so all of them judge with the same models (`profile`
+    False: a tool that chooses profiles itself takes only the per-kind overrides)."""
     from audionet.lib.config import flag
 
     group = parser.add_argument_group("evaluation models")
-    flag(
-        group,
-        "eval.profile",
-        default="auto",
-        choices=["auto", *PROFILES],
-        help="auto: standard on a real network, offline on an offline chain and for local tools",
-    )
+    if profile:
+        flag(
+            group,
+            "eval.profile",
+            default="auto",
+            choices=["auto", *PROFILES],
+            help="auto: standard on a real network, offline on an offline chain and for local tools",
+        )
     for kind in KINDS:
         flag(
             group,
@@ -225,13 +223,18 @@ def add_eval_flags(parser) -> None:
             help=f"override the profile's {kind} model (offline: {PROFILES['offline'][kind]}; "
             f"standard: {PROFILES['standard'][kind]})",
         )
-    flag(group, "eval.device", default="auto", help="auto | cpu | cuda | cuda:N")
+    flag(group, "eval.device", default=device_default, help="auto | cpu | cuda | cuda:N")
 
 
 def chosen_profile(args, real_network: bool = False) -> str:
     return args.eval_profile if args.eval_profile != "auto" else ("standard" if real_network else DEFAULT_PROFILE)
 
 
+def overrides_from_args(args) -> dict[str, str]:
+    """--eval.<kind> as kind -> spec (None where not given)."""
+    return {kind: getattr(args, f"eval_{kind}") for kind in KINDS}
+
+
 def specs_from_args(args, real_network: bool = False) -> dict[str, str]:
     """The resolved specs: the chosen profile with every --eval.<kind> override on top."""
-    return resolve_specs(chosen_profile(args, real_network), {k: getattr(args, f"eval_{k}") for k in KINDS})
+    return resolve_specs(chosen_profile(args, real_network), overrides_from_args(args))

