@@ -10,7 +10,7 @@ from audionet.lib.scoring.incentive import CURVE
 from audionet.lib.scoring.state import V1_ROUNDS, ScoreState
 
 SERVICES = ("tts", "vc", "music")
-EAGER = replace(CURVE, alpha=0.25, eligible_after=1)  # every uid eligible after one scored round
+EAGER = replace(CURVE, alpha=0.25, eligible_after=1, gate_slack=0.0)  # eligible and judged strictly from round one
 
 
 def test_ema_follows_the_formula_and_nan_never_reaches_weights():
