@@ -36,7 +36,7 @@ def test_identical_scores_get_identical_weights_and_weights_sum_to_one():
 
 def test_below_the_floor_earns_exactly_nothing():
     curve = replace(CURVE, service_floor=None, floor=0.8)
-    best, near, far = 0.8, 0.8 * (curve.floor + 0.05), 0.8 * curve.floor
+    best, near, far = 0.8, 0.8 * (curve.floor + 0.05), 0.8 * (curve.floor - 0.01)
     w = weights(curve, [[best, near, far]] * 3)
     assert w[0] > w[1] > 0 and w[2] == 0.0
 
