@@ -10,8 +10,11 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+import httpx
 import numpy as np
 
+from audionet.lib.client import miner_health
+from audionet.lib.errors import WireError
 from audionet.lib.localnet import VALIDATOR_STAKE, LocalNet, MinerProcess
 from audionet.lib.wallet import create_wallet
 
@@ -98,6 +101,24 @@ class LiveMiner:
 
     def alive(self) -> bool:
         return self.miner.process.poll() is None
+
+    def queue(self, service: str) -> dict:
+        """{"busy": n, "waiting": n} of one service, from the miner's signed /v1/health."""
+        return queue_of(self.url, self.validator, self.miner.hotkey, service)
+
+
+def queue_of(url: str, wallet, miner_hotkey: str, service: str) -> dict:
+    state = miner_health(url, wallet, miner_hotkey)["services"][service]
+    return {"busy": state["busy"], "waiting": state["waiting"]}
+
+
+def busy(url: str, wallet, miner_hotkey: str) -> bool:
+    """Whether the miner is generating anything (False when it does not answer)."""
+    try:
+        services = miner_health(url, wallet, miner_hotkey, timeout=1)["services"]
+    except (httpx.HTTPError, WireError, ValueError):
+        return False
+    return any(s["busy"] for s in services.values())
 
 
 def start_live_miner(workdir: str, extra_args: tuple = (), callers: tuple = ()) -> LiveMiner:

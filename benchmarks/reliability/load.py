@@ -63,7 +63,6 @@ def run_concurrent(
         time.sleep(0.5)
         rss.append(rss_mb(live.pid))
     statuses = [status for status, _ in results]
-    health = httpx.get(f"{live.url}/v1/health", timeout=5).json()["services"][TTS.name]
     return {
         "requests": len(results),
         "concurrent": count,
@@ -73,7 +72,7 @@ def run_concurrent(
         "lost": sum(status not in ANSWERED for status in statuses),
         "latency": latency_figures([latency for _, latency in results]),
         "rss_mb": {"before": rss[0], "after_each_wave": rss[1:], "growth": rss[-1] - rss[0]},
-        "queue_after": {"busy": health["busy"], "waiting": health["waiting"]},
+        "queue_after": live.queue(TTS.name),
         "alive": live.alive(),
     }
 
