@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import time
@@ -23,6 +24,7 @@ from audionet.lib.auth import sign_request
 from audionet.lib.services import TTS
 
 ANSWERED = (200, 429, 503)
+PER_SOURCE = 25  # requests of a burst per source address
 
 
 def signed_tts(live: LiveMiner, index: int) -> tuple[bytes, dict]:
@@ -31,10 +33,26 @@ def signed_tts(live: LiveMiner, index: int) -> tuple[bytes, dict]:
 
 
 async def _burst(live: LiveMiner, count: int, timeout: float, progress: Callable[[int], None]) -> list[tuple]:
+    # One loopback address may hold at most --miner.max_unverified_per_ip (64) connections before their signatures
+    # verify; a burst of hundreds from one validator is not what a subnet sends, so it comes from several
+    # addresses (all of 127.0.0.0/8 is loopback on Linux).
+    sources = [f"127.3.0.{1 + k}" for k in range(-(-count // PER_SOURCE))]
     limits = httpx.Limits(max_connections=count, max_keepalive_connections=count)
-    async with httpx.AsyncClient(base_url=live.url, timeout=timeout, limits=limits) as client:
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(
+                    base_url=live.url,
+                    timeout=timeout,
+                    limits=limits,
+                    transport=httpx.AsyncHTTPTransport(local_address=source, limits=limits),
+                )
+            )
+            for source in sources
+        ]
 
         async def one(index: int) -> tuple:
+            client = clients[index % len(clients)]
             body, headers = signed_tts(live, index)
             started = time.perf_counter()
             try:

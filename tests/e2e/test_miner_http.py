@@ -12,6 +12,7 @@ import bittensor as bt
 import httpx
 import pytest
 
+from audionet.benchmarks.reliability.common import log_since, log_size, raise_fd_limit
 from audionet.benchmarks.reliability.texts import OVERLONG_TEXTS
 from audionet.lib.auth import sign_request, verify_response
 from audionet.lib.client import miner_health
@@ -244,38 +245,40 @@ def test_overload_is_refused_with_503_and_nothing_is_lost(net):
     assert health["busy"] == 0 and health["waiting"] == 0
 
 
+def served_despite(net, miner, crowd, text: str) -> None:
+    """Open the sockets `crowd` yields; meanwhile the validator's signed TTS request must get a 200. The crowd
+    is closed afterwards, whatever happened."""
+    validator, held = wallet(net, "validator"), []
+    try:
+        held.extend(crowd)
+        body = json.dumps({"text": text, "seed": 6}).encode()
+        response = post(miner, "/v1/tts", body, sign_request(validator, "/v1/tts", body, miner.hotkey))
+        assert response.status_code == 200, response.text
+    finally:
+        for sock in held:
+            sock.close()
+
+
 def test_a_thousand_idle_connections_do_not_stop_honest_requests(net):
     """The miner's budget for unverified connections (and its per-address cap) closes the idle ones waiting
     longest; an honest client, which sends its head at once, is served. The soft open-file limit is raised for
     this process if 1,000 sockets need it."""
-    validator, miner = wallet(net, "validator"), net.miners[0]
-    raise_own_fd_limit(1200)
-    with open(miner.log_path, "rb") as handle:
-        start = len(handle.read())
-    idle = []
-    try:
+    miner = net.miners[0]
+    raise_fd_limit(1200)
+    start = log_size(miner.log_path)
+
+    def crowd():
         for index in range(1000):
             sock = socket.create_connection(("127.0.0.1", miner.port))
             if index % 2:
                 sock.sendall(b"POST /v1/tts HTTP/1.1\r\nHost: x\r\nX-Slow: ")  # a head that never ends
-            idle.append(sock)
+            yield sock
         assert httpx.get(f"http://127.0.0.1:{miner.port}/v1/health", timeout=5).status_code == 200
-        body = json.dumps({"text": "Served despite the crowd.", "seed": 6}).encode()
-        response = post(miner, "/v1/tts", body, sign_request(validator, "/v1/tts", body, miner.hotkey))
-        assert response.status_code == 200, response.text
-    finally:
-        for sock in idle:
-            sock.close()
-    with open(miner.log_path, "rb") as handle:
-        new = handle.read()[start:].decode(errors="replace").splitlines()
+
+    served_despite(net, miner, crowd(), "Served despite the crowd.")
+    new = log_since(miner.log_path, start).splitlines()
     assert sum("127.0.0.1 holds" in line for line in new) == 1, new  # not one line per connection
     assert len(new) <= 4, new
-
-
-def raise_own_fd_limit(needed: int) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < needed:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(needed, 4096)), hard))
 
 
 def head_only(port: int, index: int, hotkey: str) -> socket.socket:
@@ -294,23 +297,9 @@ def test_connections_that_claim_a_validator_hotkey_and_send_no_body_cannot_lock_
     """More head-only connections than the connection cap (512): each claims the validator's hotkey, which no
     longer earns them anything, so they stay in the budget for unverified connections and the signed request
     of the real validator is served."""
-    validator, miner = wallet(net, "validator"), net.miners[0]
-    raise_own_fd_limit(1500)
-    flood = []
-    try:
-        for index in range(700):
-            flood.append(head_only(miner.port, index, validator.hotkey.ss58_address))
-        body = json.dumps({"text": "Still served under the flood.", "seed": 8}).encode()
-        response = httpx.post(
-            f"http://127.0.0.1:{miner.port}/v1/tts",
-            content=body,
-            headers=sign_request(validator, "/v1/tts", body, miner.hotkey),
-            timeout=TTS.timeout_s,
-        )
-        assert response.status_code == 200, response.text
-    finally:
-        for sock in flood:
-            sock.close()
+    miner, hotkey = net.miners[0], wallet(net, "validator").hotkey.ss58_address
+    raise_fd_limit(1500)
+    served_despite(net, miner, (head_only(miner.port, i, hotkey) for i in range(700)), "Still served under the flood.")
 
 
 @pytest.mark.parametrize("kind", list(OVERLONG_TEXTS))
@@ -369,24 +358,18 @@ def test_public_health_is_liveness_only_and_the_details_need_a_signature(net):
 def test_a_burst_of_connections_stays_inside_an_open_file_limit_of_1024(net):
     """Issue 24: with a soft limit of 1,024 a burst overshot the cap; accepting failed with "Too many open
     files" (a traceback each time). The miner accepts in batches its open-file room is sized for."""
-    validator, miner = wallet(net, "validator"), miner_named(net, "fdlimit")
-    raise_own_fd_limit(2000)
-    with open(miner.log_path, "rb") as handle:
-        start = len(handle.read())
-    burst = []
-    try:
+    miner = miner_named(net, "fdlimit")
+    raise_fd_limit(2000)
+    start = log_size(miner.log_path)
+
+    def burst():
         for index in range(1500):
             sock = socket.socket()
             sock.setblocking(False)
             sock.bind((f"127.2.{index // 250}.{1 + index % 250}", 0))
             sock.connect_ex(("127.0.0.1", miner.port))
-            burst.append(sock)
-        body = json.dumps({"text": "Served after the burst.", "seed": 9}).encode()
-        response = post(miner, "/v1/tts", body, sign_request(validator, "/v1/tts", body, miner.hotkey))
-        assert response.status_code == 200, response.text
-    finally:
-        for sock in burst:
-            sock.close()
-    with open(miner.log_path, "rb") as handle:
-        new = handle.read()[start:].decode(errors="replace")
+            yield sock
+
+    served_despite(net, miner, burst(), "Served after the burst.")
+    new = log_since(miner.log_path, start)
     assert "Too many open files" not in new and "Traceback" not in new, new
