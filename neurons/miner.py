@@ -55,14 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     flag(policy, "miner.rate_limit", type=positive_int, default=120, help="requests per minute per caller hotkey")
     flag(policy, "miner.max_waiting", type=int, default=8, help="requests allowed to wait per service (then 503)")
     flag(policy, "miner.sync_interval", type=float, default=60.0, help="seconds between metagraph syncs")
-    for service in registry.all_services():
-        flag(
-            policy,
-            f"miner.timeout.{service.name}",
-            type=float,
-            default=service.timeout_s,
-            help=f"{service.title}: seconds one generation may take, then it is abandoned (503) and its slot freed",
-        )
+    registry.add_timeout_flags(
+        policy,
+        "miner.timeout",
+        "{title}: seconds one generation may take, then it is abandoned (503) and its slot freed",
+    )
     connections = parser.add_argument_group("connections (before a request's signature verifies)")
     flag(
         connections,
