@@ -40,7 +40,7 @@ def main(argv=None) -> int:
     log = setup_logging("INFO", "localnet")
     workdir = args.workdir or tempfile.mkdtemp(prefix="audionet-localnet-")
     models = {name: spec for name, spec in registry.backend_specs(args, registry.names()).items() if spec}
-    net = LocalNet(workdir)
+    net = LocalNet(workdir, miner_count=args.miners)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         net.add_validator()
