@@ -146,7 +146,12 @@ def run_kokoro(workdir: str, scenarios: dict) -> None:
     """Over-long text and a generation past its timeout on a Kokoro miner (--miner.timeout.tts 8)."""
     print("over-long text and a generation past its timeout (Kokoro)", file=sys.stderr)
     extra = ("--services", "tts", "--tts.model", "kokoro:", "--miner.timeout.tts", f"{KOKORO_TIMEOUT_S:g}")
-    kokoro = start_live_miner(workdir, extra, callers=("generation", "low"), stakes={"low": LOW_STAKE})
+    try:
+        kokoro = start_live_miner(workdir, extra, callers=("generation", "low"), stakes={"low": LOW_STAKE})
+    except Exception as error:  # reported like a scenario that raised; the others still run
+        for key in ("overlong_kokoro", "abandon"):
+            scenarios.setdefault("generation", {})[key] = {"error": f"the Kokoro miner did not start: {error}"[:500]}
+        return
     try:
         caller = run_overlong(kokoro, "kokoro", scenarios)
         attempt(scenarios, "abandon", lambda: generation.run_abandon(caller, KOKORO_TIMEOUT_S), "generation")

@@ -219,7 +219,9 @@ def generation_table(r: dict) -> str:
         head = ["callers that leave", "line empty again after", "newcomer (equal stake)", "generated"]
         row = [
             f"{left['leavers']} voice-clone waiters leave after {num(left['leave_after_s'], 1)} s",
-            f"{num(left['waiting_zero_after_s'], 2)} s",
+            f"{num(left['waiting_zero_after_s'], 2)} s"
+            if left["waiting_zero_after_s"] is not None
+            else f"not within 10 s ({left['waiting_after_leaving']} still waiting)",
             str(left["newcomer_status"]),
             f"{left['generated']} (the request holding the slot and the newcomer)",
         ]

@@ -112,7 +112,9 @@ def generation(r: dict) -> list[str]:
         gone["status"] != 503 or gone["slot_free_after_answer_s"] > SLOT_FREED_LIMIT_S or gone["next_status"] != 200
     ):
         failed.append(f"abandon: {gone}")
-    if (left := r.get("leavers")) and (left["newcomer_status"] != 200 or left["generated"] != 2):
+    if (left := r.get("leavers")) and (
+        left["waiting_zero_after_s"] is None or left["newcomer_status"] != 200 or left["generated"] != 2
+    ):
         failed.append(f"leavers: {left}")
     if overhead := r.get("overhead"):
         worst = max(row["mean_ms"] for row in overhead.values())
