@@ -126,8 +126,8 @@ def run(args, log) -> int:
         args.miner_max_connections,
         args.miner_max_unverified,
         args.miner_max_unverified_per_ip,
+        backlog=ensure_fd_room(args.miner_max_connections),
     )
-    ensure_fd_room(args.miner_max_connections)
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
     replicas = build_replicas(args, args.services)

@@ -227,11 +227,21 @@ def test_the_pacer_serves_a_burst_then_the_rate_and_refuses_what_would_wait_too_
     assert turns.count(True) == 3 + 4 and turns[:7] == [True] * 7  # the burst, then 0.05-0.2 s waits
 
 
+def test_the_backlog_is_as_long_as_the_open_file_room_allows(monkeypatch):
+    limits = {}
+    monkeypatch.setattr(connections.resource, "getrlimit", lambda _kind: (1024, limits["hard"]))
+    monkeypatch.setattr(connections.resource, "setrlimit", lambda _kind, value: limits.update(set=value))
+    limits["hard"] = 1024  # a cap of 512 leaves 384 files: four batches of 96
+    assert ensure_fd_room(512) == 96 and limits.pop("set", None) is None  # the soft limit already fits
+    limits["hard"] = 65536
+    assert ensure_fd_room(512) == 1024 and limits["set"] == (512 + 4 * 1024 + 128, 65536)
+
+
 def test_a_cap_above_the_hard_file_limit_is_one_line(monkeypatch):
     monkeypatch.setattr(connections.resource, "getrlimit", lambda _kind: (1024, 1024))
     with pytest.raises(ConfigError) as error:
         ensure_fd_room(5000)
-    assert "--miner.max_connections 5000 needs 5384 open files; the limit is 1024" in str(error.value)
+    assert "--miner.max_connections 5000 needs 5192 open files; the limit is 1024" in str(error.value)
     assert "\n" not in str(error.value)
     with pytest.raises(ConfigError, match="--miner.max_unverified 600 must be 1 to --miner.max_connections 512"):
         ConnectionGuard(5.0, 512, max_unverified=600)
