@@ -5,10 +5,12 @@ verifies (the miner calls the `audionet.verified` scope extension then); a claim
 nothing. `GuardedH11Protocol` is uvicorn's h11 protocol with what uvicorn's configuration lacks:
 
 * a budget for unverified connections apart from the verified callers' places: at most `max_unverified`
-  are open; past it the address holding the most loses its oldest, so a flood from some addresses costs
-  the others nothing and a newcomer (an honest validator a moment before its signature checks out) is
-  the last to go;
-* a per-address cap: at most `max_per_address` unverified connections from one address (its oldest goes);
+  are open; at the budget a newcomer from an address already among the busiest is turned away (cheap: no
+  head is read), and one from a lighter address (an honest validator's, a moment before its signature
+  checks out) takes the place of the busiest address's oldest, so a flood from some addresses costs the
+  others nothing;
+* a per-address cap: at most `max_per_address` unverified connections from one address (its newest are
+  turned away);
 * a cap on all open connections: past it the verified connection idle longest is closed, then the oldest
   unverified one; a new connection is turned away only when every other one is busy with a verified
   request (uvicorn's `limit_concurrency` would answer 503 to honest requests while idle connections fill
@@ -74,6 +76,7 @@ class ConnectionGuard:
                 f"--miner.max_unverified {self.max_unverified} must be 1 to --miner.max_connections {max_connections},"
                 f" and --miner.max_unverified_per_ip at least 1"
             )
+        self.live: set[GuardedH11Protocol] = set()  # open and not being closed by the guard
         self.unverified: dict[GuardedH11Protocol, None] = {}  # oldest first
         self.by_address: dict[str, dict[GuardedH11Protocol, None]] = {}
 
@@ -90,21 +93,30 @@ class ConnectionGuard:
         )
 
     def arrived(self, conn: GuardedH11Protocol) -> bool:
-        """Count a new connection; make room for it. False: turn it away (every other one is busy)."""
+        """Count a new connection and make room for it; False: turn it away. Turning a newcomer away costs an
+        accept and a close; closing an older connection to make room costs that one's head and request too, so
+        it is done only for a newcomer from an address lighter than the busiest (an honest validator's, say)."""
+        same = self.by_address.get(conn.address, {})
+        if len(same) >= self.max_per_address:
+            log.warning("%s holds %d unverified connections: turned its newest away", conn.address, len(same))
+            return False
+        if len(self.unverified) >= self.max_unverified:
+            busiest = max(self.by_address.values(), key=len)
+            if same and len(same) + 1 >= len(busiest):  # its own address is among the busiest: the newcomer goes
+                log.warning("at the budget of %d unverified connections: turned a newcomer away", self.max_unverified)
+                return False
+            self._close(
+                next(iter(busiest)), "at the budget of %d unverified connections: closed one", self.max_unverified
+            )
+        self.live.add(conn)
         self.unverified[conn] = None
-        same = self.by_address.setdefault(conn.address, {})
-        same[conn] = None
-        if len(same) > self.max_per_address:
-            oldest = next(iter(same))
-            self._close(oldest, "%s holds %d unverified connections: closed its oldest", oldest.address, len(same))
-        if len(self.unverified) > self.max_unverified:
-            oldest = next(iter(max(self.by_address.values(), key=len)))
-            self._close(oldest, "over the budget of %d unverified connections: closed one", self.max_unverified)
-        if len(conn.connections) <= self.max_connections:
+        self.by_address.setdefault(conn.address, {})[conn] = None
+        if len(self.live) <= self.max_connections:
             return True
-        idle = [c for c in conn.connections if c not in self.unverified and c.head_timer is not None]
-        victim = min(idle, key=lambda c: c.waiting_since, default=None)
-        victim = victim or next((c for c in self.unverified if c is not conn), None)
+        idle = [c for c in self.live if c not in self.unverified and c.head_timer is not None]
+        victim = min(idle, key=lambda c: c.waiting_since, default=None) or next(
+            (c for c in self.unverified if c is not conn), None
+        )
         if victim is None:
             self.left(conn)
             log.warning(
@@ -116,15 +128,18 @@ class ConnectionGuard:
         return True
 
     def verified(self, conn: GuardedH11Protocol) -> None:
-        self.left(conn)
-
-    def left(self, conn: GuardedH11Protocol) -> None:
+        """A request on `conn` carried a signature that verifies: it leaves the unverified budget."""
         if conn in self.unverified:
             del self.unverified[conn]
             same = self.by_address[conn.address]
             del same[conn]
             if not same:
                 del self.by_address[conn.address]
+
+    def left(self, conn: GuardedH11Protocol) -> None:
+        """`conn` is closing or gone: it no longer counts (uvicorn's own set keeps it until it is lost)."""
+        self.live.discard(conn)
+        self.verified(conn)  # out of the unverified budget too
 
     def _close(self, victim: GuardedH11Protocol, message: str, *args) -> None:
         log.warning(message, *args)

@@ -106,14 +106,15 @@ def _timed(call) -> tuple[object, float]:
 
 def run_idle(live: LiveMiner, count: int, probes: int = 10, progress=lambda n: None) -> dict:
     """Hold `count` connections open (a third idle, a third with a head that never ends, a third dribbling
-    one byte a second); meanwhile time health checks and signed requests."""
+    one byte a second) from 16 addresses; meanwhile time health checks and signed requests from another."""
     raise_fd_limit(count + 512)
     log_start = log_size(live.miner.log_path)
     held: list[socket.socket] = []
     opened_at = time.perf_counter()
     try:
-        for index in range(count):
-            sock = socket.create_connection(("127.0.0.1", live.miner.port))
+        for index in range(count):  # from 16 loopback addresses other than the probes' (127.0.0.1)
+            source = (f"127.4.0.{1 + index % 16}", 0)
+            sock = socket.create_connection(("127.0.0.1", live.miner.port), source_address=source)
             if index % 3 == 1:
                 sock.sendall(b"POST /v1/tts HTTP/1.1\r\nHost: x\r\nX-Slow: ")
             held.append(sock)
