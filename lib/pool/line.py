@@ -39,14 +39,17 @@ class Line:
     def __contains__(self, waiter: Waiter) -> bool:
         return waiter in self._waiters
 
+    def check_room(self, priority: float, room: int) -> None:
+        """WireError 503 if a caller with `priority` would be refused now; `room` is how many may wait."""
+        if len(self._waiters) >= room and (not self._waiters or self._waiters[-1].priority >= priority):
+            raise WireError("miner is busy: the waiting line for this service is full", status=503)
+
     def join(self, waiter: Waiter, room: int) -> None:
         """Put `waiter` in its place; `room` is how many may wait now. When the line is full, the last in line
         makes way for a caller with more stake (it is refused with 503), else `waiter` is refused (WireError 503)."""
+        self.check_room(waiter.priority, room)
         if len(self._waiters) >= room:
-            last = self._waiters[-1] if self._waiters else None
-            if last is None or last.priority >= waiter.priority:
-                raise WireError("miner is busy: the waiting line for this service is full", status=503)
-            self._waiters.pop()
+            last = self._waiters.pop()
             last.refuse(WireError("miner is busy: a caller with more stake took this place in line", status=503))
         bisect.insort(self._waiters, waiter, key=_order)
 

@@ -115,6 +115,15 @@ class ServicePool:
     def waiting(self) -> int:
         return len(self.line)
 
+    @property
+    def room(self) -> int:
+        """How many may wait now: `max_waiting` beyond the slots, less the slots still generating."""
+        return self.capacity + self.max_waiting - self.busy
+
+    def check_room(self, priority: float) -> None:
+        """WireError 503 now if a caller with `priority` would not get a place (a cheap early answer)."""
+        self.line.check_room(priority, self.room)
+
     def size_of(self, request: ServiceRequest) -> float:
         low, high = self.service.expected_seconds(request)
         return max(0.0, (low + high) / 2)
@@ -138,7 +147,7 @@ class ServicePool:
         job = Job(next(self._ids), request, self.size_of(request), priority, loop.create_future())
         if self.policy == "round-robin":
             job.bound = next(self._rotation)
-        self.line.join(job, room=self.capacity + self.max_waiting - self.busy)
+        self.line.join(job, self.room)
         self.dispatch()
         try:
             replica, work = await job.started
@@ -266,6 +275,9 @@ class Pool:
 
     async def run(self, name: str, request: ServiceRequest, priority: float = 0.0) -> Result:
         return await self.services[name].run(request, priority)
+
+    def check_room(self, name: str, priority: float) -> None:
+        self.services[name].check_room(priority)
 
     def calibrate(self) -> None:
         for service in self.services.values():

@@ -58,6 +58,9 @@ def test_a_higher_stake_caller_displaces_the_last_waiter_when_the_line_is_full(t
         for word in ("early", "late"):
             tasks[word] = asyncio.create_task(pool.run(request(word), 1))
             await until(lambda: pool.waiting == len(tasks) - 1)
+        with pytest.raises(WireError):  # the cheap answer before a request is parsed: the same rule
+            pool.check_room(1)
+        pool.check_room(1000)  # would displace the last waiter: not refused
         tasks["equal"] = asyncio.create_task(pool.run(request("equal"), 1))  # no more stake: refused itself
         tasks["high"] = asyncio.create_task(pool.run(request("high"), 1000))  # displaces the newest of the lowest
         await until(lambda: tasks["equal"].done() and tasks["late"].done())
