@@ -144,8 +144,8 @@ class MinerService:
         mark_verified(http)
         priority = self.policy.admit(caller)
         try:
-            self.pool.check_room(name, priority)  # a full line answers before the text is measured
-            request = await run_in_threadpool(service.parse, body)
+            with self.pool.place_held(name, priority):  # a full line answers before the text is measured
+                request = await run_in_threadpool(service.parse, body)
             audio, elapsed, device, model = await self._generate_while_connected(http, name, request, priority)
             if audio.seconds > service.answer_limit_s:  # text the length check could not tell: still the caller's
                 raise WireError(

@@ -32,7 +32,8 @@ import itertools
 import logging
 import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple, Optional
 
@@ -99,6 +100,7 @@ class ServicePool:
         self.max_waiting = max_waiting
         self.timeout_s = service.timeout_s if timeout_s is None else timeout_s
         self.line = Line()
+        self.held = 0  # places held for requests being parsed
         self._ids = itertools.count()
         self._rotation = itertools.cycle(self.replicas)
 
@@ -120,9 +122,17 @@ class ServicePool:
         """How many may wait now: `max_waiting` beyond the slots, less the slots still generating."""
         return self.capacity + self.max_waiting - self.busy
 
-    def check_room(self, priority: float) -> None:
-        """WireError 503 now if a caller with `priority` would not get a place (a cheap early answer)."""
-        self.line.check_room(priority, self.room)
+    @contextmanager
+    def place_held(self, priority: float) -> Iterator[None]:
+        """Hold a place in line while the request is parsed (its text measured), or refuse it (WireError 503)
+        at once if the line has none: a burst is answered before its texts are measured. The line itself
+        decides when `run` joins it."""
+        self.line.check_room(priority, self.room - self.held)
+        self.held += 1
+        try:
+            yield
+        finally:
+            self.held -= 1
 
     def size_of(self, request: ServiceRequest) -> float:
         low, high = self.service.expected_seconds(request)
@@ -276,8 +286,8 @@ class Pool:
     async def run(self, name: str, request: ServiceRequest, priority: float = 0.0) -> Result:
         return await self.services[name].run(request, priority)
 
-    def check_room(self, name: str, priority: float) -> None:
-        self.services[name].check_room(priority)
+    def place_held(self, name: str, priority: float):
+        return self.services[name].place_held(priority)
 
     def calibrate(self) -> None:
         for service in self.services.values():

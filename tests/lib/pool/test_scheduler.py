@@ -59,8 +59,10 @@ def test_a_higher_stake_caller_displaces_the_last_waiter_when_the_line_is_full(t
             tasks[word] = asyncio.create_task(pool.run(request(word), 1))
             await until(lambda: pool.waiting == len(tasks) - 1)
         with pytest.raises(WireError):  # the cheap answer before a request is parsed: the same rule
-            pool.check_room(1)
-        pool.check_room(1000)  # would displace the last waiter: not refused
+            with pool.place_held(1):
+                pass
+        with pool.place_held(1000):  # would displace the last waiter: not refused
+            pass
         tasks["equal"] = asyncio.create_task(pool.run(request("equal"), 1))  # no more stake: refused itself
         tasks["high"] = asyncio.create_task(pool.run(request("high"), 1000))  # displaces the newest of the lowest
         await until(lambda: tasks["equal"].done() and tasks["late"].done())
@@ -71,6 +73,18 @@ def test_a_higher_stake_caller_displaces_the_last_waiter_when_the_line_is_full(t
     assert outcomes == {"running": "200", "early": "200", "late": "503", "equal": "503", "high": "200"}
     assert started(tmp_path) == ["running", "high", "early"]
     assert pool.busy == 0 and pool.waiting == 0
+
+
+def test_places_held_while_requests_are_parsed_refuse_the_overflow_early(tmp_path):
+    async def scenario():
+        pool = scheduler(tmp_path, max_waiting=1)  # one slot and one waiting place: room for two
+        with pool.place_held(1), pool.place_held(1):
+            with pytest.raises(WireError) as info:
+                with pool.place_held(1):
+                    pass
+        return info.value.status, pool.held
+
+    assert asyncio.run(scenario()) == (503, 0)
 
 
 def test_a_waiter_that_leaves_frees_its_place_at_once_and_is_never_started(tmp_path):
