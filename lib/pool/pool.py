@@ -165,8 +165,13 @@ class ServicePool:
             if self.line.leave(job):
                 self.dispatch()  # the place it held may let the next request start
             raise
+        # One future the work or the timeout settles (cheaper than wait_for around a shield): the caller is
+        # answered at the timeout while the work, abandoned, goes on to its own end.
+        answer = loop.create_future()
+        work.add_done_callback(lambda _: answer.done() or answer.set_result(None))
+        timer = loop.call_later(self.timeout_s, lambda: answer.done() or answer.set_exception(TimeoutError()))
         try:
-            audio, elapsed = await asyncio.wait_for(asyncio.shield(work), self.timeout_s)
+            await answer
         except TimeoutError:
             job.stop.set(f"it outlived the {self.timeout_s:g} s timeout")
             raise WireError(
@@ -175,36 +180,40 @@ class ServicePool:
         except asyncio.CancelledError:
             job.stop.set("its caller left")
             raise
+        finally:
+            timer.cancel()
+        try:
+            audio, elapsed = work.result()
         except Stopped as error:  # set elsewhere (a shutdown): not the caller's fault
             raise WireError(f"{self.service.name} generation was stopped: {error}", status=503) from None
         return Result(audio, elapsed, replica.wire_device, replica.model_id, replica.label)
 
     def dispatch(self) -> None:
+        """Start every request the plan puts on a slot free now (nothing to do while no slot is free)."""
         for job in self.line:
             if job.started.cancelled():  # its caller left a moment ago; its own handler takes it out too
                 self.line.leave(job)
-        if not len(self.line):
+        if not len(self.line) or all(replica.free == 0 for replica in self.replicas):
             return
         if self.policy == "round-robin":
             for job in self.line:
                 if job.bound.free > 0:
                     self._start(job, job.bound)
             return
-        now = time.monotonic()
-        speeds = [self.estimate(replica) for replica in self.replicas]
-        waiting = list(self.line)[:MAX_LOOKAHEAD]
-        assignment = plan(
-            [Slots(r.ready_times(now), s) for r, s in zip(self.replicas, speeds)], [j.size for j in waiting]
-        )
+        speeds, waiting, assignment = self._plan()
         # The free slots the plan fills now take the next requests in line, fastest first: the same work gets
         # done as soon, and the order of the line is kept.
         now_slots = sorted((speeds[i], i) for i, start in assignment if start == 0.0)
         for job, (_speed, index) in zip(waiting, now_slots):
             self._start(job, self.replicas[index])
-        for replica in self.replicas:
-            replica.planned = 0
-        for _job, (index, _start) in zip(self.line, (a for a in assignment if a[1] > 0.0)):
-            self.replicas[index].planned += 1  # /v1/health: waiting per device
+
+    def _plan(self) -> tuple[list[float], list[Job], list[tuple[int, float]]]:
+        """(speed per replica, the line's first MAX_LOOKAHEAD requests, where and when each would start)."""
+        now = time.monotonic()
+        speeds = [self.estimate(replica) for replica in self.replicas]
+        waiting = list(self.line)[:MAX_LOOKAHEAD]
+        slots = [Slots(r.ready_times(now), s) for r, s in zip(self.replicas, speeds)]
+        return speeds, waiting, plan(slots, [job.size for job in waiting])
 
     def _start(self, job: Job, replica: Replica) -> None:
         self.line.leave(job)
@@ -251,6 +260,12 @@ class ServicePool:
         )
 
     def describe(self) -> list[dict]:
+        """Each replica's state; `waiting` is how many in line the current plan puts there."""
+        for replica in self.replicas:
+            replica.planned = 0
+        if self.policy == "weighted" and len(self.line):
+            for index, _start in self._plan()[2]:
+                self.replicas[index].planned += 1
         return [replica.describe() for replica in self.replicas]
 
 
@@ -303,10 +318,10 @@ class Pool:
         """Per device label, over every service: busy, waiting (planned there), served, failed, abandoned."""
         counts = ("busy", "waiting", "served", "failed", "abandoned")
         out: dict[str, dict] = {}
-        for replica in self.replicas():
-            row = out.setdefault(replica.label, {"device": replica.device} | dict.fromkeys(counts, 0))
+        for state in (row for service in self.services.values() for row in service.describe()):
+            row = out.setdefault(state["label"], {"device": state["device"]} | dict.fromkeys(counts, 0))
             for key in counts:
-                row[key] += replica.describe()[key]
+                row[key] += state[key]
         return out
 
     def close(self) -> None:
