@@ -81,14 +81,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         default=None,
         help="open connections with no verified request yet, at most (default: half of --miner.max_connections); "
-        "past it the address holding the most loses its oldest",
+        "at it a newcomer from one of the busiest addresses is turned away, one from a lighter address takes the "
+        "place of the busiest address's oldest",
     )
     flag(
         connections,
         "miner.max_unverified_per_ip",
         type=positive_int,
         default=64,
-        help="unverified connections from one address at most; past it that address's oldest is closed",
+        help="unverified connections from one address at most; its further newcomers are turned away",
     )
     add_telemetry_flags(parser)
     return parser
