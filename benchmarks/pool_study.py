@@ -1,6 +1,5 @@
 """Pool study (seed 001, heterogeneous devices): bursts of N requests sent at once through the
-miner's own stake line (`PriorityLimiter`, as many let through as the pool has slots) and device
-pool (`audionet.lib.pool`), for every single device alone, all devices with round-robin dispatch
+miner's own scheduler (`audionet.lib.pool`: its stake-ordered line and device dispatch), for every single device alone, all devices with round-robin dispatch
 (the seed-001 client), and all devices with the miner's speed-weighted dispatch. Measured side by
 side in one run: the same requests, each configuration after a fresh warm-up calibration.
 """
@@ -15,23 +14,20 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from audionet.benchmarks.stats import summarise
-from audionet.lib.limiter import PriorityLimiter
 from audionet.lib.pool import Pool, Replica
 from audionet.lib.pool.replica import Speed
 from audionet.lib.timing import Timer
 
 WEIGHTED, ROUND_ROBIN = "weighted", "round-robin"
+STUDY_LINE = 10_000
 
 
 async def burst(pool: Pool, name: str, requests: Sequence) -> dict:
     """Send every request at once (in order, equal stake) as validators' queries reach a miner."""
-    limiter = PriorityLimiter(pool.capacity(name), max_waiting=len(requests))
-    pool.watch_line(name, lambda: limiter.waiting)
 
     async def one(request) -> tuple[float, str, float]:
         started = time.perf_counter()
-        async with limiter.slot(0.0):
-            result = await pool.run(name, request)
+        result = await pool.run(name, request, priority=0.0)
         return time.perf_counter() - started, result.label, result.audio.seconds
 
     started = time.perf_counter()
@@ -48,7 +44,10 @@ def fresh_pool(name: str, replicas: Sequence[Replica], policy: str, timer: Timer
     """A pool over `replicas` that starts from nothing known: new speed estimates, a timed warm-up."""
     for replica in replicas:
         replica.speed, replica.served, replica.failed = Speed(), 0, 0
-    pool = Pool({name: list(replicas)}, timer or Timer("bench-pool", device="pool"), policy=policy)
+    # every request of a burst waits its turn: the line is as long as the study's longest burst
+    pool = Pool(
+        {name: list(replicas)}, timer or Timer("bench-pool", device="pool"), policy=policy, max_waiting=STUDY_LINE
+    )
     pool.calibrate()
     return pool
 

@@ -22,8 +22,8 @@ RESPONSE_METHOD = "RESPONSE"
 _http_auth = bt.http_auth
 
 
-def sign_request(wallet, path: str, body: bytes, miner_hotkey: str) -> dict[str, str]:
-    return _http_auth.sign(wallet, method="POST", path=path, body=body, receiver_ss58=miner_hotkey)
+def sign_request(wallet, path: str, body: bytes, miner_hotkey: str, method: str = "POST") -> dict[str, str]:
+    return _http_auth.sign(wallet, method=method, path=path, body=body, receiver_ss58=miner_hotkey)
 
 
 def sign_response(wallet, path: str, body: bytes, validator_hotkey: str) -> dict[str, str]:
@@ -54,9 +54,11 @@ def _verify(headers: Mapping[str, str], body: bytes, *, method: str, path: str, 
     return caller.hotkey_ss58
 
 
-def verify_request(headers: Mapping[str, str], body: bytes, path: str, self_hotkey: str, nonce_store) -> str:
+def verify_request(
+    headers: Mapping[str, str], body: bytes, path: str, self_hotkey: str, nonce_store, method: str = "POST"
+) -> str:
     """The authenticated caller's hotkey, or WireError(401)."""
-    return _verify(headers, body, method="POST", path=path, self_hotkey=self_hotkey, nonce_store=nonce_store)
+    return _verify(headers, body, method=method, path=path, self_hotkey=self_hotkey, nonce_store=nonce_store)
 
 
 def verify_response(
@@ -66,6 +68,11 @@ def verify_response(
     signer = _verify(headers, body, method=RESPONSE_METHOD, path=path, self_hotkey=self_hotkey, nonce_store=nonce_store)
     if signer != miner_hotkey:
         raise WireError("response was signed by a different hotkey than the miner's", status=401)
+
+
+def claimed_hotkey(headers: Mapping[str, str]) -> Optional[str]:
+    """The hotkey a request says it is signed by (not yet checked), if it names one."""
+    return next((v for k, v in headers.items() if k.lower() == _http_auth.HEADER_HOTKEY.lower()), None)
 
 
 @dataclass(frozen=True)
@@ -100,8 +107,9 @@ class AccessPolicy:
     def screen(self, headers: Mapping[str, str]) -> None:
         """Before the body is read: refuse callers whose *claimed* hotkey could
         never be admitted, so strangers cannot make us read and hash bodies.
-        (The claim is only trusted after `verify_request`.)"""
-        claimed = next((v for k, v in headers.items() if k.lower() == _http_auth.HEADER_HOTKEY.lower()), None)
+        The claim earns nothing else: it is only trusted after `verify_request`
+        (the connection stays in the miner's budget for unverified ones)."""
+        claimed = claimed_hotkey(headers)
         if not claimed:
             raise WireError(f"authentication failed: missing {_http_auth.HEADER_HOTKEY}", status=401)
         self.member(claimed)

@@ -113,3 +113,16 @@ class MinerClient:
                     raise WireError(f"response exceeds {MAX_RESPONSE_BYTES} bytes")
                 chunks.append(chunk)
             return response.status_code, response.headers, b"".join(chunks)
+
+
+HEALTH_PATH = "/v1/health"
+
+
+def miner_health(base_url: str, wallet, miner_hotkey: str, timeout: float = 5.0) -> dict:
+    """The details of a miner's /v1/health (queues, models, devices): a GET signed by `wallet`, which must be
+    the miner's own hotkey or one its access policy admits. Unsigned, /v1/health only says it is alive."""
+    headers = sign_request(wallet, HEALTH_PATH, b"", miner_hotkey, method="GET")
+    response = httpx.get(base_url + HEALTH_PATH, headers=headers, timeout=timeout)
+    if response.status_code != 200:
+        raise WireError(_error_line(response.status_code, response.content), status=response.status_code)
+    return response.json()

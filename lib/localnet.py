@@ -71,6 +71,7 @@ class LocalNet:
     validators: list[subprocess.Popen] = field(default_factory=list)
     validator_uid: Optional[int] = None
     validator_hotkey: Optional[str] = None
+    miner_count: int = 0  # miners this net will run, when known before they are added (sizes the timeouts)
 
     def __post_init__(self) -> None:
         os.makedirs(self.logs_dir, exist_ok=True)
@@ -121,6 +122,7 @@ class LocalNet:
             str(port),
             "--miner.sync_interval",
             "2",
+            *self.timeouts("miner.timeout"),
         ]
         for service, spec in (models or {}).items():
             args += [f"--{service}.model", spec]
@@ -172,15 +174,16 @@ class LocalNet:
                 raise TimeoutError(f"miners not ready after {timeout:g} s: {[m.name for m in pending]}")
             time.sleep(0.3)
 
-    def timeouts(self) -> list[str]:
+    def timeouts(self, prefix: str = "neuron.timeout") -> list[str]:
         """Every miner here shares this machine's cores, where on a real subnet each has its own host:
-        the validator's per-request timeouts stretch by miners per 2 cores, so a busy 2-core box does
-        not read as slow miners."""
-        scale = max(1.0, 2.0 * len(self.miners) / (os.cpu_count() or 1))
+        the validator's per-request timeouts (and the miners' generation bounds, `miner.timeout`) stretch by
+        miners per 2 cores, so a busy 2-core box does not read as slow miners."""
+        miners = max(len(self.miners), self.miner_count)
+        scale = max(1.0, 2.0 * miners / (os.cpu_count() or 1))
         return [
             arg
             for service in registry.all_services()
-            for arg in (f"--neuron.timeout.{service.name}", f"{service.timeout_s * scale:g}")
+            for arg in (f"--{prefix}.{service.name}", f"{service.timeout_s * scale:g}")
         ]
 
     def validator_command(self, rounds: int, extra_args: tuple | list = ()) -> list[str]:

@@ -1,8 +1,11 @@
-"""The miner's HTTP service: size cap -> btauth verify -> access policy ->
-parse -> stake-ordered queue -> device pool (a replica's worker) -> FLAC -> signed response.
+"""The miner's HTTP service: screen -> size cap -> btauth verify (the connection leaves the budget for
+unverified ones) -> access policy -> parse (the spoken length is measured) -> the scheduler (stake-ordered
+line and device pool, `lib.pool`), while the client stays connected -> FLAC -> signed response.
 
 Every failure is a JSON body `{"error": "<one line>"}` with a 4xx/5xx status;
 nothing a caller sends can crash the process or reach the filesystem.
+/v1/health is liveness for anyone; its details only for a signed GET (the miner's own hotkey or a caller
+the access policy admits); either way at most HEALTH_RATE answers a second.
 """
 
 from __future__ import annotations
@@ -19,18 +22,31 @@ from starlette.requests import ClientDisconnect
 
 from audionet.lib import services as registry
 from audionet.lib.audio import encode_flac
-from audionet.lib.auth import AccessPolicy, RestartSafeNonceStore, sign_response, verify_request
+from audionet.lib.auth import AccessPolicy, RestartSafeNonceStore, claimed_hotkey, sign_response, verify_request
 from audionet.lib.chain import Chain
+from audionet.lib.client import HEALTH_PATH
+from audionet.lib.connections import VERIFIED_EXTENSION, Pacer
 from audionet.lib.connections import log as connection_log
 from audionet.lib.errors import BackendError, WireError
-from audionet.lib.limiter import PriorityLimiter
 from audionet.lib.pool import Pool, from_backends, pool_label
 from audionet.lib.protocol import RESPONSE_CONTENT_TYPE, ResponseMeta, pack_response, path_for, sha256_hex
 from audionet.lib.timing import Timer
 from audionet.models.base import Backend
 
 log = logging.getLogger("miner")
-BODY_DEADLINE_S = 30.0  # the whole body must arrive within this, however slowly it trickles
+# Before its signature verifies, a body must arrive within BODY_GRACE_S plus its size at BODY_MIN_RATE, and
+# never later than BODY_DEADLINE_S: a 1 KB TTS request gets 2 s, a 2 MB voice-clone reference 22 s.
+BODY_DEADLINE_S = 30.0
+BODY_GRACE_S = 2.0
+BODY_MIN_RATE = 100_000  # bytes per second
+HEALTH_RATE, HEALTH_BURST, HEALTH_MAX_WAIT_S = 20.0, 20, 5.0
+
+
+def body_deadline_s(request: Request, limit: int) -> float:
+    """The time the body of `request` gets: by its Content-Length, else by the service's cap."""
+    declared = request.headers.get("content-length", "")
+    size = min(int(declared), limit) if declared.isdigit() else limit
+    return min(BODY_DEADLINE_S, BODY_GRACE_S + size / BODY_MIN_RATE)
 
 
 async def read_capped(request: Request, limit: int, deadline_s: float = BODY_DEADLINE_S) -> bytes:
@@ -55,11 +71,28 @@ async def read_capped(request: Request, limit: int, deadline_s: float = BODY_DEA
     return b"".join(chunks)
 
 
+class ClientLeft(Exception):
+    """The client disconnected while its request waited or generated."""
+
+
 def request_target(request: Request) -> str:
     """The path and query string exactly as sent: what btauth/1 signs."""
     target = request.scope.get("raw_path") or request.url.path.encode()
     query = request.scope.get("query_string", b"")
     return (target + b"?" + query if query else target).decode("latin-1")
+
+
+async def until_disconnected(request: Request) -> None:
+    """Return when the client goes away (call once the whole body has been read)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+def mark_verified(request: Request) -> None:
+    """Tell the connection guard this connection has proven itself (absent outside the guarded server)."""
+    verified = request.scope.get("extensions", {}).get(VERIFIED_EXTENSION)
+    if verified is not None:
+        verified()
 
 
 class MinerService:
@@ -69,12 +102,12 @@ class MinerService:
         chain: Chain,
         backends: Pool | Mapping[str, Backend],
         policy: AccessPolicy,
-        max_waiting: int = 8,
         sync_interval: float = 60.0,
         timer: Timer | None = None,
         on_stop: Callable[[], None] | None = None,
     ):
-        """`backends`: the device pool, or {service: backend} served as one single-slot replica each."""
+        """`backends`: the scheduler and device pool, or {service: backend} served as one single-slot replica
+        each (with the pool's default line)."""
         if not isinstance(backends, Pool):
             replicas = from_backends(backends)
             backends = Pool(replicas, timer or Timer("miner", device=pool_label(replicas)))
@@ -82,10 +115,7 @@ class MinerService:
         self.services = {name: registry.get(name) for name in self.pool.names()}
         self.hotkey = wallet.hotkey.ss58_address
         self.sync_interval = sync_interval
-        # The stake line lets through as many as the pool has slots; the pool plans the rest of the line too.
-        self.limiters = {name: PriorityLimiter(self.pool.capacity(name), max_waiting) for name in self.services}
-        for name, limiter in self.limiters.items():
-            self.pool.watch_line(name, lambda limiter=limiter: limiter.waiting)
+        self.health_pacer = Pacer(HEALTH_RATE, HEALTH_BURST, HEALTH_MAX_WAIT_S)
         self.nonces = RestartSafeNonceStore()
         self.served = {service: 0 for service in self.services}
         # One measurement (the pool's, per replica) feeds both the timing log and the signed generation_s.
@@ -108,14 +138,19 @@ class MinerService:
     async def handle(self, name: str, http: Request) -> Response:
         service = self.services[name]
         path = path_for(name)
-        self.policy.screen(http.headers)
-        body = await read_capped(http, service.max_request_bytes)
+        self.policy.screen(http.headers)  # refuses strangers; a claimed hotkey earns nothing more
+        body = await read_capped(http, service.max_request_bytes, body_deadline_s(http, service.max_request_bytes))
         caller = verify_request(http.headers, body, request_target(http), self.hotkey, self.nonces)
+        mark_verified(http)
         priority = self.policy.admit(caller)
         try:
-            request = service.parse(body)
-            async with self.limiters[name].slot(priority):
-                audio, elapsed, device, model = await self._generate(name, request)
+            with self.pool.place_held(name, priority):  # a full line answers before the text is measured
+                request = await run_in_threadpool(service.parse, body)
+            audio, elapsed, device, model = await self._generate_while_connected(http, name, request, priority)
+            if audio.seconds > service.answer_limit_s:  # text the length check could not tell: still the caller's
+                raise WireError(
+                    f"the answer is {audio.seconds:.1f} s of audio; the limit is {service.answer_limit_s:g} s"
+                )
         except WireError:  # refused (400, 503): only accepted requests count toward the rate limit
             self.policy.refund(caller)
             raise
@@ -138,16 +173,63 @@ class MinerService:
         headers = sign_response(self.wallet, path, payload, caller)
         return Response(payload, media_type=RESPONSE_CONTENT_TYPE, headers=headers)
 
-    async def _generate(self, name: str, request) -> tuple:
-        """(audio, generation seconds, device, model id) from the replica the pool picks."""
+    async def _generate_while_connected(self, http: Request, name: str, request, priority: float) -> tuple:
+        """(audio, generation seconds, device, model id) from the scheduler; if the client leaves first, its
+        request leaves the line (or its generation is abandoned) and this raises ClientLeft."""
+        work = asyncio.ensure_future(self._generate(name, request, priority))
+        gone = asyncio.ensure_future(until_disconnected(http))
         try:
-            audio, elapsed, device, model, _label = await self.pool.run(name, request)
+            done, _ = await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+            if not work.done():
+                work.cancel()
+        if work in done:
+            return work.result()
+        await asyncio.gather(work, return_exceptions=True)
+        raise ClientLeft()
+
+    async def _generate(self, name: str, request, priority: float) -> tuple:
+        try:
+            audio, elapsed, device, model, _label = await self.pool.run(name, request, priority)
         except (WireError, BackendError):
             raise
         except Exception as error:
             log.exception("%s backend failed", name)
             raise BackendError(f"{name} generation failed: {type(error).__name__}") from None
         return audio, elapsed, device, model
+
+    async def health(self, http: Request) -> Response:
+        if not await self.health_pacer.turn():
+            raise WireError("too many health requests; try again later", status=429)
+        claimed = claimed_hotkey(http.headers)
+        if not claimed:
+            return JSONResponse({"status": "ok"})  # liveness: all an unsigned caller learns
+        if claimed != self.hotkey:
+            self.policy.screen(http.headers)
+        caller = verify_request(http.headers, b"", request_target(http), self.hotkey, self.nonces, method="GET")
+        if caller != self.hotkey:
+            self.policy.member(caller)
+        return JSONResponse(self.details())
+
+    def details(self) -> dict:
+        """What /v1/health tells a signed caller: the hotkey, and per service its model, queue, served count
+        and replicas; per device busy, waiting, served, failed and abandoned."""
+        return {
+            "status": "ok",
+            "hotkey": self.hotkey,
+            "services": {
+                s: {
+                    "model": self.pool.model(s),
+                    "busy": self.pool.services[s].busy,
+                    "waiting": self.pool.services[s].waiting,
+                    "served": self.served[s],
+                    "replicas": self.pool.services[s].describe(),
+                }
+                for s in self.services
+            },
+            "devices": self.pool.devices(),
+        }
 
     def app(self) -> FastAPI:
         @asynccontextmanager
@@ -173,6 +255,11 @@ class MinerService:
             )
             return Response(status_code=400)
 
+        @app.exception_handler(ClientLeft)
+        async def left(request: Request, _error: ClientLeft):
+            connection_log.info("%s: a client left before its answer; its request was dropped", request.url.path)
+            return Response(status_code=499)
+
         @app.exception_handler(BackendError)
         async def backend_error(_request, error: BackendError):
             return JSONResponse({"error": str(error)}, status_code=500)
@@ -180,22 +267,7 @@ class MinerService:
         for service in self.services:
             app.add_api_route(path_for(service), self._route(service), methods=["POST"])
 
-        @app.get("/v1/health")
-        async def health():
-            return {
-                "hotkey": self.hotkey,
-                "services": {
-                    s: {
-                        "model": self.pool.model(s),
-                        "busy": self.limiters[s].busy,
-                        "waiting": self.limiters[s].waiting,
-                        "served": self.served[s],
-                        "replicas": self.pool.services[s].describe(),
-                    }
-                    for s in self.services
-                },
-                "devices": self.pool.devices(),
-            }
+        app.add_api_route(HEALTH_PATH, self.health, methods=["GET"])
 
         return app
 

@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     log = setup_logging("INFO", "localnet")
     workdir = args.workdir or tempfile.mkdtemp(prefix="audionet-localnet-")
     overrides = registry.backend_specs(args, registry.names())
-    net = LocalNet(workdir)
+    net = LocalNet(workdir, miner_count=args.miners)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         net.add_validator()

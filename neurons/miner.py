@@ -55,19 +55,41 @@ def build_parser() -> argparse.ArgumentParser:
     flag(policy, "miner.rate_limit", type=positive_int, default=120, help="requests per minute per caller hotkey")
     flag(policy, "miner.max_waiting", type=int, default=8, help="requests allowed to wait per service (then 503)")
     flag(policy, "miner.sync_interval", type=float, default=60.0, help="seconds between metagraph syncs")
-    flag(
+    registry.add_timeout_flags(
         policy,
+        "miner.timeout",
+        "{title}: seconds one generation may take, then it is abandoned (503) and its slot freed",
+    )
+    connections = parser.add_argument_group("connections (before a request's signature verifies)")
+    flag(
+        connections,
         "miner.head_timeout",
         type=float,
-        default=10.0,
+        default=5.0,
         help="seconds a connection gets to send each request head (idle and slow clients are closed)",
     )
     flag(
-        policy,
+        connections,
         "miner.max_connections",
         type=positive_int,
         default=512,
-        help="open connections at most; at the cap the one waiting longest for a request head is closed",
+        help="open connections at most; at the cap an idle or unverified one is closed to make room",
+    )
+    flag(
+        connections,
+        "miner.max_unverified",
+        type=positive_int,
+        default=None,
+        help="open connections with no verified request yet, at most (default: half of --miner.max_connections); "
+        "at it a newcomer from one of the busiest addresses is turned away, one from a lighter address takes the "
+        "place of the busiest address's oldest",
+    )
+    flag(
+        connections,
+        "miner.max_unverified_per_ip",
+        type=positive_int,
+        default=64,
+        help="unverified connections from one address at most; its further newcomers are turned away",
     )
     add_telemetry_flags(parser)
     return parser
@@ -92,7 +114,7 @@ def run(args, log) -> int:
     from audionet.lib.auth import AccessPolicy
     from audionet.lib.chain import open_chain
     from audionet.lib.config import node_dir
-    from audionet.lib.connections import ensure_fd_room, guarded_protocol, throttle_logs
+    from audionet.lib.connections import ConnectionGuard, ensure_fd_room, throttle_logs
     from audionet.lib.gpu import describe_device
     from audionet.lib.miner_app import MinerService
     from audionet.lib.pool import Pool, build_replicas, pool_label
@@ -100,7 +122,13 @@ def run(args, log) -> int:
     from audionet.lib.timing import Timer
     from audionet.lib.wallet import load_wallet
 
-    ensure_fd_room(args.miner_max_connections)
+    guard = ConnectionGuard(  # flags checked before minutes of model loading
+        args.miner_head_timeout,
+        args.miner_max_connections,
+        args.miner_max_unverified,
+        args.miner_max_unverified_per_ip,
+        backlog=ensure_fd_room(args.miner_max_connections),
+    )
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
     replicas = build_replicas(args, args.services)
@@ -108,7 +136,8 @@ def run(args, log) -> int:
         min_stake=args.miner_min_stake, require_permit=not args.miner_allow_no_permit, rate_limit=args.miner_rate_limit
     )
     timer = Timer("miner", device=pool_label(replicas))
-    pool = Pool(replicas, timer)
+    timeouts = {name: getattr(args, f"miner_timeout_{name}") for name in replicas}
+    pool = Pool(replicas, timer, max_waiting=args.miner_max_waiting, timeouts=timeouts)
     pool.calibrate()
     device_info = describe_device(pool.replicas()[0].device.split("@")[0])  # a Ray replica: device@node
     hotkey = wallet.hotkey.ss58_address
@@ -137,7 +166,6 @@ def run(args, log) -> int:
         chain,
         pool,
         policy,
-        max_waiting=args.miner_max_waiting,
         sync_interval=args.miner_sync_interval,
         timer=timer,
         on_stop=telemetry.close,
@@ -150,13 +178,11 @@ def run(args, log) -> int:
         args.axon_port,
     )
     telemetry.start(args.telemetry_interval)
-    config = uvicorn.Config(
+    config = guard.config(
         service.app(),
-        host=args.axon_ip,
-        port=args.axon_port,
+        args.axon_ip,
+        args.axon_port,
         log_level="warning",
-        http=guarded_protocol(args.miner_head_timeout, args.miner_max_connections),
-        timeout_keep_alive=args.miner_head_timeout,  # an idle kept-alive connection is one awaiting a head
         # In-flight requests get this long after SIGTERM; then the lifespan shutdown writes the
         # last timing record, well inside a supervisor's grace period (localnet: 5 s).
         timeout_graceful_shutdown=STOP_GRACE_S,

@@ -47,14 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     flag(neuron, "neuron.seed", type=int, default=None, help="seed for prompts (default: fresh randomness)")
     flag(neuron, "neuron.save_audio", default=None, help="keep every received clip as FLAC under this directory")
-    for service in registry.all_services():
-        flag(
-            neuron,
-            f"neuron.timeout.{service.name}",
-            type=float,
-            default=service.timeout_s,
-            help=f"{service.title} request timeout, s",
-        )
+    registry.add_timeout_flags(neuron, "neuron.timeout", "{title} request timeout, s")
     add_telemetry_flags(parser)
     from audionet.models.eval.registry import add_eval_flags
 

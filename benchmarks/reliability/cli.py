@@ -11,13 +11,25 @@ import tempfile
 
 from tqdm import tqdm
 
-from audionet.benchmarks.reliability import crash, load, report, thresholds, validator_round
+from audionet.benchmarks.reliability import (
+    crash,
+    floods,
+    generation,
+    load,
+    overhead,
+    report,
+    thresholds,
+    validator_round,
+)
 from audionet.benchmarks.reliability.common import start_live_miner
 from audionet.benchmarks.reliability.hostile import run_hostile
+from audionet.benchmarks.reliability.report import GROUPS
 from audionet.lib.config import Parser
 from audionet.lib.gpu import device_slug
 
-SCENARIOS = ("hostile", "concurrent", "idle", "round", "crash")
+SCENARIOS = ("hostile", "concurrent", "idle", "floods", "generation", "round", "crash")
+LOW_STAKE = 10.0  # the caller that sends over-long text (issue 24: a low-stake validator)
+KOKORO_TIMEOUT_S = 8.0  # the Kokoro miner's --miner.timeout.tts: a 23 s text takes longer on this CPU
 
 
 def build_parser() -> Parser:
@@ -30,6 +42,8 @@ def build_parser() -> Parser:
     parser.add_argument("--concurrent", type=int, default=200, help="valid signed requests sent at once")
     parser.add_argument("--waves", type=int, default=3, help="bursts of --concurrent requests (RSS after each)")
     parser.add_argument("--idle", type=int, default=1_000, help="idle or slow connections held open")
+    parser.add_argument("--lockout", type=int, default=2_000, help="head-only connections held and refilled")
+    parser.add_argument("--probes", type=int, default=20, help="signed TTS requests timed during the head-only flood")
     parser.add_argument("--miners", type=int, default=64, help="miners in the validator round")
     parser.add_argument("--honest", type=int, default=4, help="of which real baseline miners")
     parser.add_argument("--save-kills", type=int, default=50, help="kill -9 of a validator mid-save, times")
@@ -50,8 +64,8 @@ def attempt(scenarios: dict, key: str, run, *path: str) -> None:
 def run_scenarios(args, workdir: str) -> dict:
     chosen = [s for s in args.scenarios.split(",") if s]
     scenarios: dict = {}
-    if {"hostile", "concurrent", "idle", "crash"} & set(chosen):
-        live = start_live_miner(os.path.join(workdir, "live"), callers=tuple(SCENARIOS))
+    if {"hostile", "concurrent", "idle", "floods", "generation", "crash"} & set(chosen):
+        live = start_live_miner(os.path.join(workdir, "live"), callers=(*SCENARIOS, "low"), stakes={"low": LOW_STAKE})
         try:
             if "hostile" in chosen:
                 with tqdm(total=args.hostile, desc="hostile requests") as bar:
@@ -72,6 +86,12 @@ def run_scenarios(args, workdir: str) -> dict:
                     attempt(
                         scenarios, "idle", lambda: load.run_idle(live.as_caller("idle"), args.idle, progress=bar.update)
                     )
+            if "floods" in chosen:
+                run_floods(args, live.as_caller("floods"), scenarios)
+            if "generation" in chosen:
+                print("over-long text and callers that leave (espeak)", file=sys.stderr)
+                caller = run_overlong(live, "espeak", scenarios)
+                attempt(scenarios, "leavers", lambda: generation.run_leavers(caller), "generation")
             if "crash" in chosen:
                 print("kill -9 of the miner mid-generation", file=sys.stderr)
                 attempt(
@@ -82,6 +102,10 @@ def run_scenarios(args, workdir: str) -> dict:
                 )
         finally:
             live.net.stop()
+    if "generation" in chosen:
+        run_kokoro(os.path.join(workdir, "kokoro"), scenarios)
+        print("queueing overhead of the scheduler", file=sys.stderr)
+        attempt(scenarios, "overhead", overhead.run_overhead, "generation")
     if "round" in chosen:
         print(f"a validator round over {args.miners} miners", file=sys.stderr)
         attempt(
@@ -103,11 +127,43 @@ def run_scenarios(args, workdir: str) -> dict:
     return scenarios
 
 
+def run_floods(args, live, scenarios: dict) -> None:
+    print(f"{args.lockout} head-only connections held while the validator asks {args.probes} times", file=sys.stderr)
+    attempt(scenarios, "lockout", lambda: floods.run_lockout(live, args.lockout, args.probes), "floods")
+    print("a pipelined /v1/health flood", file=sys.stderr)
+    attempt(scenarios, "health_flood", lambda: floods.run_health_flood(live), "floods")
+    attempt(scenarios, "big_head", lambda: floods.run_big_head(live), "floods")
+
+
+def run_overlong(live, engine: str, scenarios: dict):
+    """The over-long texts from the low-stake caller while the generation caller is timed; that caller."""
+    caller = live.as_caller("generation")
+    attempt(scenarios, f"overlong_{engine}", lambda: generation.run_overlong(caller, live.callers["low"]), "generation")
+    return caller
+
+
+def run_kokoro(workdir: str, scenarios: dict) -> None:
+    """Over-long text and a generation past its timeout on a Kokoro miner (--miner.timeout.tts 8)."""
+    print("over-long text and a generation past its timeout (Kokoro)", file=sys.stderr)
+    extra = ("--services", "tts", "--tts.model", "kokoro:", "--miner.timeout.tts", f"{KOKORO_TIMEOUT_S:g}")
+    try:
+        kokoro = start_live_miner(workdir, extra, callers=("generation", "low"), stakes={"low": LOW_STAKE})
+    except Exception as error:  # reported like a scenario that raised; the others still run
+        for key in ("overlong_kokoro", "abandon"):
+            scenarios.setdefault("generation", {})[key] = {"error": f"the Kokoro miner did not start: {error}"[:500]}
+        return
+    try:
+        caller = run_overlong(kokoro, "kokoro", scenarios)
+        attempt(scenarios, "abandon", lambda: generation.run_abandon(caller, KOKORO_TIMEOUT_S), "generation")
+    finally:
+        kokoro.net.stop()
+
+
 def errors(scenarios: dict) -> tuple[dict, list[str]]:
     """Scenarios that raised, apart; what remains has every field its threshold reads."""
     found, kept = [], {}
     for key, value in scenarios.items():
-        if key == "crash":
+        if key in GROUPS:
             broken = {k: v for k, v in value.items() if "error" in v}
             found += [f"{k}: {v['error']}" for k, v in broken.items()]
             kept[key] = {k: v for k, v in value.items() if k not in broken}
@@ -125,8 +181,13 @@ def failures(scenarios: dict, args) -> list[str]:
     for key, check in (("concurrent", thresholds.concurrent), ("idle", thresholds.idle), ("round", thresholds.round_)):
         if key in scenarios:
             found += check(scenarios[key])
-    if "crash" in scenarios:
-        found += thresholds.crash(scenarios["crash"])
+    for key, check in (
+        ("floods", thresholds.floods),
+        ("generation", thresholds.generation),
+        ("crash", thresholds.crash),
+    ):
+        if key in scenarios:
+            found += check(scenarios[key])
     return found
 
 

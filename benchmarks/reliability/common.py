@@ -9,9 +9,14 @@ import resource
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from typing import Optional
 
+import httpx
 import numpy as np
 
+from audionet.lib.auth import sign_request
+from audionet.lib.client import miner_health
+from audionet.lib.errors import WireError
 from audionet.lib.localnet import VALIDATOR_STAKE, LocalNet, MinerProcess
 from audionet.lib.wallet import create_wallet
 
@@ -99,16 +104,50 @@ class LiveMiner:
     def alive(self) -> bool:
         return self.miner.process.poll() is None
 
+    def queue(self, service: str) -> dict:
+        """{"busy": n, "waiting": n} of one service, from the miner's signed /v1/health."""
+        return queue_of(self.url, self.validator, self.miner.hotkey, service)
 
-def start_live_miner(workdir: str, extra_args: tuple = (), callers: tuple = ()) -> LiveMiner:
-    """A subnet with one validator (registered, with permit and stake), one more for each of `callers`, and
-    one miner; the caller stops it."""
+
+def post_signed(live: LiveMiner, wallet, path: str, body: bytes, timeout: float = 120.0) -> tuple[object, float]:
+    """POST `body` signed by `wallet`: (status, or the error's name, and seconds)."""
+    started = time.perf_counter()
+    try:
+        headers = sign_request(wallet, path, body, live.miner.hotkey)
+        status = httpx.post(f"{live.url}{path}", content=body, headers=headers, timeout=timeout).status_code
+    except httpx.TimeoutException:
+        status = "timeout"
+    except httpx.HTTPError as error:
+        status = type(error).__name__
+    return status, time.perf_counter() - started
+
+
+def queue_of(url: str, wallet, miner_hotkey: str, service: str) -> dict:
+    state = miner_health(url, wallet, miner_hotkey)["services"][service]
+    return {"busy": state["busy"], "waiting": state["waiting"]}
+
+
+def busy(url: str, wallet, miner_hotkey: str) -> bool:
+    """Whether the miner is generating anything (False when it does not answer)."""
+    try:
+        services = miner_health(url, wallet, miner_hotkey, timeout=1)["services"]
+    except (httpx.HTTPError, WireError, ValueError):
+        return False
+    return any(s["busy"] for s in services.values())
+
+
+def start_live_miner(
+    workdir: str, extra_args: tuple = (), callers: tuple = (), stakes: Optional[dict] = None
+) -> LiveMiner:
+    """A subnet with one validator (registered, with permit and stake), one more for each of `callers` (its stake
+    from `stakes`, else the validator's), and one miner; the caller stops it."""
     net = LocalNet(workdir)
     net.add_validator()
     extra = {name: create_wallet(f"caller-{name}", "default", net.wallets) for name in callers}
-    for wallet in extra.values():
+    for name, wallet in extra.items():
+        stake = (stakes or {}).get(name, VALIDATOR_STAKE)
         net.chain.register(
-            wallet.hotkey.ss58_address, wallet.coldkeypub.ss58_address, stake=VALIDATOR_STAKE, validator_permit=True
+            wallet.hotkey.ss58_address, wallet.coldkeypub.ss58_address, stake=stake, validator_permit=True
         )
     miner = net.add_miner("target", extra_args=("--services", "tts,vc", *extra_args))
     try:

@@ -14,11 +14,12 @@ import time
 
 import httpx
 
-from audionet.benchmarks.reliability.common import LiveMiner, status_counts
+from audionet.benchmarks.reliability.common import LiveMiner, busy, status_counts
 from audionet.lib.auth import sign_request
 from audionet.lib.localnet import LocalNet
 from audionet.lib.scoring.state import ScoreState
 from audionet.lib.services import TTS, names
+from audionet.lib.wallet import create_wallet
 
 ALPHA = 0.3
 # A child that saves state after state, each one's floats a function of its round, until it is killed.
@@ -78,14 +79,6 @@ def check_restored(record: dict, before: ScoreState) -> int:
     )
 
 
-def _busy(port: int) -> bool:
-    try:
-        services = httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=1).json()["services"]
-    except (httpx.HTTPError, ValueError):
-        return False
-    return any(s["busy"] for s in services.values())
-
-
 def kill_validator_mid_round(workdir: str, timeout: float = 600.0) -> dict:
     """A validator over two baseline miners is killed while its queries of round 2 are in flight, then runs
     one more round: the saved state loads, and every EMA of that round continues exactly from it."""
@@ -98,7 +91,9 @@ def kill_validator_mid_round(workdir: str, timeout: float = 600.0) -> dict:
         net.wait_ready()
         process = net.start_validator(0, extra_args=args)
         deadline = time.monotonic() + timeout
-        while not (len(net.round_records()) >= 1 and any(_busy(m.port) for m in miners)):
+        validator = create_wallet("validator", "default", net.wallets)
+        urls = [(f"http://127.0.0.1:{m.port}", m.hotkey) for m in miners]
+        while not (len(net.round_records()) >= 1 and any(busy(url, validator, hotkey) for url, hotkey in urls)):
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the validator stopped or never reached round 2")
             time.sleep(0.02)
@@ -143,7 +138,7 @@ def kill_miner_mid_generation(live: LiveMiner, requests: int = 3, timeout: float
         thread.start()
     generating = False
     while not generating and any(thread.is_alive() for thread in threads):
-        generating = _busy(live.miner.port)
+        generating = busy(live.url, live.validator, live.miner.hotkey)
         time.sleep(0.005)
     killed_at = time.perf_counter()
     live.net.restart_miner(live.miner)
@@ -158,7 +153,6 @@ def kill_miner_mid_generation(live: LiveMiner, requests: int = 3, timeout: float
         headers=sign_request(live.validator, "/v1/tts", bodies[0], live.miner.hotkey),
         timeout=timeout,
     ).status_code
-    health = httpx.get(f"{live.url}/v1/health", timeout=5).json()["services"][TTS.name]
     return {
         "in_flight": requests,
         "killed_mid_generation": generating,
@@ -168,5 +162,5 @@ def kill_miner_mid_generation(live: LiveMiner, requests: int = 3, timeout: float
         "restarted_s": restarted_s,
         "old_request_replayed": replay,
         "fresh_request": fresh,
-        "queue_after": {"busy": health["busy"], "waiting": health["waiting"]},
+        "queue_after": live.queue(TTS.name),
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import time
@@ -23,6 +24,7 @@ from audionet.lib.auth import sign_request
 from audionet.lib.services import TTS
 
 ANSWERED = (200, 429, 503)
+PER_SOURCE = 25  # requests of a burst per source address
 
 
 def signed_tts(live: LiveMiner, index: int) -> tuple[bytes, dict]:
@@ -31,10 +33,26 @@ def signed_tts(live: LiveMiner, index: int) -> tuple[bytes, dict]:
 
 
 async def _burst(live: LiveMiner, count: int, timeout: float, progress: Callable[[int], None]) -> list[tuple]:
+    # One loopback address may hold at most --miner.max_unverified_per_ip (64) connections before their signatures
+    # verify; a burst of hundreds from one validator is not what a subnet sends, so it comes from several
+    # addresses (all of 127.0.0.0/8 is loopback on Linux).
+    sources = [f"127.3.0.{1 + k}" for k in range(-(-count // PER_SOURCE))]
     limits = httpx.Limits(max_connections=count, max_keepalive_connections=count)
-    async with httpx.AsyncClient(base_url=live.url, timeout=timeout, limits=limits) as client:
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(
+                    base_url=live.url,
+                    timeout=timeout,
+                    limits=limits,
+                    transport=httpx.AsyncHTTPTransport(local_address=source, limits=limits),
+                )
+            )
+            for source in sources
+        ]
 
         async def one(index: int) -> tuple:
+            client = clients[index % len(clients)]
             body, headers = signed_tts(live, index)
             started = time.perf_counter()
             try:
@@ -63,7 +81,6 @@ def run_concurrent(
         time.sleep(0.5)
         rss.append(rss_mb(live.pid))
     statuses = [status for status, _ in results]
-    health = httpx.get(f"{live.url}/v1/health", timeout=5).json()["services"][TTS.name]
     return {
         "requests": len(results),
         "concurrent": count,
@@ -73,7 +90,7 @@ def run_concurrent(
         "lost": sum(status not in ANSWERED for status in statuses),
         "latency": latency_figures([latency for _, latency in results]),
         "rss_mb": {"before": rss[0], "after_each_wave": rss[1:], "growth": rss[-1] - rss[0]},
-        "queue_after": {"busy": health["busy"], "waiting": health["waiting"]},
+        "queue_after": live.queue(TTS.name),
         "alive": live.alive(),
     }
 
@@ -89,14 +106,15 @@ def _timed(call) -> tuple[object, float]:
 
 def run_idle(live: LiveMiner, count: int, probes: int = 10, progress=lambda n: None) -> dict:
     """Hold `count` connections open (a third idle, a third with a head that never ends, a third dribbling
-    one byte a second); meanwhile time health checks and signed requests."""
+    one byte a second) from 16 addresses; meanwhile time health checks and signed requests from another."""
     raise_fd_limit(count + 512)
     log_start = log_size(live.miner.log_path)
     held: list[socket.socket] = []
     opened_at = time.perf_counter()
     try:
-        for index in range(count):
-            sock = socket.create_connection(("127.0.0.1", live.miner.port))
+        for index in range(count):  # from 16 loopback addresses other than the probes' (127.0.0.1)
+            source = (f"127.4.0.{1 + index % 16}", 0)
+            sock = socket.create_connection(("127.0.0.1", live.miner.port), source_address=source)
             if index % 3 == 1:
                 sock.sendall(b"POST /v1/tts HTTP/1.1\r\nHost: x\r\nX-Slow: ")
             held.append(sock)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from audionet.benchmarks.tables import num, table
 
+GROUPS = ("floods", "generation", "crash")  # scenarios made of several measurements
+
 
 def counts(statuses: dict) -> str:
     return ", ".join(f"{key}: {value:,}" for key, value in statuses.items()) or "-"
@@ -151,10 +153,91 @@ def crash_table(r: dict) -> str:
     return table(["kill -9 of", "when", "state", "result"], rows)
 
 
+def floods_table(r: dict) -> str:
+    rows = []
+    if lock := r.get("lockout"):
+        rows.append(
+            [
+                f"{lock['connections']:,} head-only connections claiming the validator's hotkey, held and refilled "
+                f"({lock['opened']:,} opened, from {lock['addresses']} addresses)",
+                f"signed TTS served in time: {lock['served_in_time']} of {lock['probes']}",
+                f"median {num(lock['latency']['median_s'])} s, max {num(lock['latency']['max_s'])} s "
+                f"(timeout {num(lock['timeout_s'], 0)} s)",
+            ]
+        )
+    if health := r.get("health_flood"):
+        q, f = health["quiet"], health["flooded"]
+        rows.append(
+            [
+                f"pipelined /v1/health flood: {num(health['health_answers_per_s'], 0)} answers/s "
+                f"({counts(health['health_answers'])})",
+                f"signed TTS median {num(q['median_s'])} s quiet, {num(f['median_s'])} s flooded",
+                f"max {num(q['max_s'])} s quiet, {num(f['max_s'])} s flooded",
+            ]
+        )
+    if head := r.get("big_head"):
+        rows.append([f"one send of a {head['head_bytes']:,}-byte head to /v1/health", f"status {head['status']}", "-"])
+    return table(["flood", "result", "latency"], rows)
+
+
+def generation_table(r: dict) -> str:
+    parts = []
+    texts = {key: r[key] for key in ("overlong_espeak", "overlong_kokoro") if key in r}
+    if texts:
+        kinds = list(next(iter(texts.values()))["texts"])
+        rows = [
+            [
+                kind,
+                *(
+                    f"{run['texts'][kind]['status']} in {num(run['texts'][kind]['seconds'])} s"
+                    for run in texts.values()
+                ),
+            ]
+            for kind in kinds
+        ]
+        rows.append(
+            [
+                "validator (stake 1000) meanwhile",
+                *(
+                    f"{run['probes_served']} of {run['probes']} served, max {num(run['probe_latency']['max_s'])} s"
+                    for run in texts.values()
+                ),
+            ]
+        )
+        head = ["400-character text (low-stake caller)", *(k.replace("overlong_", "") for k in texts)]
+        parts.append(table(head, rows))
+    if gone := r.get("abandon"):
+        head = ["generation past --miner.timeout.tts", "answer", "slot free after the answer", "next request"]
+        row = [
+            f"Kokoro, 380 characters, timeout {num(gone['timeout_s'], 0)} s",
+            f"{gone['status']} after {num(gone['answered_after_s'], 2)} s",
+            f"{num(gone['slot_free_after_answer_s'], 2)} s (abandoned: {gone['abandoned']})",
+            f"{gone['next_status']} in {num(gone['next_s'], 2)} s",
+        ]
+        parts.append(table(head, [row]))
+    if left := r.get("leavers"):
+        head = ["callers that leave", "line empty again after", "newcomer (equal stake)", "generated"]
+        row = [
+            f"{left['leavers']} voice-clone waiters leave after {num(left['leave_after_s'], 1)} s",
+            f"{num(left['waiting_zero_after_s'], 2)} s"
+            if left["waiting_zero_after_s"] is not None
+            else f"not within 10 s ({left['waiting_after_leaving']} still waiting)",
+            str(left["newcomer_status"]),
+            f"{left['generated']} (the request holding the slot and the newcomer)",
+        ]
+        parts.append(table(head, [row]))
+    if overhead := r.get("overhead"):
+        rows = [[size, num(row["mean_ms"], 2), num(row["max_ms"], 2), row["n"]] for size, row in overhead.items()]
+        parts.append(table(["burst (one slot, espeak-ng)", "queueing overhead mean ms", "max ms", "requests"], rows))
+    return "\n".join(parts)
+
+
 SECTIONS = (
     ("hostile", "Hostile requests (hypothesis)", hostile_table),
     ("concurrent", "Concurrent valid signed requests", concurrent_table),
     ("idle", "Idle and slow connections held open", idle_table),
+    ("floods", "Connections that prove nothing, health floods, big heads", floods_table),
+    ("generation", "Over-long text, abandoned generations, callers that leave, queueing overhead", generation_table),
     ("round", "A validator round with bad miners", round_table),
     ("crash", "kill -9", crash_table),
 )
@@ -170,7 +253,7 @@ def render(result: dict) -> str:
             lines += [
                 f"## {title}",
                 "",
-                make(scenario if key != "crash" else {k: v for k, v in scenario.items() if "error" not in v}),
+                make({k: v for k, v in scenario.items() if "error" not in v} if key in GROUPS else scenario),
             ]
     failures = result.get("failures", [])
     lines += ["## Thresholds", "", "all met" if not failures else "\n".join(f"- FAILED: {f}" for f in failures), ""]

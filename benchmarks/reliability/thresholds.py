@@ -78,3 +78,46 @@ def crash(r: dict) -> list[str]:
         if gen["queue_after"] != {"busy": 0, "waiting": 0}:
             failed.append(f"miner mid-generation: queue after restart {gen['queue_after']}")
     return failed
+
+
+HEALTH_FLOOD_SLOWDOWN_S = 0.1  # signed TTS median under the /v1/health flood, at most this much over quiet
+SLOT_FREED_LIMIT_S = 1.0  # an abandoned Kokoro generation frees its slot within one ONNX operator
+QUEUE_OVERHEAD_LIMIT_MS = 20.0
+
+
+def floods(r: dict) -> list[str]:
+    failed = []
+    if lock := r.get("lockout"):
+        if lock["served_in_time"] != lock["probes"] or not lock["alive"]:
+            failed.append(f"lockout: {lock['served_in_time']} of {lock['probes']} served ({lock['statuses']})")
+        if lock["latency"]["max_s"] > lock["timeout_s"]:
+            failed.append(f"lockout: slowest {lock['latency']['max_s']:.1f} s > timeout {lock['timeout_s']:g} s")
+    if health := r.get("health_flood"):
+        quiet, flooded = health["quiet"], health["flooded"]
+        if flooded["statuses"] != ["200"] or flooded["median_s"] > quiet["median_s"] + HEALTH_FLOOD_SLOWDOWN_S:
+            failed.append(f"health flood: signed TTS {flooded} under the flood, {quiet} without")
+    if (head := r.get("big_head")) and head["status"] != "431":
+        failed.append(f"big head: {head}")
+    return failed
+
+
+def generation(r: dict) -> list[str]:
+    failed = []
+    for key in ("overlong_espeak", "overlong_kokoro"):
+        if run := r.get(key):
+            wrong = {kind: t["status"] for kind, t in run["texts"].items() if t["status"] != 400}
+            if wrong or run["probes_served"] != run["probes"] or run["probe_latency"]["max_s"] > run["timeout_s"]:
+                failed.append(f"{key}: not 400 {wrong}; probes {run['probes_served']} of {run['probes']} in time")
+    if (gone := r.get("abandon")) and (
+        gone["status"] != 503 or gone["slot_free_after_answer_s"] > SLOT_FREED_LIMIT_S or gone["next_status"] != 200
+    ):
+        failed.append(f"abandon: {gone}")
+    if (left := r.get("leavers")) and (
+        left["waiting_zero_after_s"] is None or left["newcomer_status"] != 200 or left["generated"] != 2
+    ):
+        failed.append(f"leavers: {left}")
+    if overhead := r.get("overhead"):
+        worst = max(row["mean_ms"] for row in overhead.values())
+        if worst > QUEUE_OVERHEAD_LIMIT_MS:
+            failed.append(f"overhead: {worst:.1f} ms per request > {QUEUE_OVERHEAD_LIMIT_MS:g} ms")
+    return failed

@@ -1,18 +1,25 @@
-"""The miner's device pool: per service, one replica per device, and a dispatcher in front of them.
+"""The miner's scheduler: per service, one stake-ordered waiting line in front of one replica per device.
 
     pool = Pool({"tts": [LocalReplica(TTS, backend0, 2, ...), LocalReplica(TTS, backend1, 1, ...)]}, timer)
-    result = await pool.run("tts", request)      # audio, elapsed, device, model, label
+    result = await pool.run("tts", request, priority=stake)   # audio, elapsed, device, model, label
 
-The stake-ordered waiting line (`lib.limiter.PriorityLimiter`, one per service, as many running
-as the pool has slots) stays in front: a request reaches `run` once the line lets it through, and
-`watch_line` tells the pool how many still wait behind it.
+One scheduler does it all, on the event loop, driven by events (an arrival, a completion, a waiter that
+leaves), never by polling:
 
-Dispatch ("weighted", the miner's): on every arrival, completion, and every REPLAN_S while a
-request waits in the pool, the whole line (requests in the pool, then those still in the stake
-line) is planned with `plan.plan` on every slot, using each replica's measured seconds per audio
-second; every free slot that the plan fills now starts the next request in line, fastest slot
-first. A request that would finish sooner on a busy fast replica waits for it. "round-robin" (for
-benchmarks only, the seed-001 client's behaviour) binds request i to replica i mod n.
+* the line (`line.Line`): highest stake first, first come first served among equals; at most
+  `max_waiting` wait beyond the pool's slots, then a caller with more stake than the last in line takes
+  that place (the displaced waiter gets a 503), otherwise the caller gets the 503;
+* a waiter whose caller goes away (the miner cancels its `run` when the client disconnects) leaves the
+  line at once and its work is never started;
+* dispatch ("weighted", the miner's): the whole line is planned with `plan.plan` on every slot, using
+  each replica's measured seconds per audio second; every free slot that the plan fills now starts the
+  next request in line, fastest slot first. A request that would finish sooner on a busy fast replica
+  waits for it. "round-robin" (for benchmarks only, the seed-001 client's behaviour) binds request i to
+  replica i mod n;
+* every generation is bounded by the service's timeout (`timeouts`): past it, or when its caller leaves,
+  the request is abandoned: its caller gets a 503 at once (or nothing, if gone) and its `Stop` is set
+  (`lib.stop`). A backend that can stop (espeak-ng, Kokoro's ONNX runs) ends within one step; one that
+  cannot finishes its call, and its slot counts as busy until then, because it is.
 
 Every replica's timings are keyed by its own device label (`generation` and its stages), and, when
 that is not the timer's own device, also counted in the miner-wide `generation` key.
@@ -25,20 +32,24 @@ import itertools
 import logging
 import statistics
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import NamedTuple, Optional
 
 from audionet.lib.audio import Audio
+from audionet.lib.errors import WireError
+from audionet.lib.pool.line import Line
 from audionet.lib.pool.plan import Slots, plan
 from audionet.lib.pool.replica import Replica
 from audionet.lib.protocol import ServiceRequest
+from audionet.lib.stop import Stop, Stopped
 from audionet.lib.timing import Timer
 
 log = logging.getLogger("pool")
 POLICIES = ("weighted", "round-robin")
-REPLAN_S = 0.1  # a request waiting for a busy fast slot re-plans this often (the line behind it changes)
-MAX_LOOKAHEAD = 64  # requests of the stake line planned ahead
+MAX_LOOKAHEAD = 64  # requests of the line planned ahead
+MAX_WAITING = 8  # the miner's default --miner.max_waiting
 CALIBRATION_RUNS = 3  # warm-ups timed per replica at start-up; the fastest is its speed prior
 
 
@@ -55,27 +66,73 @@ class Job:
     id: int
     request: ServiceRequest
     size: float  # expected audio seconds
+    priority: float  # the caller's stake
     started: asyncio.Future  # -> (replica, future of (audio, elapsed))
+    stop: Stop = field(default_factory=Stop)
     bound: Optional[Replica] = None  # round-robin only
+
+    def refuse(self, error: WireError) -> None:
+        """Displaced from the line: the caller gets `error`."""
+        if not self.started.done():
+            self.started.set_exception(error)
 
 
 class ServicePool:
-    """The replicas of one service and their dispatcher (every method runs on the event loop)."""
+    """The line and the replicas of one service, and the dispatcher between them (every method runs on the
+    event loop)."""
 
-    def __init__(self, service, replicas: Sequence[Replica], timer: Timer, policy: str = "weighted"):
+    def __init__(
+        self,
+        service,
+        replicas: Sequence[Replica],
+        timer: Timer,
+        policy: str = "weighted",
+        max_waiting: int = MAX_WAITING,
+        timeout_s: Optional[float] = None,
+    ):
         if not replicas:
             raise ValueError(f"no replica for {service.name}")
         if policy not in POLICIES:
             raise ValueError(f"unknown dispatch policy {policy!r}; use {', '.join(POLICIES)}")
+        if max_waiting < 0:
+            raise ValueError("max_waiting must be >= 0")
         self.service, self.replicas, self.timer, self.policy = service, list(replicas), timer, policy
-        self.queue: list[Job] = []
-        self.backlog: Callable[[], int] = lambda: 0
+        self.max_waiting = max_waiting
+        self.timeout_s = service.timeout_s if timeout_s is None else timeout_s
+        self.line = Line()
+        self.held = 0  # places held for requests being parsed
         self._ids = itertools.count()
         self._rotation = itertools.cycle(self.replicas)
 
     @property
     def capacity(self) -> int:
         return sum(replica.parallel for replica in self.replicas)
+
+    @property
+    def busy(self) -> int:
+        """Slots generating now (abandoned requests included until their backend returns)."""
+        return sum(len(replica.running) for replica in self.replicas)
+
+    @property
+    def waiting(self) -> int:
+        return len(self.line)
+
+    @property
+    def room(self) -> int:
+        """How many may wait now: `max_waiting` beyond the slots, less the slots still generating."""
+        return self.capacity + self.max_waiting - self.busy
+
+    @contextmanager
+    def place_held(self, priority: float) -> Iterator[None]:
+        """Hold a place in line while the request is parsed (its text measured), or refuse it (WireError 503)
+        at once if the line has none: a burst is answered before its texts are measured. The line itself
+        decides when `run` joins it."""
+        self.line.check_room(priority, self.room - self.held)
+        self.held += 1
+        try:
+            yield
+        finally:
+            self.held -= 1
 
     def size_of(self, request: ServiceRequest) -> float:
         low, high = self.service.expected_seconds(request)
@@ -92,60 +149,88 @@ class ServicePool:
             return replica.speed.prior * (statistics.median(ratios) if ratios else 1.0)
         return min((s.value for s in measured), default=1.0)
 
-    async def run(self, request: ServiceRequest) -> Result:
-        job = Job(next(self._ids), request, self.size_of(request), asyncio.get_running_loop().create_future())
+    async def run(self, request: ServiceRequest, priority: float = 0.0) -> Result:
+        """Wait in line (by `priority`), generate on the replica the plan picks, within the timeout.
+        WireError 503 when the line is full, when displaced, and when the generation outlives the timeout;
+        cancelling the caller's task takes a waiter out of the line (never started) or abandons its work."""
+        loop = asyncio.get_running_loop()
+        job = Job(next(self._ids), request, self.size_of(request), priority, loop.create_future())
         if self.policy == "round-robin":
             job.bound = next(self._rotation)
-        self.queue.append(job)
+        self.line.join(job, self.room)
         self.dispatch()
         try:
-            while not job.started.done():
-                await asyncio.wait({job.started}, timeout=REPLAN_S)
-                self.dispatch()
+            replica, work = await job.started
+        except asyncio.CancelledError:
+            if self.line.leave(job):
+                self.dispatch()  # the place it held may let the next request start
+            raise
+        # One future the work or the timeout settles (cheaper than wait_for around a shield): the caller is
+        # answered at the timeout while the work, abandoned, goes on to its own end.
+        answer = loop.create_future()
+        work.add_done_callback(lambda _: answer.done() or answer.set_result(None))
+        timer = loop.call_later(self.timeout_s, lambda: answer.done() or answer.set_exception(TimeoutError()))
+        try:
+            await answer
+        except TimeoutError:
+            job.stop.set(f"it outlived the {self.timeout_s:g} s timeout")
+            raise WireError(
+                f"{self.service.name} generation did not finish within {self.timeout_s:g} s: abandoned", status=503
+            ) from None
+        except asyncio.CancelledError:
+            job.stop.set("its caller left")
+            raise
         finally:
-            if job in self.queue:  # gave up while waiting; once started, the work finishes and frees its slot
-                self.queue.remove(job)
-        replica, work = job.started.result()
-        # shield: a caller that goes away does not free the slot while the worker still computes
-        audio, elapsed = await asyncio.shield(work)
+            timer.cancel()
+        try:
+            audio, elapsed = work.result()
+        except Stopped as error:  # set elsewhere (a shutdown): not the caller's fault
+            raise WireError(f"{self.service.name} generation was stopped: {error}", status=503) from None
         return Result(audio, elapsed, replica.wire_device, replica.model_id, replica.label)
 
     def dispatch(self) -> None:
-        if not self.queue:
+        """Start every request the plan puts on a slot free now (nothing to do while no slot is free)."""
+        for job in self.line:
+            if job.started.cancelled():  # its caller left a moment ago; its own handler takes it out too
+                self.line.leave(job)
+        if not len(self.line) or all(replica.free == 0 for replica in self.replicas):
             return
         if self.policy == "round-robin":
-            for job in list(self.queue):
+            for job in self.line:
                 if job.bound.free > 0:
                     self._start(job, job.bound)
             return
+        speeds, waiting, assignment = self._plan()
+        # The free slots the plan fills now take the next requests in line, fastest first: the same work gets
+        # done as soon, and the order of the line is kept.
+        now_slots = sorted((speeds[i], i) for i, start in assignment if start == 0.0)
+        for job, (_speed, index) in zip(waiting, now_slots):
+            self._start(job, self.replicas[index])
+
+    def _plan(self) -> tuple[list[float], list[Job], list[tuple[int, float]]]:
+        """(speed per replica, the line's first MAX_LOOKAHEAD requests, where and when each would start)."""
         now = time.monotonic()
         speeds = [self.estimate(replica) for replica in self.replicas]
-        line = [job.size for job in self.queue]
-        line += [line[-1]] * min(self.backlog(), MAX_LOOKAHEAD)
-        assignment = plan([Slots(r.ready_times(now), s) for r, s in zip(self.replicas, speeds)], line)
-        # The free slots the plan fills now take the next requests in line, fastest first. A slot the
-        # plan gives to a request still in the stake line goes to one already here: the same work gets
-        # done as soon, and the line behind cannot come in while the pool holds all of its places.
-        now_slots = sorted((speeds[i], i) for i, start in assignment if start == 0.0)
-        for job, (_speed, index) in zip(list(self.queue), now_slots):
-            self._start(job, self.replicas[index])
-        for replica in self.replicas:
-            replica.planned = 0
-        for _job, (index, _start) in zip(self.queue, (a for a in assignment if a[1] > 0.0)):
-            self.replicas[index].planned += 1  # /v1/health: waiting per device
+        waiting = list(self.line)[:MAX_LOOKAHEAD]
+        slots = [Slots(r.ready_times(now), s) for r, s in zip(self.replicas, speeds)]
+        return speeds, waiting, plan(slots, [job.size for job in waiting])
 
     def _start(self, job: Job, replica: Replica) -> None:
-        self.queue.remove(job)
+        self.line.leave(job)
         began = time.monotonic()
         replica.running[job.id] = (began, job.size * self.estimate(replica))
-        work = replica.submit(job.request)
+        work = replica.submit(job.request, job.stop)
         work.add_done_callback(lambda done: self._finished(job, replica, began, done))
         job.started.set_result((replica, work))
 
     def _finished(self, job: Job, replica: Replica, began: float, work: asyncio.Future) -> None:
         replica.running.pop(job.id, None)
         name = self.service.name
-        if work.cancelled() or work.exception() is not None:
+        error = None if work.cancelled() else work.exception()  # retrieved even when nobody waits for it
+        if job.stop.is_set():  # nobody waits for it; its time says nothing about the replica's speed
+            replica.abandoned += 1
+            self._record(name, "generation/abandoned", time.monotonic() - began, None, replica.label)
+        elif work.cancelled() or error is not None:
             replica.failed += 1
             self._record(name, "generation/failed", time.monotonic() - began, None, replica.label)
         else:
@@ -175,15 +260,32 @@ class ServicePool:
         )
 
     def describe(self) -> list[dict]:
+        """Each replica's state; `waiting` is how many in line the current plan puts there."""
+        for replica in self.replicas:
+            replica.planned = 0
+        if self.policy == "weighted" and len(self.line):
+            for index, _start in self._plan()[2]:
+                self.replicas[index].planned += 1
         return [replica.describe() for replica in self.replicas]
 
 
 class Pool:
-    """Every service's replicas. `run(name, request)` is what the miner awaits."""
+    """Every service's line and replicas. `run(name, request, priority)` is what the miner awaits."""
 
-    def __init__(self, replicas: Mapping[str, Sequence[Replica]], timer: Timer, policy: str = "weighted"):
+    def __init__(
+        self,
+        replicas: Mapping[str, Sequence[Replica]],
+        timer: Timer,
+        policy: str = "weighted",
+        max_waiting: int = MAX_WAITING,
+        timeouts: Optional[Mapping[str, float]] = None,
+    ):
+        """`timeouts`: per service, the seconds a generation may take (default: the service's `timeout_s`)."""
         self.timer = timer
-        self.services = {name: ServicePool(group[0].service, group, timer, policy) for name, group in replicas.items()}
+        self.services = {
+            name: ServicePool(group[0].service, group, timer, policy, max_waiting, (timeouts or {}).get(name))
+            for name, group in replicas.items()
+        }
         for replica in self.replicas():
             replica.attach(timer)
 
@@ -196,12 +298,11 @@ class Pool:
     def capacity(self, name: str) -> int:
         return self.services[name].capacity
 
-    def watch_line(self, name: str, waiting: Callable[[], int]) -> None:
-        """How many requests for `name` wait in the stake line in front of the pool (planned ahead)."""
-        self.services[name].backlog = waiting
+    async def run(self, name: str, request: ServiceRequest, priority: float = 0.0) -> Result:
+        return await self.services[name].run(request, priority)
 
-    async def run(self, name: str, request: ServiceRequest) -> Result:
-        return await self.services[name].run(request)
+    def place_held(self, name: str, priority: float):
+        return self.services[name].place_held(priority)
 
     def calibrate(self) -> None:
         for service in self.services.values():
@@ -214,14 +315,13 @@ class Pool:
         return self.services[name].replicas[0].model_id
 
     def devices(self) -> dict[str, dict]:
-        """Per device label, over every service: busy, waiting (planned there), served, failed."""
+        """Per device label, over every service: busy, waiting (planned there), served, failed, abandoned."""
+        counts = ("busy", "waiting", "served", "failed", "abandoned")
         out: dict[str, dict] = {}
-        for replica in self.replicas():
-            row = out.setdefault(
-                replica.label, {"device": replica.device, "busy": 0, "waiting": 0, "served": 0, "failed": 0}
-            )
-            for key in ("busy", "waiting", "served", "failed"):
-                row[key] += replica.describe()[key]
+        for state in (row for service in self.services.values() for row in service.describe()):
+            row = out.setdefault(state["label"], {"device": state["device"]} | dict.fromkeys(counts, 0))
+            for key in counts:
+                row[key] += state[key]
         return out
 
     def close(self) -> None:

@@ -64,7 +64,10 @@ class RayReplica(Replica):
         super().__init__(service, parallel, label, info["slug"], device, info["model"])
         self.actor = actor
 
-    def submit(self, request) -> asyncio.Future:
+    def submit(self, request, stop) -> asyncio.Future:
+        # An actor call is not stopped part-way: an abandoned one finishes in its actor, and its slot counts
+        # as busy until then.
+        del stop
         return asyncio.wrap_future(self.actor.generate.remote(request).future())
 
     def time_warmup(self) -> float:

@@ -16,6 +16,7 @@ from typing import Optional
 
 from audionet.lib.audio import Audio
 from audionet.lib.protocol import ServiceRequest
+from audionet.lib.stop import Stop, running_under
 from audionet.models.base import Backend
 
 ALPHA = 0.3  # weight of the newest measurement in the running average
@@ -58,7 +59,7 @@ class Replica:
         self.running: dict[int, tuple[float, float]] = {}  # job id -> (monotonic start, expected seconds)
         self.planned = 0  # requests waiting in the pool that the last plan put here
         self.speed = Speed()
-        self.served = self.failed = 0
+        self.served = self.failed = self.abandoned = 0
 
     @property
     def free(self) -> int:
@@ -68,8 +69,9 @@ class Replica:
         busy = tuple(max(MIN_READY_S, start + expected - now) for start, expected in self.running.values())
         return busy + (0.0,) * self.free
 
-    def submit(self, request: ServiceRequest) -> asyncio.Future:
-        """Start `request`; the future resolves to (audio, generation seconds measured where it ran)."""
+    def submit(self, request: ServiceRequest, stop: Stop) -> asyncio.Future:
+        """Start `request`; the future resolves to (audio, generation seconds measured where it ran). `stop` is
+        set when nobody waits for the answer any more: a backend that can stop part-way does."""
         raise NotImplementedError
 
     def time_warmup(self) -> float:
@@ -92,6 +94,7 @@ class Replica:
             "waiting": self.planned,
             "served": self.served,
             "failed": self.failed,
+            "abandoned": self.abandoned,
             "s_per_audio_s": None if self.speed.value is None else round(self.speed.value, 4),
         }
 
@@ -121,13 +124,15 @@ class LocalReplica(Replica):
             initargs=(backend.device,),
         )
 
-    def _generate(self, request: ServiceRequest) -> tuple[Audio, float]:
+    def _generate(self, request: ServiceRequest, stop: Stop) -> tuple[Audio, float]:
+        stop.check()  # abandoned before its thread came free
         started = time.perf_counter()
-        audio = self.service.generate(self.backend, request)
+        with running_under(stop):
+            audio = self.service.generate(self.backend, request)
         return audio, time.perf_counter() - started
 
-    def submit(self, request: ServiceRequest) -> asyncio.Future:
-        return asyncio.get_running_loop().run_in_executor(self.executor, self._generate, request)
+    def submit(self, request: ServiceRequest, stop: Stop) -> asyncio.Future:
+        return asyncio.get_running_loop().run_in_executor(self.executor, self._generate, request, stop)
 
     def attach(self, timer) -> None:
         self.backend.measure = timer.stage_hook(self.service.name, device=self.label)

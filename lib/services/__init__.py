@@ -13,6 +13,7 @@ from audionet.lib.services.music import MusicGeneration, MusicRequest
 from audionet.lib.services.registry import (
     PRESETS,
     add_backend_flags,
+    add_timeout_flags,
     all_services,
     backend_specs,
     get,
@@ -44,6 +45,7 @@ __all__ = [
     "VCRequest",
     "VoiceClone",
     "add_backend_flags",
+    "add_timeout_flags",
     "all_services",
     "backend_specs",
     "get",

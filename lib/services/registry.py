@@ -83,6 +83,19 @@ def add_backend_flags(parser, *, roster: bool = False, presets: bool = True) -> 
             )
 
 
+def add_timeout_flags(group, prefix: str, help: str) -> None:
+    """--<prefix>.<service> in seconds for every registered service, defaulting to the service's `timeout_s`
+    (`help` may name the service as {title})."""
+    for service in all_services():
+        flag(
+            group,
+            f"{prefix}.{service.name}",
+            type=float,
+            default=service.timeout_s,
+            help=help.format(title=service.title),
+        )
+
+
 def backend_specs(args, chosen) -> dict[str, str]:
     """{service: spec} from the --<service>.model flags, for the `chosen` services."""
     return {name: getattr(args, f"{name}_model") for name in chosen}

@@ -20,11 +20,13 @@ import _ctypes
 import ctypes
 import os
 import threading
+from typing import Optional
 
 import numpy as np
 
 from audionet.lib.audio import Audio
 from audionet.lib.errors import BackendError, WireError
+from audionet.lib.stop import current
 from audionet.models.base import SpeechSynthesizer
 
 __all__ = ["DEFAULT_VOICE", "SAMPLE_RATE", "VOICES", "EspeakSynthesizer"]
@@ -46,6 +48,7 @@ VOICES: dict[str, bytes] = {
     accent + variant: (spec + variant).encode("ascii") for accent, spec in _ACCENTS.items() for variant in _VARIANTS
 }
 DEFAULT_VOICE = "en-us"
+RATES_WPM = (150, 185)  # the speaking rates a seed picks from (words per minute)
 
 # Leading/trailing audio quieter than this is cut (about -50 dBFS).
 _TRIM_THRESHOLD = 10 ** (-50 / 20)
@@ -98,8 +101,11 @@ def _declare(lib: ctypes.CDLL) -> None:
     ]
 
 
-def _speak_fresh(text: bytes, voice: bytes, params: dict[int, int], noise_seed: int) -> np.ndarray:
-    """Speak `text` on a freshly loaded private copy of espeak-ng; int16 samples."""
+def _speak_fresh(
+    text: bytes, voice: bytes, params: dict[int, int], noise_seed: int, max_samples: Optional[int] = None
+) -> np.ndarray:
+    """Speak `text` on a freshly loaded private copy of espeak-ng; int16 samples. Synthesis ends early once
+    more than `max_samples` are out, or when the request this thread runs is stopped (`lib.stop`)."""
     files = _library_files()
     fd = os.memfd_create("espeak-ng", 0)
     try:
@@ -111,11 +117,15 @@ def _speak_fresh(text: bytes, voice: bytes, params: dict[int, int], noise_seed: 
     finally:
         os.close(fd)  # the loader keeps its own mapping
     chunks: list[np.ndarray] = []
+    stop = current()
+    produced = [0]
 
     def on_audio(wav, num_samples, events) -> int:
         if wav and num_samples > 0:
             chunks.append(np.ctypeslib.as_array(wav, shape=(num_samples,)).copy())
-        return 0  # 0 = keep synthesising
+            produced[0] += num_samples
+        enough = max_samples is not None and produced[0] > max_samples
+        return 1 if enough or (stop is not None and stop.is_set()) else 0  # 1 = stop synthesising
 
     callback = _CALLBACK_TYPE(on_audio)  # must outlive every call below
     voice_list = None
@@ -141,6 +151,8 @@ def _speak_fresh(text: bytes, voice: bytes, params: dict[int, int], noise_seed: 
         if voice_list:
             files["libc"].free(voice_list)
         _ctypes.dlclose(lib._handle)
+    if stop is not None:
+        stop.check()
     return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16)
 
 
@@ -173,7 +185,7 @@ class EspeakSynthesizer(SpeechSynthesizer):
         """The seed's speaking rate (wpm), pitch (0-100) and pitch range (0-100)."""
         rng = np.random.default_rng(int(seed) % 2**64)  # any int, negative included
         return {
-            "rate": int(rng.integers(150, 186)),
+            "rate": int(rng.integers(RATES_WPM[0], RATES_WPM[1] + 1)),
             "pitch": int(rng.integers(35, 66)),
             "pitch_range": int(rng.integers(30, 71)),
         }
@@ -196,6 +208,20 @@ class EspeakSynthesizer(SpeechSynthesizer):
         Here `seed` only seeds espeak's breath/fricative noise; `synthesize`
         also derives the prosody from it.
         """
+        pcm = self._pcm(text, voice, rate, pitch, pitch_range, seed)
+        samples = _trim_silence(pcm.astype(np.float32) / 32768.0, SAMPLE_RATE)
+        if samples.size == 0:
+            raise BackendError("espeak-ng produced no audio for this text")
+        return Audio(np.clip(samples, -1.0, 1.0), SAMPLE_RATE)
+
+    def spoken_seconds(self, text: str, limit_s: float, rate: int = RATES_WPM[1]) -> float:
+        """How long espeak-ng takes to say `text` at `rate` words per minute (pauses included), counted only
+        up to just past `limit_s`: an estimate of any English voice's length that reads every script,
+        symbol, address and number the way espeak-ng's text rules do."""
+        max_samples = int(limit_s * SAMPLE_RATE) + 1
+        return len(self._pcm(text, None, rate, 50, 50, 0, max_samples)) / SAMPLE_RATE
+
+    def _pcm(self, text, voice, rate, pitch, pitch_range, seed, max_samples: Optional[int] = None) -> np.ndarray:
         voice_name = self.default_voice if voice is None else voice
         if not isinstance(voice_name, str) or voice_name not in VOICES:
             raise WireError(f"unknown voice; choose one of: {', '.join(sorted(VOICES))}")
@@ -210,8 +236,6 @@ class EspeakSynthesizer(SpeechSynthesizer):
             _RANGE: int(np.clip(pitch_range, 0, 100)),
         }
         with _LOCK:
-            pcm = _speak_fresh(cleaned.encode("utf-8"), VOICES[voice_name], params, int(seed) & 0x7FFFFFFF)
-        samples = _trim_silence(pcm.astype(np.float32) / 32768.0, SAMPLE_RATE)
-        if samples.size == 0:
-            raise BackendError("espeak-ng produced no audio for this text")
-        return Audio(np.clip(samples, -1.0, 1.0), SAMPLE_RATE)
+            return _speak_fresh(
+                cleaned.encode("utf-8"), VOICES[voice_name], params, int(seed) & 0x7FFFFFFF, max_samples
+            )

@@ -19,6 +19,7 @@ import numpy as np
 
 from audionet.lib.audio import Audio
 from audionet.lib.errors import BackendError, WireError
+from audionet.lib.stop import current
 from audionet.models.base import SpeechSynthesizer
 from audionet.models.sentences import speak_in_sentences
 
@@ -69,7 +70,36 @@ def _load_runtime(providers, device: str):
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3
     session = ort.InferenceSession(str(path), options, providers=providers)
-    return Kokoro.from_session(session, _voices_file()), running_on(session, device, "Kokoro")
+    kokoro = Kokoro.from_session(session, _voices_file())
+    kokoro.sess = StoppableSession(session)
+    return kokoro, running_on(session, device, "Kokoro")
+
+
+class StoppableSession:
+    """The ONNX session, whose runs end part-way (onnxruntime's terminate flag, checked between operators)
+    when the request the calling thread runs is stopped (`lib.stop`): an abandoned request frees its slot
+    within one operator, not one sentence."""
+
+    def __init__(self, session) -> None:
+        self.session = session
+
+    def __getattr__(self, name: str):
+        return getattr(self.session, name)
+
+    def run(self, output_names, feeds, run_options=None):
+        stop = current()
+        if stop is None:
+            return self.session.run(output_names, feeds, run_options)
+        import onnxruntime as ort
+
+        options = run_options or ort.RunOptions()
+        stop.check()
+        with stop.on_stop(lambda: setattr(options, "terminate", True)):
+            try:
+                return self.session.run(output_names, feeds, options)
+            except Exception:
+                stop.check()  # terminated: Stopped, not onnxruntime's error
+                raise
 
 
 _RUNTIMES: dict = {}

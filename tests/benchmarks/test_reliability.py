@@ -4,18 +4,19 @@
 import httpx
 import pytest
 
-from audionet.benchmarks.reliability import crash, load, thresholds
+from audionet.benchmarks.reliability import crash, floods, generation, load, overhead, thresholds
+from audionet.benchmarks.reliability.cli import LOW_STAKE
 from audionet.benchmarks.reliability.common import start_live_miner
 from audionet.benchmarks.reliability.hostile import headers_for, run_hostile
 from audionet.benchmarks.reliability.validator_round import run_round
 
 pytestmark = pytest.mark.timeout(300)
-CALLERS = ("hostile", "concurrent", "idle", "crash")
+CALLERS = ("hostile", "concurrent", "idle", "crash", "floods", "generation", "low")
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    live = start_live_miner(str(tmp_path_factory.mktemp("reliability")), callers=CALLERS)
+    live = start_live_miner(str(tmp_path_factory.mktemp("reliability")), callers=CALLERS, stakes={"low": LOW_STAKE})
     try:
         yield live
     finally:
@@ -41,6 +42,23 @@ def test_concurrent_signed_requests_are_all_answered_and_memory_stays_bounded(li
 def test_idle_and_slow_connections_do_not_delay_honest_requests(live):
     result = load.run_idle(live.as_caller("idle"), 200, probes=5)
     assert thresholds.idle(result) == []
+
+
+def test_head_only_connections_and_big_heads_do_not_lock_out_the_validator(live):
+    live = live.as_caller("floods")
+    result = {"lockout": floods.run_lockout(live, connections=600, probes=3), "big_head": floods.run_big_head(live)}
+    assert thresholds.floods(result) == []
+    assert result["lockout"]["opened"] > 600  # the flood was refilled: its connections were closed and came back
+
+
+def test_overlong_text_is_refused_and_callers_that_leave_free_their_place(live):
+    caller = live.as_caller("generation")
+    result = {
+        "overlong_espeak": generation.run_overlong(caller, live.callers["low"], probes=2),
+        "leavers": generation.run_leavers(caller),
+        "overhead": overhead.run_overhead(bursts=(1, 8), rounds=2),
+    }
+    assert thresholds.generation(result) == []
 
 
 def test_a_miner_killed_mid_generation_comes_back_and_answers_nothing_twice(live):

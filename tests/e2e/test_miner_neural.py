@@ -8,9 +8,11 @@ import bittensor as bt
 import httpx
 import pytest
 
+from audionet.benchmarks.reliability.texts import OVERLONG_TEXTS
 from audionet.lib import services
 from audionet.lib.audio import encode_flac
 from audionet.lib.auth import sign_request, verify_response
+from audionet.lib.client import miner_health
 from audionet.lib.gpu import device_slug
 from audionet.lib.localnet import LocalNet
 from audionet.lib.protocol import sha256_hex, unpack_response
@@ -65,7 +67,8 @@ def ask(net, service, payload):
 
 
 def test_health_names_the_neural_models(net):
-    services = httpx.get(f"http://127.0.0.1:{net.miners[0].port}/v1/health").json()["services"]
+    miner, validator = net.miners[0], create_wallet("validator", "default", net.wallets)
+    services = miner_health(f"http://127.0.0.1:{miner.port}", validator, miner.hotkey)["services"]
     assert services["tts"]["model"] == "kokoro-82m-int8:jf_alpha"
     assert services["vc"]["model"].startswith("kokoro-clone:")
     assert services["music"]["model"].endswith("musicgen-small-random-tiny")
@@ -88,3 +91,18 @@ def test_tts_vc_and_music_over_signed_http(net):
     assert meta.model.startswith("kokoro-clone") and cloned.sample_rate == 22_050 and 1.0 < cloned.seconds < 8.0
     meta, music = ask(net, "music", {"prompt": "calm piano", "seconds": 3.0, "seed": 6})
     assert music.sample_rate == 32_000 and abs(music.seconds - 3.0) < 0.01
+
+
+def test_kokoro_is_never_asked_to_speak_400_cjk_characters(net):
+    """Issue 24: 100 s of Kokoro for 183 s of audio, then a 500. Now a 400 before generation."""
+    validator, miner = create_wallet("validator", "default", net.wallets), net.miners[0]
+    body = json.dumps({"text": OVERLONG_TEXTS["CJK"], "seed": 1}).encode()
+    response = httpx.post(
+        f"http://127.0.0.1:{miner.port}/v1/tts",
+        content=body,
+        headers=sign_request(validator, "/v1/tts", body, miner.hotkey),
+        timeout=services.TTS.timeout_s,
+    )
+    assert response.status_code == 400 and "the limit is 30 s" in response.json()["error"], response.text
+    state = miner_health(f"http://127.0.0.1:{miner.port}", validator, miner.hotkey)["services"]["tts"]
+    assert state["busy"] == 0 and all(r["abandoned"] == 0 for r in state["replicas"])

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from audionet.lib.auth import sign_request, verify_response
+from audionet.lib.client import miner_health
 from audionet.lib.localnet import LocalNet
 from audionet.lib.protocol import unpack_response
 from audionet.lib.wallet import create_wallet
@@ -53,8 +54,9 @@ def burst(net, miner, count: int) -> list[httpx.Response]:
     return asyncio.run(run())
 
 
-def health(miner) -> dict:
-    return httpx.get(f"http://127.0.0.1:{miner.port}/v1/health").json()
+def health(net, miner) -> dict:
+    validator = create_wallet("validator", "default", net.wallets)
+    return miner_health(f"http://127.0.0.1:{miner.port}", validator, miner.hotkey)
 
 
 def test_two_replicas_with_their_own_parallel_counts_serve_one_burst(net):
@@ -63,7 +65,7 @@ def test_two_replicas_with_their_own_parallel_counts_serve_one_burst(net):
     )
     net.wait_ready()
     answers = burst(net, miner, 6)
-    state = health(miner)
+    state = health(net, miner)
     replicas = state["services"]["tts"]["replicas"]
     assert [r["parallel"] for r in replicas] == [2, 1]
     assert sum(r["served"] for r in replicas) == 6 and state["services"]["tts"]["served"] == 6
@@ -100,7 +102,7 @@ def test_ray_actors_as_replicas_behind_the_same_signed_front(net):
         )
         net.wait_ready(timeout=180)
         answers = burst(net, miner, 8)  # deep enough that the second replica pays even if a little slower
-        replicas = health(miner)["services"]["tts"]["replicas"]
+        replicas = health(net, miner)["services"]["tts"]["replicas"]
         assert len(replicas) == 2 and all(r["served"] >= 1 for r in replicas), replicas
         assert sum(r["served"] for r in replicas) == 8
         assert all(unpack_response(a.content)[0].device.startswith("cpu-") for a in answers)

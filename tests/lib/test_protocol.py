@@ -4,6 +4,7 @@ import json
 import numpy as np
 import pytest
 
+from audionet.benchmarks.reliability.texts import OVERLONG_TEXTS
 from audionet.lib.audio import Audio, encode_flac
 from audionet.lib.errors import WireError
 from audionet.lib.protocol import (
@@ -51,7 +52,7 @@ def test_valid_requests_round_trip():
         ("tts", {"text": "del\x7f and c1\x85"}, "'text'"),
         ("tts", {"text": "\u200b\u200f\u202e\u2066"}, "nothing to speak"),  # zero-width and bidi only
         ("tts", {"text": "...!? -- ;"}, "nothing to speak"),
-        ("tts", {"text": "1,234,567,891 " * 28}, "at least 72 s to speak; the limit is 30 s"),  # numbers in words
+        ("tts", {"text": "1,234,567,891 " * 28}, "more than 30 s to say; the limit is 30 s"),  # numbers in words
         ("tts", {"text": "hi", "seed": -1}, "'seed'"),
         ("tts", {"text": "hi", "seed": "5"}, "'seed'"),  # strict types: no string, float or boolean seed
         ("tts", {"text": "hi", "seed": 5.0}, "'seed'"),
@@ -68,6 +69,24 @@ def test_limits_raise_one_line_wire_errors(service, body, fragment):
     with pytest.raises(WireError) as info:
         parse_request(service, json.dumps(body).encode())
     assert fragment in str(info.value) and "\n" not in str(info.value) and info.value.status == 400
+
+
+@pytest.mark.parametrize("kind", list(OVERLONG_TEXTS))
+def test_text_that_speaks_past_the_limit_is_refused_whatever_its_script(kind):
+    """Issue 24: 400 CJK characters passed a check that counted characters, then spoke for 3 minutes."""
+    bodies = {
+        "tts": json.dumps({"text": OVERLONG_TEXTS[kind]}).encode(),
+        "vc": vc_body(tone(2.0), text=OVERLONG_TEXTS[kind]),
+    }
+    for service, body in bodies.items():
+        with pytest.raises(WireError, match="more than 30 s to say; the limit is 30 s") as info:
+            parse_request(service, body)
+        assert info.value.status == 400
+
+
+def test_long_ordinary_text_still_fits():
+    text = ("The quick brown fox jumps over the lazy dog, and the band plays on. " * 6)[:MAX_TEXT_CHARS]
+    assert parse_request("tts", json.dumps({"text": text}).encode()).text == text
 
 
 def test_oversized_body_is_413_and_unknown_service_404():

@@ -88,11 +88,14 @@ def test_health_and_signed_answers_name_the_replica_device(replicas, tmp_path, w
         reply = client.post(
             "/v1/tts", content=body, headers=sign_request(validator, "/v1/tts", body, miner.hotkey.ss58_address)
         )
-        health = client.get("/v1/health").json()
+        signed = sign_request(validator, "/v1/health", b"", miner.hotkey.ss58_address, method="GET")
+        health = client.get("/v1/health", headers=signed).json()
+        public = client.get("/v1/health").json()
     assert reply.status_code == 200, reply.text
+    assert public == {"status": "ok"}  # liveness only, for anyone
     meta, _flac = unpack_response(reply.content)
     assert meta.device == fast.label  # nothing measured yet: the warm-up prior already says which is faster
-    assert service.limiters["tts"].concurrency == 2
+    assert service.pool.capacity("tts") == 2
     assert set(health["devices"]) == {fast.label, slow.label} and health["devices"][fast.label]["served"] == 1
     assert [r["label"] for r in health["services"]["tts"]["replicas"]] == [fast.label, slow.label]
 

@@ -1,0 +1,21 @@
+"""The texts of issue 24 that spoke past the 30 s limit (each a 500 then, and minutes of Kokoro): every script
+and notation a caller can pick, 400 characters each (the request cap)."""
+
+from __future__ import annotations
+
+from audionet.lib.protocol import MAX_TEXT_CHARS
+
+
+def fill(unit: str) -> str:
+    return (unit * (MAX_TEXT_CHARS // len(unit) + 1))[:MAX_TEXT_CHARS].strip()
+
+
+OVERLONG_TEXTS = {
+    "CJK": fill("这是一个测试句子"),
+    "symbols": fill("a §¶©®™ "),
+    "e-mails": fill("john.doe@example.com "),
+    "URLs": fill("https://www.example.com/a/b?q=1 "),
+    "Roman numerals": fill("MMMDCCCLXXXVIII "),
+    "maths": fill("x ∑∫∂√∞≈≠≤≥ "),
+    "phoneme escapes": ("[[h@l'oU]] " * 36).strip(),
+}
