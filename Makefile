@@ -35,7 +35,7 @@ test: lint
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
 
 wire: install
-	$(BIN)/python -m audionet.benchmarks.wire
+	$(BIN)/audionet-bench wire
 
 # On a GPU host: the GPU benchmark matrix and the pool, under 9 minutes, into benchmarks/results/<device-slug>/.
 # No install step: the checkout runs as the package audionet (pythonpath/) with a Python that has torch and
@@ -43,7 +43,7 @@ wire: install
 # Step flags pass through: make gpu-check ARGS="--eval.asr whisper:large-v3".
 GPU_PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
 gpu-check:
-	PYTHONPATH=pythonpath$${PYTHONPATH:+:$$PYTHONPATH} HF_HUB_OFFLINE=1 $(GPU_PYTHON) -m audionet.benchmarks.gpu_check $(ARGS)
+	PYTHONPATH=pythonpath$${PYTHONPATH:+:$$PYTHONPATH} HF_HUB_OFFLINE=1 $(GPU_PYTHON) -m audionet.benchmarks gpu-check $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache localnet.json

@@ -40,8 +40,7 @@ setup(
             "audionet-localnet=audionet.neurons.localnet:main",
             "audionet-score=audionet.neurons.score:main",
             "audionet-references=audionet.neurons.references:main",
-            "audionet-bench=audionet.benchmarks.run:main",
-            "audionet-bench-aggregate=audionet.benchmarks.aggregate:main",
+            "audionet-bench=audionet.benchmarks.cli:main",
         ]
     },
 )

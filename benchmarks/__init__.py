@@ -1,6 +1,5 @@
-"""Benchmarks: per-device service tables (run), their merge (aggregate) and focused studies."""
+"""Benchmarks and studies, one command: `audionet-bench <study>` (benchmarks/cli.py)."""
 
-import os
+from audionet.benchmarks.results import RESULTS_DIR
 
-# Results go under the working directory, never inside the installed package.
-RESULTS_DIR = os.path.join("benchmarks", "results")
+__all__ = ["RESULTS_DIR"]

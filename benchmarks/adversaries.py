@@ -7,12 +7,11 @@ what the attack does, not by which prompt or reference it happened to get.
 The table gives each attack's mean score next to the honest backend's; the per-round scores are
 the samples the incentive study (benchmarks/incentive.py) draws from.
 
-    python -m audionet.benchmarks.adversaries [--rounds 32] [--services tts,vc,music] [--eval.profile offline]
+    audionet-bench adversaries [--rounds 32] [--services tts,vc,music] [--eval.profile offline]
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections import Counter
@@ -20,9 +19,8 @@ from statistics import fmean, stdev
 
 import numpy as np
 
-from audionet.benchmarks import RESULTS_DIR
 from audionet.benchmarks.attacks import Kit, for_service
-from audionet.benchmarks.tables import table
+from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
 from audionet.lib import services as registry
 from audionet.lib.config import Parser, positive_int
 from audionet.lib.errors import BackendError, ConfigError
@@ -31,14 +29,15 @@ HONEST = "honest"
 
 
 def make_kit(seed: int) -> Kit:
-    from audionet.lib.services import MUSIC, TTS, VC
+    from audionet.models.base import MusicGenerator, SpeechSynthesizer, VoiceCloner
+    from audionet.models.registry import load_backend
 
     return Kit(
         rng=np.random.default_rng(seed),
-        speech=TTS.load_backend("kokoro:", warmup=False),
-        espeak=TTS.load_backend("baseline:espeak", warmup=False),
-        synth=MUSIC.load_backend("baseline:synth", warmup=False),
-        world=VC.load_backend("baseline:world", warmup=False),
+        speech=load_backend("kokoro:", SpeechSynthesizer, warmup=False),
+        espeak=load_backend("baseline:espeak", SpeechSynthesizer, warmup=False),
+        synth=load_backend("baseline:synth", MusicGenerator, warmup=False),
+        world=load_backend("baseline:world", VoiceCloner, warmup=False),
     )
 
 
@@ -207,10 +206,8 @@ def markdown(report: dict) -> str:
 
 
 def plot(report: dict, path: str) -> str:
-    from audionet.benchmarks.plots import plt, save
-
     services = list(report["services"].values())
-    fig, axes = plt.subplots(1, len(services), figsize=(5 * len(services), 4.5), squeeze=False)
+    fig, axes = pyplot().subplots(1, len(services), figsize=(5 * len(services), 4.5), squeeze=False)
     for ax, result in zip(axes[0], services):
         summary = result["summary"]
         names = sorted(summary, key=lambda n: summary[n]["score"])
@@ -220,15 +217,15 @@ def plot(report: dict, path: str) -> str:
         ax.set(title=result["title"], xlabel="raw score (mean)", xlim=(0, 1))
         ax.tick_params(axis="y", labelsize=7)
     fig.suptitle(f"Adversarial miners vs the honest backend ({report['profile']} profile)", fontsize=10)
-    return save(fig, path)
+    return save_figure(fig, path)
 
 
-def build_parser() -> Parser:
-    parser = Parser(prog="audionet-adversaries", description=__doc__.split("\n")[0])
+def build_parser(prog: str) -> Parser:
+    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--services", type=registry.service_list, default=",".join(registry.names()))
     parser.add_argument("--rounds", type=positive_int, default=32, help="validator rounds per service")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default=RESULTS_DIR, help="results folder (default: ./benchmarks/results)")
+    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
     from audionet.models.eval.registry import add_eval_flags
 
     add_eval_flags(parser)
@@ -237,18 +234,16 @@ def build_parser() -> Parser:
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv=None, prog: str = "audionet-bench adversaries") -> int:
     from rich.progress import Progress
 
     from audionet.lib.gpu import device_slug
     from audionet.lib.scoring.judge import Judge
     from audionet.models.eval.registry import chosen_profile, specs_from_args
 
+    argv = list(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as stop:
-        return int(stop.code or 0)
+    args = build_parser(prog).parse_args(argv)
     try:
         judge = Judge.load(specs_from_args(args), device=args.eval_device)
         sources = {name: registry.get(name).open_sources(args) for name in args.services}
@@ -264,15 +259,10 @@ def main(argv=None) -> int:
                 lambda: progress.advance(task),
             )
     except (BackendError, ConfigError) as error:
-        print(f"audionet-adversaries: {error}", file=sys.stderr)
+        print(f"{prog}: {error}", file=sys.stderr)
         return 2
-    stem = os.path.join(args.out, f"adversaries-{report['profile']}-{device_slug(judge.evaluators.device)}")
-    os.makedirs(args.out, exist_ok=True)
-    with open(stem + ".json", "w") as handle:
-        json.dump(report, handle, indent=1)
-    with open(stem + ".md", "w") as handle:
-        handle.write(markdown(report))
-    plot(report, stem + ".png")
+    slug, name = device_slug(judge.evaluators.device), f"adversaries-{report['profile']}"
+    write_result(args.out, slug, name, report, markdown(report), command_line(prog, argv), lambda p: plot(report, p))
     print(markdown(report))
     return 0
 

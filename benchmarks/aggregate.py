@@ -1,10 +1,9 @@
-"""Merge per-device benchmark dirs into one comparison (seed 000/003 style):
-one row per device and service, with a CPU-vs-GPU speed-up column when a CPU
-result is among the inputs, and the quality table per device with each
-device's reward against the CPU's (GPU should change speed, not quality).
+"""Merge `audionet-bench services` results of several devices into one comparison (seed 000/003 style):
+one row per device and service, with a CPU-vs-GPU speed-up column when a CPU result is among the inputs,
+and the quality table per device with each device's reward against the CPU's (GPU should change speed,
+not quality). Writes <out>/comparison/comparison.{json,md,png}.
 
-    audionet-bench-aggregate benchmarks/results/*/ --out benchmarks/results
-    python -m audionet.benchmarks.aggregate DIR [DIR ...] [--out DIR]
+    audionet-bench aggregate benchmarks/results/cpu-x86_64-2core benchmarks/results/<gpu-slug> [--out DIR]
 """
 
 from __future__ import annotations
@@ -13,17 +12,15 @@ import json
 import os
 import sys
 
-from audionet.benchmarks.plots import plt, save
 from audionet.benchmarks.quality import CROSS_DEVICE_TOLERANCE
+from audionet.benchmarks.results import RESULTS_DIR, command_line, num, pyplot, save_figure, table, write_result
 from audionet.benchmarks.tables import (
     QUALITY_FOOTNOTE,
     QUALITY_MEANINGLESS,
     TIMING_ONLY,
     configurations,
     memory_text,
-    num,
     quality_rows,
-    table,
 )
 from audionet.lib.config import Parser
 
@@ -220,7 +217,7 @@ def cross_device(is_reference: bool, base: float | None, value: float | None) ->
 
 def comparison_plot(summaries: list[dict], path: str) -> str:
     services = sorted({svc for s in summaries for svc in s["services"]})
-    fig, ax = plt.subplots(figsize=(max(6, 2 * len(services) * len(summaries)), 4))
+    fig, ax = pyplot().subplots(figsize=(max(6, 2 * len(services) * len(summaries)), 4))
     width = 0.8 / max(1, len(summaries))
     for i, s in enumerate(summaries):
         xs = [j + i * width for j, svc in enumerate(services) if svc in s["services"]]
@@ -235,30 +232,29 @@ def comparison_plot(summaries: list[dict], path: str) -> str:
     ax.set_yscale("log")
     ax.legend(fontsize=8)
     ax.set_title("audionet generation latency per device")
-    return save(fig, path)
+    return save_figure(fig, path)
 
 
-def aggregate(folders: list[str], out: str) -> tuple[str, str]:
+def aggregate(folders: list[str], out: str, command: str) -> str:
+    """The comparison of the `services` result folders; its stem."""
     summaries = [load(folder) for folder in folders]
-    os.makedirs(out, exist_ok=True)
-    md_path = os.path.join(out, "comparison.md")
-    with open(md_path, "w") as handle:
-        handle.write(comparison(summaries))
-    return md_path, comparison_plot(summaries, os.path.join(out, "comparison.png"))
+    data = {"devices": [label(s) for s in summaries], "folders": [os.path.basename(f.rstrip("/")) for f in folders]}
+    return write_result(
+        out, "comparison", "comparison", data, comparison(summaries), command, lambda p: comparison_plot(summaries, p)
+    )
 
 
-def main(argv=None) -> int:
-    parser = Parser(prog="audionet-bench-aggregate", description=__doc__.split("\n")[0])
-    parser.add_argument("dirs", nargs="+", help="device dirs written by audionet-bench (<out>/<device-slug>)")
-    parser.add_argument("--out", default=None, help="where comparison.md/png go (default: parent of the first dir)")
+def main(argv=None, prog: str = "audionet-bench aggregate") -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
+    parser.add_argument("dirs", nargs="+", help="device folders written by audionet-bench services")
+    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/comparison/")
     args = parser.parse_args(argv)
-    out = args.out or os.path.dirname(os.path.abspath(args.dirs[0].rstrip("/")))
     try:
-        md_path, png_path = aggregate(args.dirs, out)
+        aggregate(args.dirs, args.out, command_line(prog, argv))
     except (FileNotFoundError, KeyError, ValueError) as error:
-        print(f"audionet-bench-aggregate: {error}", file=sys.stderr)
+        print(f"{prog}: {error}", file=sys.stderr)
         return 2
-    print(f"wrote {md_path} and {png_path}")
     return 0
 
 

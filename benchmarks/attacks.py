@@ -19,8 +19,29 @@ import numpy as np
 from audionet.lib.audio import Audio, pcm16, resample
 from audionet.models.baselines.looped import one_second_looped
 
-SPEECH, VC, MUSIC = ("tts", "vc"), ("vc",), ("music",)
-ALL = ("tts", "vc", "music")
+
+# Which services an attack fits, from what the service is (its gates and inputs), not from its name: a
+# new service gets every attack its kind of answer allows.
+def every(service) -> bool:
+    return True
+
+
+def speech(service) -> bool:
+    """Its answers are speech (the Judge gates answers without it)."""
+    return "no_speech" in service.gates
+
+
+def cloning(service) -> bool:
+    """Its requests carry a reference voice."""
+    return "reference" in service.inputs
+
+
+def plain_speech(service) -> bool:
+    return speech(service) and not cloning(service)
+
+
+def music(service) -> bool:
+    return "seconds" in service.inputs and not speech(service)
 
 
 @dataclass
@@ -37,10 +58,11 @@ class Kit:
 @dataclass(frozen=True)
 class Attack:
     name: str
-    services: tuple[str, ...]
+    fits: Callable[[object], bool]  # which services (lib.services Service) it answers
     what: str
     make: Callable[[Kit, object, Audio, Audio], Audio]
     blind_spot: tuple[str, ...] = ()  # profiles documented as unable to tell this attack from honest work
+    cheap_engine: bool = False  # an honest but cheap engine, not a cheat (the incentive study's cheap class)
 
 
 def _fit(samples: np.ndarray, rate: int, seconds: float) -> Audio:
@@ -163,23 +185,23 @@ def chords_and_click(kit, request, own, other) -> Audio:
 
 
 CATALOGUE: tuple[Attack, ...] = (
-    Attack("noise", ALL, "white noise of a plausible length", noise),
-    Attack("silence padding", ALL, "30% of an answer, then silence", silence_padding),
-    Attack("1 s loop", ALL, "one second of an answer, looped", loop_one_second),
-    Attack("time-compressed", SPEECH, "speech 1.6x faster (a short answer passed off as whole)", time_compressed),
-    Attack("music as speech", SPEECH, "procedural music for a speech request", music_as_speech),
-    Attack("speech as music", MUSIC, "the prompt read aloud and looped", speech_as_music),
-    Attack("copy + noise", ALL, "another miner's earlier answer with light noise", copy_with_noise),
-    Attack("espeak", ("tts",), "the cheapest TTS engine", espeak_tts),
-    Attack("ignores reference", VC, "plain TTS in a default voice", ignore_reference),
-    Attack("replay, pitch-shifted", VC, "the reference, +1.5 semitones", replay_pitch_shifted),
-    Attack("replay, time-stretched", VC, "the reference, 13% slower", replay_time_stretched),
-    Attack("replay, re-encoded", VC, "the reference through an 8 kHz coarse codec", replay_reencoded),
-    Attack("espeak cloner", VC, "baseline:world (espeak + WORLD)", espeak_cloner),
-    Attack("chord + click", MUSIC, "a held chord and a kick at the stated tempo", chord_and_click),
+    Attack("noise", every, "white noise of a plausible length", noise),
+    Attack("silence padding", every, "30% of an answer, then silence", silence_padding),
+    Attack("1 s loop", every, "one second of an answer, looped", loop_one_second),
+    Attack("time-compressed", speech, "speech 1.6x faster (a short answer passed off as whole)", time_compressed),
+    Attack("music as speech", speech, "procedural music for a speech request", music_as_speech),
+    Attack("speech as music", music, "the prompt read aloud and looped", speech_as_music),
+    Attack("copy + noise", every, "another miner's earlier answer with light noise", copy_with_noise),
+    Attack("espeak", plain_speech, "the cheapest TTS engine", espeak_tts, cheap_engine=True),
+    Attack("ignores reference", cloning, "plain TTS in a default voice", ignore_reference),
+    Attack("replay, pitch-shifted", cloning, "the reference, +1.5 semitones", replay_pitch_shifted),
+    Attack("replay, time-stretched", cloning, "the reference, 13% slower", replay_time_stretched),
+    Attack("replay, re-encoded", cloning, "the reference through an 8 kHz coarse codec", replay_reencoded),
+    Attack("espeak cloner", cloning, "baseline:world (espeak + WORLD)", espeak_cloner, cheap_engine=True),
+    Attack("chord + click", music, "a held chord and a kick at the stated tempo", chord_and_click),
     Attack(
         "random chords + click",
-        MUSIC,
+        music,
         "a random chord and a kick on every beat at the stated tempo",
         chords_and_click,
         ("offline",),
@@ -188,4 +210,7 @@ CATALOGUE: tuple[Attack, ...] = (
 
 
 def for_service(name: str) -> list[Attack]:
-    return [attack for attack in CATALOGUE if name in attack.services]
+    from audionet.lib import services as registry
+
+    service = registry.get(name)
+    return [attack for attack in CATALOGUE if attack.fits(service)]

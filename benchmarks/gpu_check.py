@@ -1,7 +1,7 @@
 """`make gpu-check`: on a GPU host, one command under 9 minutes that measures the GPU and writes
 `benchmarks/results/<device-slug>/`:
 
-  tts-random, music-random, vc-random  audionet-bench per service on cuda:0 with the full-size
+  tts-random, music-random, vc-random  audionet-bench services, one per service, on cuda:0 with the full-size
                                        architectures and random weights (VITS/MMS-TTS, MusicGen-small,
                                        Dia-1.6B: "random weights — timing only"), generation only
                                        (--no-eval: no scoring stack is imported), parallel sweep 1/2
@@ -16,7 +16,7 @@
                                        (--pool.devices cuda:0,cuda:0) against one replica with 2 slots
 
 It needs no install step: on a host whose Python has torch and transformers, `PYTHONPATH=pythonpath
-python -m audionet.benchmarks.gpu_check` runs the checkout (pythonpath/audionet). Every step is its own
+python -m audionet.benchmarks gpu-check` runs the checkout (pythonpath/audionet). Every step is its own
 process (benchmarks/gpu_step.py) with a time limit taken from what is left of the budget; a step that
 runs out is recorded as timed out, a step whose packages are missing as skipped with the one line that
 names them, and the next one runs. Flags gpu-check does not know pass through to the steps: --eval.*
@@ -27,7 +27,6 @@ refuses with one line. `--cpu-smoke` runs a small plan on the CPU (the script's 
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -35,7 +34,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from audionet.benchmarks import RESULTS_DIR
+from audionet.benchmarks.results import RESULTS_DIR, command_line, table, write_result
 from audionet.lib.config import Parser
 from audionet.lib.errors import EXIT_MISSING
 
@@ -45,23 +44,23 @@ MIN_STEP_S = 1.0  # less left than this: the remaining steps are skipped
 GENERATION, EVALUATION = "generation", "evaluation"  # what a step measures, and so which flags it takes
 RANDOM = ["--weights", "random", "--mode", "quick", "--runs", "2", "--warmup", "1", "--parallel", "1,2"]
 RANDOM += ["--sweep-rounds", "1", "--no-eval"]
-RUNNER = "audionet.benchmarks.gpu_step"  # runs each step; a missing package ends it with EXIT_MISSING
+RUNNER = "audionet.benchmarks.gpu_step"  # runs each step's study; a missing package ends it with EXIT_MISSING
 
 
 @dataclass(frozen=True)
 class Step:
     name: str
     limit_s: float  # its own ceiling; what is left of the budget may cut it shorter
-    argv: tuple[str, ...]  # the module and its flags (`python -m` ...)
+    argv: tuple[str, ...]  # the study and its flags (`audionet-bench` ...)
     kind: str = GENERATION
 
 
-def bench(name: str, limit: float, *flags: str) -> Step:
-    return Step(name, limit, ("audionet.benchmarks.run", *flags))
+def bench(name: str, limit: float, *flags: str, study: str = "services") -> Step:
+    return Step(name, limit, (study, *flags))
 
 
 def evaluation(name: str, limit: float, *flags: str) -> Step:
-    return Step(name, limit, ("audionet.benchmarks.profile_cost", *flags), EVALUATION)
+    return Step(name, limit, ("evaluators", "--parts", "profiles", *flags), EVALUATION)
 
 
 def gpu_plan() -> list[Step]:
@@ -86,6 +85,7 @@ def gpu_plan() -> list[Step]:
             *("--pool.devices", "cuda:0,cuda:0", "--pool.parallel", "1", "--weights", "random", "--no-eval"),
             *("--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng", "--runs", "2", "--warmup", "1"),
             *("--parallel", "1,2", "--sweep-rounds", "2", "--batches", "1,2,4,8", "--batch-rounds", "2"),
+            study="pool",
         ),
     ]
 
@@ -94,7 +94,9 @@ def smoke_plan() -> list[Step]:
     quick = ["--services", "tts", "--runs", "1", "--warmup", "0", "--no-eval", "--parallel", ""]
     return [
         bench("tts", 120, "--pool.devices", "cpu", *quick),
-        bench("pool", 120, "--pool.devices", "cpu,cpu", *quick, "--batches", "1,2", "--batch-rounds", "1"),
+        bench(
+            "pool", 120, "--pool.devices", "cpu,cpu", *quick, "--batches", "1,2", "--batch-rounds", "1", study="pool"
+        ),
         evaluation("evaluation", 150, "--profiles", "offline", "--services", "tts", "--clips", "2", "--runs", "1"),
     ]
 
@@ -167,7 +169,7 @@ def run_step(step: Step, limit: float, folder: str, say, passed: tuple[str, ...]
         "reason": None if status in ("ok", "timed out") else last_line(log_path, 400),
         "seconds": round(time.monotonic() - started, 1),
         "limit_s": round(limit, 1),
-        "command": " ".join(["python -m", *argv[:-2]]),
+        "command": " ".join(["audionet-bench", *argv[:-2]]),
         "log": os.path.basename(log_path),
     }
 
@@ -179,8 +181,6 @@ def last_line(path: str, width: int = 120) -> str:
 
 
 def report(result: dict) -> str:
-    from audionet.benchmarks.tables import table
-
     device, env = result["device"], result["environment"]
     rows = [[s["step"], s["status"], s["seconds"], s["limit_s"], f"`{s['command']}`"] for s in result["steps"]]
     lines = [f"# make gpu-check: {device['name']} (`{device['slug']}`)", ""]
@@ -205,8 +205,9 @@ def report(result: dict) -> str:
     return "\n".join(lines) + table_text + ("\n" + "\n".join(notes) + "\n" if notes else "")
 
 
-def main(argv=None) -> int:
-    parser = Parser(prog="gpu-check", description=__doc__.split("\n")[0])
+def main(argv=None, prog: str = "audionet-bench gpu-check") -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--budget", type=float, default=BUDGET_S, help="seconds for every step together")
     parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
     parser.add_argument("--cpu-smoke", action="store_true", help="a small plan on the CPU (the script's own test)")
@@ -228,10 +229,10 @@ def main(argv=None) -> int:
         )
         return 2
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    return run_plan(smoke_plan() if args.cpu_smoke else gpu_plan(), args, passed)
+    return run_plan(smoke_plan() if args.cpu_smoke else gpu_plan(), args, passed, command_line(prog, argv))
 
 
-def run_plan(plan: list[Step], args, passed: dict[str, list[str]]) -> int:
+def run_plan(plan: list[Step], args, passed: dict[str, list[str]], command: str) -> int:
     """Every step of `plan` within the budget; gpu_check.{json,md} in <out>/<device-slug>/."""
     began = time.monotonic()
     result = {**facts(), "budget_s": args.budget, "plan": "cpu-smoke" if args.cpu_smoke else "gpu", "steps": []}
@@ -242,7 +243,7 @@ def run_plan(plan: list[Step], args, passed: dict[str, list[str]]) -> int:
         left = args.budget - (time.monotonic() - began)
         if left < MIN_STEP_S:
             skipped = {"step": step.name, "status": "skipped (budget spent)", "seconds": 0, "limit_s": 0, "log": None}
-            result["steps"].append({**skipped, "reason": None, "command": " ".join(["python -m", *step.argv])})
+            result["steps"].append({**skipped, "reason": None, "command": " ".join(["audionet-bench", *step.argv])})
             print(f"[{n}/{len(plan)}] {step.name}: skipped, the budget is spent", flush=True)
             continue
         limit = min(step.limit_s, left)
@@ -257,10 +258,7 @@ def run_plan(plan: list[Step], args, passed: dict[str, list[str]]) -> int:
         )
         result["steps"].append(outcome)
     result["total_s"] = round(time.monotonic() - began, 1)
-    with open(os.path.join(folder, "gpu_check.json"), "w") as handle:
-        json.dump(result, handle, indent=2)
-    with open(os.path.join(folder, "gpu_check.md"), "w") as handle:
-        handle.write(report(result))
+    write_result(args.out, result["device"]["slug"], "gpu-check", result, report(result), command)
     print(f"results in {folder} ({result['total_s']:.0f} s)")
     return 0 if all(step["status"] in ("ok", "skipped") for step in result["steps"]) else 1
 

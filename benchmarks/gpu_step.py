@@ -1,12 +1,11 @@
-"""One gpu-check step in its own process: `python -m audionet.benchmarks.gpu_step <module> [flags]` runs the
-module as `python -m <module>` would. A package it needs that is not installed (a ModuleNotFoundError that
+"""One gpu-check step in its own process: `python -m audionet.benchmarks.gpu_step <study> [flags]` runs
+`audionet-bench <study> [flags]`. A package it needs that is not installed (a ModuleNotFoundError that
 reaches here, or a MissingDependency) ends it with one line naming the package and its requirement and
 exit code 3 (lib/errors.EXIT_MISSING): gpu-check reports the step as skipped, with that line as the reason.
 """
 
 from __future__ import annotations
 
-import runpy
 import sys
 
 from audionet.lib.errors import EXIT_MISSING, MissingDependency
@@ -14,21 +13,21 @@ from audionet.lib.requirements import is_missing_package, missing
 
 
 def main(argv: list[str]) -> int:
-    module, *flags = argv
-    sys.argv = [module, *flags]
+    from audionet.benchmarks.cli import main as bench
+
+    study = argv[0] if argv else ""
     try:
-        runpy.run_module(module, run_name="__main__", alter_sys=True)
+        return bench(argv)
     except SystemExit as stop:
         return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
     except ModuleNotFoundError as error:
         if not is_missing_package(error):
             raise  # a module of this project that does not exist: a failure, not a skip
-        print(f"{module}: {missing(error.name, 'this step')}", file=sys.stderr)
+        print(f"{study}: {missing(error.name, 'this step')}", file=sys.stderr)
         return EXIT_MISSING
     except MissingDependency as error:
-        print(f"{module}: {error}", file=sys.stderr)
+        print(f"{study}: {error}", file=sys.stderr)
         return EXIT_MISSING
-    return 0
 
 
 if __name__ == "__main__":

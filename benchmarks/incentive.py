@@ -5,7 +5,7 @@ every attack of the catalogue, judged by the validator's Judge), simulates a 256
 of reward, EMA and weights (the validator's own `Curve`) and Yuma consensus, checks the properties a
 subnet needs, sweeps the curve's constants and picks the fastest-reacting curve that keeps them all.
 
-    python -m audionet.benchmarks.incentive [--samples results/adversaries-offline-....json] [--rounds 600]
+    audionet-bench incentive [--samples benchmarks/results/cpu-x86_64-2core/adversaries-offline.json] [--rounds 600]
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from audionet.benchmarks import RESULTS_DIR
 from audionet.benchmarks.incentive_checks import check_all, class_shares, traces
 from audionet.benchmarks.incentive_sim import Group, MinerClass, Population, classes_from_report, simulate
+from audionet.benchmarks.results import RESULTS_DIR, command_line
 from audionet.lib.config import Parser, positive_int
 from audionet.lib.scoring.incentive import CURVE, Curve
 
-SAMPLES = os.path.join(RESULTS_DIR, "adversaries-offline-cpu-x86_64-2core.json")
+SAMPLES = os.path.join(RESULTS_DIR, "cpu-x86_64-2core", "adversaries-offline.json")
 
 
 @dataclass(frozen=True)
@@ -181,34 +181,37 @@ def study(classes, rounds: int, seed: int, quick: bool = False, progress=None) -
     }
 
 
-def build_parser() -> Parser:
-    parser = Parser(prog="audionet-bench incentive", description=__doc__.split("\n")[0])
+def build_parser(prog: str) -> Parser:
+    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--samples", default=SAMPLES, help="adversary study JSON with per-round raw scores")
     parser.add_argument("--rounds", type=positive_int, default=600, help="scored rounds to simulate")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="sweep the shapes only, at the library's EMA constants")
-    parser.add_argument("--out", default=RESULTS_DIR, help="results folder (default: ./benchmarks/results)")
+    parser.add_argument(
+        "--out", default=RESULTS_DIR, help="results root: files go beside the samples, <out>/<samples' device-slug>/"
+    )
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv=None, prog: str = "audionet-bench incentive") -> int:
     from rich.progress import Progress
 
     from audionet.benchmarks.incentive_report import write
 
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(prog).parse_args(argv)
     try:
         with open(args.samples) as handle:
             report = json.load(handle)
     except (OSError, ValueError) as error:
-        print(f"audionet-bench incentive: cannot read samples {args.samples}: {error}", file=sys.stderr)
+        print(f"{prog}: cannot read samples {args.samples}: {error}", file=sys.stderr)
         return 2
     classes = classes_from_report(report)
     with Progress() as progress:
         task = progress.add_task("candidate curves", total=len(candidates(0.0, args.quick)))
         found = study(classes, args.rounds, args.seed, args.quick, lambda: progress.advance(task))
-    stem = os.path.join(args.out, f"incentive-{report['profile']}")
-    print(write(found, classes, args, stem, CURVE))
+    slug = os.path.basename(os.path.dirname(os.path.abspath(args.samples)))
+    print(write(found, classes, args, slug, f"incentive-{report['profile']}", command_line(prog, argv), CURVE))
     return 0 if found["chosen"] is not None else 1
 
 

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from collections import Counter
 from dataclasses import asdict
 
 from audionet.benchmarks.incentive_checks import REPORTED
-from audionet.benchmarks.tables import table
-
-COMMAND = "python -m audionet.benchmarks.incentive"
+from audionet.benchmarks.results import pyplot, save_figure, table, write_result
 
 
 def _value(check) -> str:
@@ -57,12 +53,6 @@ def checks_table(results: list[tuple[str, dict]]) -> str:
     return table(["Property", "Must be"] + [label for label, _ in results], rows)
 
 
-def command(args) -> str:
-    return f"{COMMAND} --samples {args.samples} --rounds {args.rounds} --seed {args.seed}" + (
-        " --quick" if args.quick else ""
-    )
-
-
 def markdown(found: dict, classes, args, curve) -> str:
     chosen = found["chosen"]
     shown = [(r["candidate"].label, r) for r in found["shown"]]
@@ -71,8 +61,6 @@ def markdown(found: dict, classes, args, curve) -> str:
     passing = sum(1 for r in swept if all(c.ok for c in r["checks"].values()))
     parts = [
         "# Incentive study: from scores to weights",
-        "",
-        f"`{command(args)}`",
         "",
         f"Score samples: per-round raw scores of the adversary study ({args.samples}); each class draws its "
         "measured scores, per service and per validator. 256 uids: 9 neural (Kokoro; one of them a twin with "
@@ -118,8 +106,7 @@ def markdown(found: dict, classes, args, curve) -> str:
 
 
 def plot(found: dict, path: str) -> str:
-    from audionet.benchmarks.plots import plt, save
-
+    plt = pyplot()
     shown = found["shown"]
     picks = [shown[0]] + ([found["chosen"]] if found["chosen"] else [])
     fig, axes = plt.subplots(1, 1 + len(picks), figsize=(6 + 5 * len(picks), 4.5))
@@ -138,7 +125,7 @@ def plot(found: dict, path: str) -> str:
         ax.title.set_fontsize(7)
         ax.legend(fontsize=7)
     fig.suptitle("Incentive study: weights by class, current mapping vs chosen curve", fontsize=10)
-    return save(fig, path)
+    return save_figure(fig, path)
 
 
 def to_json(result: dict, shares: bool = True) -> dict:
@@ -154,11 +141,9 @@ def to_json(result: dict, shares: bool = True) -> dict:
     }
 
 
-def write(found: dict, classes, args, stem: str, curve) -> str:
-    os.makedirs(os.path.dirname(stem) or ".", exist_ok=True)
+def write(found: dict, classes, args, slug: str, name: str, command: str, curve) -> str:
     text = markdown(found, classes, args, curve)
     data = {
-        "command": command(args),
         "samples": args.samples,
         "rounds": args.rounds,
         "seed": args.seed,
@@ -167,9 +152,5 @@ def write(found: dict, classes, args, stem: str, curve) -> str:
         "shown": [to_json(r) for r in found["shown"]],
         "swept": [to_json(r, shares=False) for r in found["swept"]],
     }
-    with open(stem + ".json", "w") as handle:
-        json.dump(data, handle, indent=1, default=float)
-    with open(stem + ".md", "w") as handle:
-        handle.write(text)
-    plot(found, stem + ".png")
+    write_result(args.out, slug, name, data, text, command, lambda path: plot(found, path))
     return text

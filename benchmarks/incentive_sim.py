@@ -42,10 +42,13 @@ class MinerClass:
 def classes_from_report(report: dict) -> list[MinerClass]:
     """Miner classes from an adversary study report (`benchmarks/adversaries.py` JSON):
     - neural: the best offline backend of every service (Kokoro, Kokoro clone, procedural music);
-    - cheap: the espeak engine for speech (espeak TTS, espeak + WORLD cloner) and procedural music;
+    - cheap: the catalogue's cheap engines where a service has one (espeak TTS, the espeak + WORLD cloner),
+      the best backend elsewhere (procedural music);
     - one class per other attack: that attack where it applies, the best backend elsewhere (a miner
       that cheats on one service and is honest on the others); `blind spot` where the profile is
       documented as unable to tell the attack from honest work."""
+    from audionet.benchmarks.attacks import CATALOGUE
+
     services = report["services"]
     by_miner: dict[str, dict[str, list[float]]] = {}
     for name, result in services.items():
@@ -55,9 +58,10 @@ def classes_from_report(report: dict) -> list[MinerClass]:
     def samples(choice: dict[str, str]) -> dict[str, np.ndarray]:
         return {s: np.asarray(by_miner[choice.get(s, HONEST)][s], float) for s in services}
 
-    cheap = {"tts": "espeak", "vc": "espeak cloner"}
+    engines = {a.name for a in CATALOGUE if a.cheap_engine}
+    cheap = {s: m for m, where in by_miner.items() if m in engines for s in where}
     out = [MinerClass("neural (Kokoro)", "neural", samples({})), MinerClass("espeak-class", "cheap", samples(cheap))]
-    attacks = [m for m in by_miner if m != HONEST and m not in cheap.values()]
+    attacks = [m for m in by_miner if m != HONEST and m not in engines]
     for attack in attacks:
         where = {s: attack for s in by_miner[attack]}
         blind = any(report["profile"] in services[s].get("blind_spots", {}).get(attack, ()) for s in where)

@@ -1,21 +1,13 @@
-"""PNG plots of a benchmark summary (matplotlib, Agg)."""
+"""PNG plots of a `services` summary: time per run, the parallel sweep, quality against speed."""
 
 from __future__ import annotations
 
 import os
 
-import matplotlib
+from audionet.benchmarks.results import pyplot
+from audionet.benchmarks.results import save_figure as save
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-
-
-def save(fig, path: str) -> str:
-    """Write a finished figure as PNG and free it (every benchmark plot ends here)."""
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+plt = pyplot()
 
 
 def _title(summary: dict, what: str) -> str:

@@ -3,10 +3,7 @@ the dispatch comparison per burst size, what it shows, and one plot (makespan ag
 
 from __future__ import annotations
 
-import os
-
-from audionet.benchmarks.plots import save
-from audionet.benchmarks.tables import num, table
+from audionet.benchmarks.results import num, pyplot, save_figure, table, write_result
 
 
 def parallel_table(summary: dict) -> str:
@@ -96,7 +93,7 @@ def render(summary: dict) -> str:
         head += [summary["note"], ""]
     head += [
         f"{summary['rounds']} round(s) per burst size; load average (1 min) at start {summary['load_average'][0]:.1f} "
-        f"on {summary['cpu_cores']} cores. Command: `{summary['command']}`.",
+        f"on {summary['cpu_cores']} cores.",
         "",
         f"Flags this measurement recommends: `{summary['recommended_flags']}`",
         "",
@@ -124,9 +121,9 @@ METHOD = """\
 
 
 def plot(summary: dict, path: str) -> str:
-    import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter
 
+    plt = pyplot()
     studies = list(summary["studies"].values())
     fig, axes = plt.subplots(1, len(studies), figsize=(6 * len(studies), 4.2), squeeze=False)
     for ax, study in zip(axes[0], studies):
@@ -151,17 +148,10 @@ def plot(summary: dict, path: str) -> str:
         ax.legend(fontsize=7)
     tag = " — SIMULATED devices" if summary.get("simulated") else ""
     fig.suptitle(f"device pool: {' + '.join(summary['labels'])}{tag}", fontsize=10)
-    return save(fig, path)
+    return save_figure(fig, path)
 
 
-def write(summary: dict, folder: str) -> list[str]:
-    import json
-
-    os.makedirs(folder, exist_ok=True)
-    paths = [os.path.join(folder, name) for name in ("pool.json", "pool.md", "pool.png")]
-    with open(paths[0], "w") as handle:
-        json.dump(summary, handle, indent=2)
-    with open(paths[1], "w") as handle:
-        handle.write(render(summary))
-    plot(summary, paths[2])
-    return paths
+def write(summary: dict, out: str, label: str, command: str) -> str:
+    """<out>/<label>/pool.{json,md,png}; the folder."""
+    stem = write_result(out, label, "pool", summary, render(summary), command, lambda path: plot(summary, path))
+    return stem.rsplit("/", 1)[0]

@@ -7,10 +7,16 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 from collections.abc import Callable
 from typing import Optional
 
 RESULTS_DIR = os.path.join("benchmarks", "results")  # under the working directory, never inside the package
+
+
+def command_line(prog: str, argv: list[str]) -> str:
+    """The command that regenerates a result, as a person would type it."""
+    return " ".join([prog, *map(shlex.quote, argv)])
 
 
 def num(value: Optional[float], digits: int = 3) -> str:

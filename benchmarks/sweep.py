@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from audionet.benchmarks.stats import summarise
+from audionet.benchmarks.timing import summarise
 from audionet.models.base import Backend
 
 GOOD_ENOUGH = 0.95

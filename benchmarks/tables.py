@@ -6,10 +6,10 @@ and the parallel sweep (seed 001)."""
 
 from __future__ import annotations
 
-import math
 from typing import Optional
 
 from audionet.benchmarks.quality import REWARD, determinism_text
+from audionet.benchmarks.results import num, table
 
 TIMING_ONLY = "**random weights — timing only** (full-size architectures, output is noise)"
 QUALITY_MEANINGLESS = (
@@ -17,22 +17,6 @@ QUALITY_MEANINGLESS = (
     "real quality comes from backends with real weights)"
 )
 DIGITS = {"mos": 2, "f0_rmse_hz": 1, "f0_offset_st": 2}
-
-
-def num(value: Optional[float], digits: int = 3) -> str:
-    """Fixed digits; small values keep two significant figures instead of printing 0.000."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
-    if value != 0 and abs(value) < 10 ** -(digits - 1):
-        return f"{value:.2g}"
-    return f"{value:.{digits}f}"
-
-
-def table(headers: list[str], rows: list[list[str]], note: Optional[str] = None) -> str:
-    lines = [f"_{note}_", ""] if note else []
-    lines += ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
 
 
 def memory_text(memory: dict, device: dict) -> str:
@@ -300,7 +284,12 @@ def render(summary: dict) -> str:
     note = TIMING_ONLY if summary.get("timing_only") else None
     quality_note = QUALITY_MEANINGLESS if summary.get("timing_only") else None
     device = summary["device"]
-    head = [f"# audionet benchmark: {device['name']} (`{summary['slug']}`)", ""]
+    head = [
+        f"Regenerate: `{summary['command']}`",
+        "",
+        f"# audionet benchmark: {device['name']} (`{summary['slug']}`)",
+        "",
+    ]
     if note:
         head += [note, ""]
     if summary.get("simulated"):
@@ -358,21 +347,3 @@ METHODOLOGY = """\
   NVML device memory sampled every 150 ms on a GPU; on a CPU the process's peak RSS so far (it grows
   through the run: it includes every model loaded for earlier services).
 """
-
-
-def parse_tables(markdown: str) -> list[list[dict]]:
-    """Every Markdown table in `markdown` as a list of {header: cell} rows (used by tests and tooling)."""
-    tables, current, headers = [], None, None
-    for line in markdown.splitlines():
-        if line.startswith("|"):
-            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-            if headers is None:
-                headers, current = cells, []
-            elif not set("".join(cells)) <= set("-: "):
-                current.append(dict(zip(headers, cells)))
-        elif headers is not None:
-            tables.append(current)
-            headers = current = None
-    if headers is not None:
-        tables.append(current)
-    return tables

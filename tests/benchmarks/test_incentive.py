@@ -69,9 +69,9 @@ def test_the_mapping_before_the_study_paid_cheap_engines_and_cheats(classes):
 def test_the_study_command_writes_its_tables_json_and_plot(tmp_path, capsys):
     code = incentive.main(["--samples", SAMPLES, "--rounds", "200", "--quick", "--out", str(tmp_path)])
     out = capsys.readouterr().out
-    stem = tmp_path / "incentive-offline"
+    stem = tmp_path / "cpu-x86_64-2core" / "incentive-offline"  # beside the samples' device
     data = json.loads(stem.with_suffix(".json").read_text())
     assert stem.with_suffix(".png").stat().st_size > 10_000
     assert "## Weight share by class" in stem.with_suffix(".md").read_text() and "## Properties" in out
-    assert data["command"].startswith("python -m audionet.benchmarks.incentive") and data["rounds"] == 200
+    assert data["command"].startswith("audionet-bench incentive --samples") and data["rounds"] == 200
     assert code == (0 if data["chosen"] else 1) and len(data["swept"]) == 12

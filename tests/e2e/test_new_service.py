@@ -243,12 +243,12 @@ def test_the_new_service_is_scored_by_audionet_score(tone_service, judge, tmp_pa
 
 
 def test_the_new_service_gets_benchmark_tables(tone_service, tmp_path):
-    from audionet.benchmarks import run
-    from audionet.benchmarks.tables import parse_tables
+    from audionet.benchmarks import services as bench_services
+    from tests.files import markdown_tables
 
     out = tmp_path / "bench"
     assert (
-        run.main(
+        bench_services.main(
             [
                 "--services",
                 "tone",
@@ -273,7 +273,7 @@ def test_the_new_service_gets_benchmark_tables(tone_service, tmp_path):
     result = summary["services"]["tone"]
     assert result["title"] == "Text To Tone" and result["model"] == "toy:pure-tone"
     assert 4.0 <= result["generation"]["audio_seconds"] <= 6.0  # quick mode: about 5 s of audio per run
-    tables = parse_tables((folder / "tables.md").read_text())
+    tables = markdown_tables((folder / "tables.md").read_text())
     quality = next(t for t in tables if t and "Pitch (Hz)" in t[0])
     assert quality[0]["Model"] == "toy:pure-tone"
     assert float(quality[0]["Reward (raw, 0-1)"].split("±")[0]) > 0.9

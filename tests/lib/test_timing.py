@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from audionet.benchmarks.stats import modified_z_scores, summarise, t_interval
+from audionet.benchmarks.timing import modified_z_scores, summarise, t_interval
 from audionet.lib.timing import Timer, scalars
 from audionet.models.base import Backend
 

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from audionet.benchmarks.pool_study import burst, fresh_pool
+from audionet.benchmarks.pool import burst, fresh_pool
 from audionet.benchmarks.simulated import simulated_replicas
 from audionet.lib import services
 from audionet.lib.errors import BackendError, ConfigError

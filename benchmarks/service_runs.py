@@ -1,19 +1,17 @@
-"""Measure one service on one device: generation runs (timed through the
-same `Timer` the miner uses, with per-stage timings from `Backend.stage`),
-peak memory, the validator's verdict on every generated clip (timed
-evaluation + quality) and a seeded determinism re-run."""
+"""One service on one device: generation runs (through the miner's own call, with per-stage timings from
+`Backend.stage`), peak memory, the validator's verdict on every generated clip (timed evaluation and
+quality) and a seeded determinism re-run. Every timed loop is the benchmarks' one helper, `timed_calls`."""
 
 from __future__ import annotations
 
 import resource
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
 from audionet.benchmarks.quality import determinism, quality_result
-from audionet.benchmarks.stats import summarise
+from audionet.benchmarks.timing import summarise, timed_calls
 from audionet.benchmarks.workload import Workload
 from audionet.lib.gpu import DeviceMonitor
 from audionet.lib.timing import Timer
@@ -28,10 +26,9 @@ def peak_rss_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
 
 
-def run_once(service, backend: Backend, workload: Workload) -> tuple[list, float]:
+def run_once(service, backend: Backend, workload: Workload) -> list:
     """Generate every request of the workload through the miner's own call (`Service.generate`)."""
-    clips = [service.generate(backend, request) for request in workload.requests]
-    return clips, sum(clip.seconds for clip in clips)
+    return [service.generate(backend, request) for request in workload.requests]
 
 
 def stage_stats(timer: Timer, service: str, prefix: str) -> dict:
@@ -42,7 +39,7 @@ def stage_stats(timer: Timer, service: str, prefix: str) -> dict:
     }
 
 
-def measure_service(
+def run_service(
     service,
     backend: Backend,
     workloads: list[Workload],
@@ -54,26 +51,21 @@ def measure_service(
     tick: Callable[[], None] = lambda: None,
     gpu_index: int = 0,
 ) -> dict:
-    """Run r generates workloads[r] (warm-up runs use workloads[0]); every run's clips are judged."""
-    warmup_s = []
+    """Run r generates workloads[r] (warm-up runs workloads[0], their stages untimed); every run's clips
+    are judged."""
+
+    def generate(run: int) -> list:
+        return run_once(service, backend, workloads[run])
+
     backend.measure = None  # warm-up stages are not part of the statistics
-    for _ in range(warmup):
-        started = time.perf_counter()
-        run_once(service, backend, workloads[0])
-        warmup_s.append(time.perf_counter() - started)
-        tick()
+    warm = timed_calls(generate, runs=0, warmup=warmup, tick=tick)
     backend.measure = timer.stage_hook(service.name, sync=backend.device)  # GPU stage times are GPU times
-    run_s, audio_s, clips_per_run = [], [], []
     with DeviceMonitor(gpu_index) as monitor:
-        for run in range(runs):
-            with timer.measure(service.name, "generation", sync=backend.device) as timing:
-                clips, seconds = run_once(service, backend, workloads[run])
-                timing.audio_seconds = seconds
-            run_s.append(timing.elapsed)
-            audio_s.append(seconds)
-            clips_per_run.append(clips)
-            tick()
+        measured = timed_calls(generate, runs=runs, device=backend.device, tick=tick)
     backend.measure = None
+    clips_per_run = measured.results
+    run_s = measured.seconds
+    audio_s = [sum(clip.seconds for clip in clips) for clips in clips_per_run]
     per_audio_s = [t / a for t, a in zip(run_s, audio_s) if a > 0]
     result = {
         "service": service.name,
@@ -83,7 +75,7 @@ def measure_service(
         "target_seconds": workloads[0].target_seconds,
         "requests_per_run": len(workloads[0].requests),
         "generation": {
-            "warmup_s": warmup_s,
+            "warmup_s": warm.warmup_s,
             "runs_s": run_s,
             "audio_s": audio_s,
             "stats": summarise(run_s).as_dict(),
@@ -96,18 +88,16 @@ def measure_service(
         "memory": {**monitor.result(), "peak_rss_gb": round(peak_rss_gb(), 3)},
     }
     if evaluation is not None:
-        result["evaluation"], verdicts = measure_evaluation(
-            service, workloads, clips_per_run, evaluation, warmup, timer, tick
-        )
+        result["evaluation"], verdicts = judge_runs(service, workloads, clips_per_run, evaluation, warmup, timer, tick)
         result["quality"] = quality_result(verdicts)
-        again = run_once(service, backend, workloads[0])[0]  # same requests, same seeds
+        again = run_once(service, backend, workloads[0])  # same requests, same seeds
         check = evaluation.verdicts(service, workloads[0].requests, again, Timer("bench-determinism").measure)
         result["quality"]["determinism"] = determinism((clips_per_run[0], verdicts[0]), (again, check))
         tick()
     return result
 
 
-def measure_evaluation(
+def judge_runs(
     service,
     workloads: list[Workload],
     clips_per_run: list[list],
@@ -116,25 +106,23 @@ def measure_evaluation(
     timer: Timer,
     tick: Callable[[], None],
 ) -> tuple[dict, list]:
-    """Judge each run's clips once, timed (after `warmup` untimed passes over the first run's)."""
+    """Judge each run's clips once, timed (after `warmup` untimed passes over the first run's); each
+    evaluator inside the Judge is a timed stage."""
+
+    def verdicts(run: int, measure=timer.measure) -> list:
+        return evaluation.verdicts(service, workloads[run].requests, clips_per_run[run], measure)
+
     scratch = Timer("bench-warmup")
-    for _ in range(warmup):
-        evaluation.verdicts(service, workloads[0].requests, clips_per_run[0], scratch.measure)
-        tick()
-    run_s, seconds, verdicts = [], [], []
-    for workload, clips in zip(workloads, clips_per_run):
-        seconds.append(sum(clip.seconds for clip in clips))
-        with timer.measure(service.name, "evaluation", audio_seconds=seconds[-1]) as timing:
-            verdicts.append(evaluation.verdicts(service, workload.requests, clips, timer.measure))
-        run_s.append(timing.elapsed)
-        tick()
+    timed_calls(lambda run: verdicts(run, scratch.measure), runs=0, warmup=warmup, tick=tick)
+    judged = timed_calls(verdicts, runs=len(clips_per_run), device=evaluation.device, tick=tick)
+    seconds = [sum(clip.seconds for clip in clips) for clips in clips_per_run]
     result = {
         "label": evaluation.label(),
-        "runs_s": run_s,
+        "runs_s": judged.seconds,
         "audio_seconds": float(np.mean(seconds)),
-        "stats": summarise(run_s).as_dict(),
-        "rtf": sum(run_s) / sum(seconds) if sum(seconds) > 0 else None,
-        "scores": [float(v.score) for run in verdicts for v in run],
+        "stats": judged.stats.as_dict(),
+        "rtf": sum(judged.seconds) / sum(seconds) if sum(seconds) > 0 else None,
+        "scores": [float(v.score) for run in judged.results for v in run],
         "stages": stage_stats(timer, service.name, "evaluation"),
     }
-    return result, verdicts
+    return result, judged.results

@@ -1,4 +1,4 @@
-"""audionet-bench end to end in quick mode with the baselines, and the
+"""audionet-bench services end to end in quick mode with the baselines, and the
 aggregation of two real result dirs."""
 
 import math
@@ -6,15 +6,16 @@ import os
 
 import pytest
 
-from audionet.benchmarks import aggregate, run
+from audionet.benchmarks import aggregate
+from audionet.benchmarks import services as bench_services
 from audionet.benchmarks.quality import (
     CROSS_DEVICE_TOLERANCE,
     DETERMINISM_TOLERANCE,
     REWARD,
 )
-from audionet.benchmarks.tables import QUALITY_MEANINGLESS, TIMING_ONLY, parse_tables, render
+from audionet.benchmarks.tables import QUALITY_MEANINGLESS, TIMING_ONLY, render
 from audionet.lib import services
-from tests.files import load_json, read_text
+from tests.files import load_json, markdown_tables, read_text
 
 pytestmark = pytest.mark.timeout(400)
 SLUG_FILES = ("gpu_info.json", "benchmark_summary.json", "tables.md", "times.png")
@@ -23,7 +24,7 @@ SLUG_FILES = ("gpu_info.json", "benchmark_summary.json", "tables.md", "times.png
 def bench(tmp_path_factory, name: str, flags: list[str]) -> str:
     """Run audionet-bench into a fresh dir; the one device dir it wrote."""
     out = tmp_path_factory.mktemp(name)
-    assert run.main([*flags, "--out", str(out)]) == 0
+    assert bench_services.main([*flags, "--out", str(out)]) == 0
     (slug,) = os.listdir(out)
     return os.path.join(out, slug)
 
@@ -95,6 +96,7 @@ def finite(cell: str) -> float:
 def test_quick_run_writes_every_file_with_finite_numbers(full_run):
     for name in SLUG_FILES + ("parallel.png",):
         assert os.path.getsize(os.path.join(full_run, name)) > 0, name
+    assert read_text(os.path.join(full_run, "tables.md")).startswith("Regenerate: `audionet-bench services --services")
     summary = load_json(os.path.join(full_run, "benchmark_summary.json"))
     info = load_json(os.path.join(full_run, "gpu_info.json"))
     assert os.path.basename(full_run) == summary["slug"] == info["slug"]
@@ -120,7 +122,7 @@ def test_quick_run_writes_every_file_with_finite_numbers(full_run):
 
 
 def test_tables_parse_in_seed_formats(full_run):
-    tables = parse_tables(read_text(os.path.join(full_run, "tables.md")))
+    tables = markdown_tables(read_text(os.path.join(full_run, "tables.md")))
     generation, evaluation, device = tables[0], tables[1], tables[2]
     assert [row["Service"] for row in generation] == ["Text To Speech", "Voice Clone", "Music Generation"]
     for row in generation:
@@ -135,7 +137,7 @@ def test_tables_parse_in_seed_formats(full_run):
 
 def quality_tables(markdown: str) -> dict[str, list[dict]]:
     """The per-service quality tables (the ones with a Reward column and a Preset column)."""
-    found = [t for t in parse_tables(markdown) if t and REWARD[1] in t[0] and "Gated clips" in t[0]]
+    found = [t for t in markdown_tables(markdown) if t and REWARD[1] in t[0] and "Gated clips" in t[0]]
     return {
         service.name: t
         for t in found
@@ -190,7 +192,7 @@ def test_presets_get_their_own_timing_and_quality_rows(preset_run):
         ("kokoro-clone:2/fast", "fast"),
         ("kokoro-clone:2", "balanced"),
     ]
-    trade = next(t for t in parse_tables(markdown) if t and "Real-time factor" in t[0] and "Preset" in t[0])
+    trade = next(t for t in markdown_tables(markdown) if t and "Real-time factor" in t[0] and "Preset" in t[0])
     assert [r["Preset"] for r in trade] == ["fast", "balanced"]
     assert all(finite(r["Real-time factor"]) > 0 and mean_of(r[REWARD[1]]) > 0.2 for r in trade)
     summary = load_json(os.path.join(preset_run, "benchmark_summary.json"))
@@ -205,14 +207,14 @@ def test_presets_get_their_own_timing_and_quality_rows(preset_run):
 def test_random_weights_label_every_table(full_run):
     summary = load_json(os.path.join(full_run, "benchmark_summary.json"))
     markdown = render({**summary, "timing_only": True})
-    assert labelled(markdown) >= len(parse_tables(markdown)) + 1  # the header and above each table
+    assert labelled(markdown) >= len(markdown_tables(markdown)) + 1  # the header and above each table
     assert markdown.count(QUALITY_MEANINGLESS) == len(quality_tables(markdown)) + 1  # + quality versus speed
 
 
 def test_random_weights_run_builds_the_full_size_architecture_and_says_timing_only(tmp_path):
     out, cache = tmp_path / "out", tmp_path / "cache"
     assert (
-        run.main(
+        bench_services.main(
             [
                 "--weights",
                 "random",
@@ -239,21 +241,25 @@ def test_random_weights_run_builds_the_full_size_architecture_and_says_timing_on
     assert summary["timing_only"] and summary["services"]["tts"]["spec"].startswith(f"hf:{cache}")
     assert summary["services"]["tts"]["generation"]["audio_seconds"] > 1.0
     markdown = open(os.path.join(folder, "tables.md")).read()
-    assert labelled(markdown) >= len(parse_tables(markdown)) + 1
+    assert labelled(markdown) >= len(markdown_tables(markdown)) + 1
     assert QUALITY_MEANINGLESS in markdown and list(quality_tables(markdown)) == ["tts"]  # produced, and labelled
 
 
 def test_bad_flags_are_one_line(tmp_path, capsys):
-    assert run.main(["--services", "tts,karaoke", "--out", str(tmp_path)]) == 2
-    assert run.main(["--parallel", "1,x", "--out", str(tmp_path)]) == 2
+    for flags in (["--services", "tts,karaoke"], ["--parallel", "1,x"]):
+        with pytest.raises(SystemExit) as stop:
+            bench_services.main([*flags, "--out", str(tmp_path)])
+        assert stop.value.code == 2
     errors = capsys.readouterr().err.strip().splitlines()
-    assert len(errors) == 2 and all(line.startswith("audionet-bench: ") for line in errors)
+    assert len(errors) == 2 and all(line.startswith("audionet-bench services: error: ") for line in errors), errors
 
 
 def test_aggregate_two_result_dirs(full_run, small_run, tmp_path):
     assert aggregate.main([full_run, small_run, "--out", str(tmp_path)]) == 0
-    assert os.path.getsize(tmp_path / "comparison.png") > 0
-    tables = parse_tables((tmp_path / "comparison.md").read_text())
+    assert os.path.getsize(tmp_path / "comparison" / "comparison.png") > 0
+    markdown = (tmp_path / "comparison" / "comparison.md").read_text()
+    assert markdown.startswith("Regenerate: `audionet-bench aggregate ")
+    tables = markdown_tables(markdown)
     generation = tables[0]
     assert len(generation) == 5  # 3 services from the first dir, 2 from the second
     assert [row["Speed-up vs CPU"] for row in generation[:3]] == ["baseline"] * 3
@@ -268,7 +274,7 @@ def test_aggregate_two_result_dirs(full_run, small_run, tmp_path):
 
 def test_aggregate_compares_quality_across_devices(full_run, preset_run, tmp_path):
     assert aggregate.main([full_run, preset_run, "--out", str(tmp_path)]) == 0
-    vc = quality_tables((tmp_path / "comparison.md").read_text())["vc"]
+    vc = quality_tables((tmp_path / "comparison" / "comparison.md").read_text())["vc"]
     against = next(k for k in vc[0] if k.startswith("Reward vs "))
     # the first CPU dir is the reference; the other dir's backends differ from it, so nothing to compare
     assert [r[against] for r in vc] == ["reference", "-", "-"]

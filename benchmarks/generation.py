@@ -3,25 +3,24 @@
 Baselines, Kokoro and the Kokoro clone run with their real (shipped) weights;
 VITS/MMS, SpeechT5, MusicGen-small and Dia are the full-size architectures with
 random weights ("random weights — timing only": their output is noise).
-Warm-up excluded. Writes Markdown + JSON under benchmarks/results/.
+Warm-up excluded. One result per device named in --pool.devices (the miner's flag and device rule):
+<out>/<device-slug>/generation.{json,md,png}, written after every backend.
 
-    python -m audionet.benchmarks.generation_rtf [--runs 2] [--only kokoro,musicgen] [--pool.devices cpu,cuda:0]
-
-One table per device named in --pool.devices (the miner's flag and device rule).
+    audionet-bench generation [--runs 2] [--only kokoro,musicgen] [--pool.devices cpu,cuda:0]
 """
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import statistics
+import sys
 import time
 
 from tqdm import tqdm
 
-from audionet.benchmarks import RESULTS_DIR
-from audionet.benchmarks.tables import table
+from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.timing import timed_calls
 from audionet.lib.config import Parser, flag
 from audionet.lib.gpu import device_slug, resolve_devices
 
@@ -59,7 +58,7 @@ def request(name: str, text: str, size, reference):
     return call
 
 
-def measure(label, name, spec, text, size, note, args, reference, device: str) -> dict:
+def time_backend(label, name, spec, text, size, note, args, reference, device: str) -> dict:
     from audionet.lib import services as registry
     from audionet.models.hf.random_weights import random_spec
 
@@ -72,13 +71,8 @@ def measure(label, name, spec, text, size, note, args, reference, device: str) -
     if note == RANDOM and hasattr(backend, "max_seconds"):
         backend.max_seconds = 2.0  # random Dia never emits end-of-speech: 2 s (172 steps) per request
     call = request(name, text, size, reference)
-    call(backend, 0)  # warm-up, excluded
-    times, seconds = [], []
-    for run in range(args.runs):
-        t0 = time.perf_counter()
-        audio = call(backend, run + 1)
-        times.append(time.perf_counter() - t0)
-        seconds.append(audio.seconds)
+    timed = timed_calls(lambda run: call(backend, run + 1), runs=args.runs, warmup=1, device=backend.device)
+    times, seconds = timed.seconds, [audio.seconds for audio in timed.results]
     mean_t, mean_a = statistics.fmean(times), statistics.fmean(seconds)
     return {
         "backend": label,
@@ -93,11 +87,13 @@ def measure(label, name, spec, text, size, note, args, reference, device: str) -
         "gen_s_max": round(max(times), 2),
         "rtf": round(mean_t / mean_a, 3) if mean_a else None,
         "runs": args.runs,
+        "load_avg_1min": round(os.getloadavg()[0], 2),  # other jobs on the machine skew timings
     }
 
 
-def main(argv=None) -> int:
-    parser = Parser(description=__doc__.split("\n")[0])
+def main(argv=None, prog: str = "audionet-bench generation") -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--only", default="", help="comma-separated substrings of backend labels")
     flag(parser, "pool.devices", default="cpu", help="comma list: cpu | cuda | cuda:N | auto (one table each)")
@@ -107,38 +103,23 @@ def main(argv=None) -> int:
         default=os.path.expanduser("~/.cache/audionet/random-weights"),
         help="where full-size random-weight models are built once",
     )
-    parser.add_argument("--out", default=RESULTS_DIR, help="results folder (default: ./benchmarks/results)")
+    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from audionet.models.baselines.espeak import EspeakSynthesizer
 
     reference = EspeakSynthesizer().synthesize(VC_TRANSCRIPT, voice="en-gb+f3", seed=1)
     wanted = [b for b in BACKENDS if not args.only or any(s.lower() in b[0].lower() for s in args.only.split(","))]
-    os.makedirs(args.out, exist_ok=True)
     for device in resolve_devices(args.pool_devices, "--pool.devices"):
-        measure_device(device, wanted, args, reference)
+        rows = []
+        for entry in tqdm(wanted, desc=f"backends on {device}"):
+            rows.append(time_backend(*entry, args, reference, device))
+            tqdm.write(f"{entry[0]}: RTF {rows[-1]['rtf']} ({rows[-1]['gen_s_mean']} s for {rows[-1]['audio_s']} s)")
+            write(args.out, device_slug(device), rows, args.runs, command_line(prog, argv))  # kept if interrupted
     return 0
 
 
-def measure_device(device: str, wanted: list, args, reference) -> None:
-    slug = device_slug(device)
-    stem = os.path.join(args.out, f"generation-rtf-{slug}")
-    rows = []
-    if args.only and os.path.exists(stem + ".json"):  # re-measure some rows, keep the others
-        with open(stem + ".json") as handle:
-            rows = [r for r in json.load(handle)["rows"] if r["backend"] not in {b[0] for b in wanted}]
-    for entry in tqdm(wanted, desc=f"backends on {device}"):
-        tqdm.write(f"measuring {entry[0]} on {device} ...")
-        rows = [r for r in rows if r["backend"] != entry[0]] + [measure(*entry, args, reference, device)]
-        rows[-1]["load_avg_1min"] = round(os.getloadavg()[0], 2)  # other jobs on the machine skew timings
-        tqdm.write(f"  RTF {rows[-1]['rtf']}  ({rows[-1]['gen_s_mean']} s for {rows[-1]['audio_s']} s of audio)")
-        write(stem, slug, rows, args.runs)  # after every row: a long run interrupted keeps what it measured
-
-
-def write(stem: str, slug: str, rows: list[dict], runs: int) -> None:
-    rows = sorted(rows, key=lambda r: [b[0] for b in BACKENDS].index(r["backend"]))
-    with open(stem + ".json", "w") as handle:
-        json.dump({"device": slug, "cpu": platform.processor() or platform.machine(), "rows": rows}, handle, indent=2)
+def write(out: str, slug: str, rows: list[dict], runs: int, command: str) -> str:
     headers = ["backend", "service", "weights", "audio s", "gen s (mean, min-max)", "RTF", "load s", "load avg"]
     cells = [
         [
@@ -153,12 +134,24 @@ def write(stem: str, slug: str, rows: list[dict], runs: int) -> None:
         ]
         for r in rows
     ]
-    with open(stem + ".md", "w") as handle:
-        handle.write(
-            f"Generation real-time factor on {slug} (warm-up excluded, {runs} run(s) each; lower is faster).\n\n"
-            + table(headers, cells)
-        )
+    markdown = (
+        f"Generation real-time factor on {slug} (warm-up excluded, {runs} run(s) each; lower is faster).\n\n"
+        + table(headers, cells)
+    )
+    data = {"device": slug, "cpu": platform.processor() or platform.machine(), "rows": rows}
+    return write_result(out, slug, "generation", data, markdown, command, lambda path: plot(rows, slug, path))
+
+
+def plot(rows: list[dict], slug: str, path: str) -> str:
+    fig, ax = pyplot().subplots(figsize=(8, 0.45 * len(rows) + 1.5))
+    colours = ["C1" if r["weights"] == RANDOM else "C0" for r in rows]
+    ax.barh([r["backend"] for r in rows], [r["rtf"] or 0 for r in rows], color=colours)
+    ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
+    ax.invert_yaxis()
+    ax.set(xscale="log", xlabel="real-time factor (log; left of the line is faster than playback)")
+    ax.set_title(f"Generation speed on {slug} (orange: random weights, timing only)", fontsize=9)
+    return save_figure(fig, path)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

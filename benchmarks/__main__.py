@@ -1,0 +1,5 @@
+import sys
+
+from audionet.benchmarks.cli import main
+
+sys.exit(main())

@@ -1,0 +1,48 @@
+"""`audionet-bench <study> [flags]`: every benchmark and study behind one command (`--help` after a study
+lists its flags). Each study is one module with `main(argv, prog)`; it writes its results with
+`benchmarks/results.py` under `<out>/<device-slug>/`, the command that regenerates them at the top."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# name -> (module, what it measures)
+STUDIES: dict[str, tuple[str, str]] = {
+    "services": (
+        "audionet.benchmarks.services",
+        "per device and service: generation and evaluation time, quality, presets, parallel requests",
+    ),
+    "pool": ("audionet.benchmarks.pool", "the miner's device pool over two or more devices: dispatch per burst"),
+    "aggregate": ("audionet.benchmarks.aggregate", "merge `services` results of several devices into one comparison"),
+    "generation": ("audionet.benchmarks.generation", "real-time factor of every generation backend"),
+    "evaluators": ("audionet.benchmarks.evaluators", "evaluation cost: each evaluator, and each evaluation profile"),
+    "clone-similarity": ("audionet.benchmarks.clone_similarity", "how close each voice-clone path gets to a voice"),
+    "adversaries": ("audionet.benchmarks.adversaries", "cheap and gaming miners against the validator's Judge"),
+    "incentive": ("audionet.benchmarks.incentive", "which scores-to-weights curve pays for quality"),
+    "wire": ("audionet.benchmarks.wire", "bytes and codec time of a response: binary FLAC vs JSON"),
+    "gpu-check": ("audionet.benchmarks.gpu_check", "on a GPU host: the GPU matrix in one budgeted run"),
+}
+PROG = "audionet-bench"
+
+
+def usage() -> str:
+    width = max(map(len, STUDIES))
+    lines = [f"usage: {PROG} <study> [flags]   ({PROG} <study> --help for its flags)", "", "studies:"]
+    return "\n".join(lines + [f"  {name:<{width}}  {what}" for name, (_, what) in STUDIES.items()])
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if argv else 2
+    name, rest = argv[0], argv[1:]
+    if name not in STUDIES:
+        print(f"{PROG}: unknown study {name!r}; one of: {', '.join(STUDIES)}", file=sys.stderr)
+        return 2
+    return importlib.import_module(STUDIES[name][0]).main(rest, prog=f"{PROG} {name}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

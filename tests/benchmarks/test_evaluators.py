@@ -1,0 +1,36 @@
+"""The evaluation-cost study: per profile, every evaluator the profile runs is a row and the whole Judge call
+bounds them; one by one, each offline evaluator batched and not, and the speaker encoders' separation; the
+table, JSON and plot are written with the command that regenerates them."""
+
+import json
+
+from audionet.benchmarks import evaluators
+from audionet.lib.gpu import device_slug
+
+
+def test_profiles_and_one_by_one(tmp_path, capsys):
+    argv = ["--profiles", "offline", "--services", "tts,music", "--clips", "2", "--runs", "1", "--out", str(tmp_path)]
+    assert evaluators.main(argv) == 0
+    stem = tmp_path / device_slug("cpu") / "evaluators"
+    result = json.loads(stem.with_suffix(".json").read_text())
+    assert result["command"].startswith("audionet-bench evaluators --profiles offline")
+    assert not result["random"] and stem.with_suffix(".png").stat().st_size > 0
+    rows_of = result["profiles"]["rows"]
+    for service, stages in (("tts", {"asr", "mos/dnsmos", "vad", "duplicates"}), ("music", {"music_quality", "vad"})):
+        rows = {r["stage"]: r["s_per_clip"] for r in rows_of if r["service"] == service}
+        assert stages <= set(rows) and "clap" not in rows and "aesthetics" not in rows, service
+        assert rows["total"] >= sum(v for k, v in rows.items() if k != "total") > 0
+    calls = {r["evaluator"]: r for r in result["one-by-one"]["timings"]}
+    assert {"asr (whisper tiny.en int8)", "vad (silero)", "duplicates (fingerprint)"} <= set(calls)
+    assert all(r["batched_s_per_clip"] > 0 and r["unbatched_s_per_clip"] > 0 for r in calls.values())
+    separation = {r["encoder"]: r for r in result["one-by-one"]["separation"]}
+    assert separation["dvector"]["same_mean"] > separation["dvector"]["different_mean"]
+    out = capsys.readouterr().out
+    assert "| asr | " in out and "## Speaker encoders" in out
+
+
+def test_one_part_only(tmp_path):
+    argv = ["--parts", "profiles", "--profiles", "offline", "--services", "music", "--clips", "1", "--runs", "1"]
+    assert evaluators.main([*argv, "--out", str(tmp_path)]) == 0
+    result = json.loads((tmp_path / device_slug("cpu") / "evaluators.json").read_text())
+    assert "profiles" in result and "one-by-one" not in result

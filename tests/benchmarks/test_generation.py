@@ -1,0 +1,33 @@
+"""The generation real-time-factor study takes the miner's device flag and rule: one result per device."""
+
+import json
+
+import pytest
+
+from audionet.benchmarks import generation
+from audionet.lib.errors import BackendError
+
+
+def test_one_table_per_device_from_the_pool_flag(tmp_path):
+    argv = ["--only", "espeak", "--runs", "1", "--pool.devices", "cpu", "--out", str(tmp_path)]
+    assert generation.main(argv) == 0
+    (folder,) = tmp_path.iterdir()
+    assert folder.name.startswith("cpu") and {p.name for p in folder.iterdir()} == {
+        "generation.json",
+        "generation.md",
+        "generation.png",
+    }
+    (row,) = json.loads((folder / "generation.json").read_text())["rows"]
+    assert row["backend"] == "espeak" and row["device"] == "cpu"
+    assert row["audio_s"] > 0 and 0 < row["rtf"] < 10
+    markdown = (folder / "generation.md").read_text()
+    assert (
+        markdown.startswith("Regenerate: `audionet-bench generation --only espeak")
+        and "| espeak | tts | shipped |" in markdown
+    )
+
+
+def test_a_device_that_is_not_there_is_named_with_its_flag(tmp_path):
+    argv = ["--only", "espeak", "--pool.devices", "cuda:3", "--out", str(tmp_path)]
+    with pytest.raises(BackendError, match="--pool.devices: device cuda:3"):
+        generation.main(argv)
