@@ -30,7 +30,7 @@ HONEST = "honest"
 
 def make_kit(seed: int) -> Kit:
     from audionet.models.base import MusicGenerator, SpeechSynthesizer, VoiceCloner
-    from audionet.models.registry import load_backend
+    from audionet.models.factory import load_backend
 
     return Kit(
         rng=np.random.default_rng(seed),
@@ -226,7 +226,7 @@ def build_parser(prog: str) -> Parser:
     parser.add_argument("--rounds", type=positive_int, default=32, help="validator rounds per service")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
-    from audionet.models.eval.registry import add_eval_flags
+    from audionet.models.eval.profiles import add_eval_flags
 
     add_eval_flags(parser)
     for service in registry.all_services():
@@ -239,7 +239,7 @@ def main(argv=None, prog: str = "audionet-bench adversaries") -> int:
 
     from audionet.lib.gpu import device_slug
     from audionet.lib.scoring.judge import Judge
-    from audionet.models.eval.registry import chosen_profile, specs_from_args
+    from audionet.models.eval.profiles import chosen_profile, specs_from_args
 
     argv = list(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -13,14 +13,16 @@ import os
 import sys
 
 from audionet.benchmarks.quality import CROSS_DEVICE_TOLERANCE
-from audionet.benchmarks.results import RESULTS_DIR, command_line, num, pyplot, save_figure, table, write_result
+from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
 from audionet.benchmarks.tables import (
     QUALITY_FOOTNOTE,
     QUALITY_MEANINGLESS,
     TIMING_ONLY,
     configurations,
-    memory_text,
+    device_label,
+    device_table,
     quality_rows,
+    timing_table,
 )
 from audionet.lib.config import Parser
 
@@ -37,69 +39,8 @@ def cpu_baseline(summaries: list[dict]) -> dict | None:
     return next((s for s in summaries if s["device"]["kind"] == "cpu"), None)
 
 
-def speedup(summary: dict, cpu: dict | None, service: str, part: str) -> str:
-    """CPU mean time / this device's mean time for the same service (same mode)."""
-    if cpu is summary:
-        return "baseline"
-    if cpu is None or service not in cpu["services"] or cpu["mode"] != summary["mode"]:
-        return "-"
-    mine = (summary["services"][service].get(part) or {}).get("stats", {}).get("mean")
-    theirs = (cpu["services"][service].get(part) or {}).get("stats", {}).get("mean")
-    return f"{theirs / mine:.1f}x" if mine and theirs else "-"
-
-
-def label(summary: dict) -> str:
-    device = summary["device"]
-    name = f"CPU {device['name']} ({device['cpu_cores']} cores)" if device["kind"] == "cpu" else device["name"]
-    return name + (" (random weights — timing only)" if summary.get("timing_only") else "")
-
-
 def comparison(summaries: list[dict]) -> str:
     cpu = cpu_baseline(summaries)
-    gen, ev, perf = [], [], []
-    for s in summaries:
-        for service, r in s["services"].items():
-            g = r["generation"]["stats"]
-            gen.append(
-                [
-                    label(s),
-                    r["title"],
-                    r["model"],
-                    num(g["mean"]),
-                    num(g["max"]),
-                    num(g["min"]),
-                    num(r["generation"]["audio_seconds"], 1),
-                    speedup(s, cpu, service, "generation"),
-                ]
-            )
-            if r.get("evaluation"):
-                e = r["evaluation"]
-                ev.append(
-                    [
-                        label(s),
-                        r["title"],
-                        num(e["stats"]["mean"]),
-                        num(e["audio_seconds"], 1),
-                        num(e["stats"]["max"]),
-                        num(e["stats"]["min"]),
-                        speedup(s, cpu, service, "evaluation"),
-                    ]
-                )
-            sweep = r.get("sweep") or {}
-            best = max(
-                (row["throughput_rps"] for row in sweep.get("rows", [])), default=r["generation"]["sequential_rps"]
-            )
-            perf.append(
-                [
-                    label(s),
-                    r["title"],
-                    f"{num(r['generation']['latency_per_audio_s']['mean'] * 1000, 1)} ms",
-                    num(best, 2),
-                    memory_text(r["memory"], s["device"]),
-                    s["device"].get("compute_capability") or "n/a (CPU)",
-                    str(sweep.get("recommended_parallel", "-")),
-                ]
-            )
     note = TIMING_ONLY if any(s.get("timing_only") for s in summaries) else None
     modes = ", ".join(sorted({s["mode"] for s in summaries}))
     parts = [
@@ -111,52 +52,13 @@ def comparison(summaries: list[dict]) -> str:
         "",
         "## Generation (miners)",
         "",
-        table(
-            [
-                "Device",
-                "Service",
-                "Model",
-                "Average Time (s)",
-                "Maximum Time (s)",
-                "Minimum Time (s)",
-                "Duration of Audio (s)",
-                "Speed-up vs CPU",
-            ],
-            gen,
-            note,
-        ),
+        timing_table(summaries, "generation", note, cpu),
         "## Evaluation (validators)",
         "",
-        table(
-            [
-                "Device",
-                "Service",
-                "Average Evaluation Time (s)",
-                "Duration of Audio (s)",
-                "Maximum Time (s)",
-                "Minimum Time (s)",
-                "Speed-up vs CPU",
-            ],
-            ev,
-            note,
-        )
-        if ev
-        else "No evaluation timings.\n",
+        timing_table(summaries, "evaluation", note, cpu),
         "## Latency, throughput, memory",
         "",
-        table(
-            [
-                "Device",
-                "Service",
-                "Latency per 1 s of audio",
-                "Throughput (req/s)",
-                "Peak memory",
-                "Compute Capability",
-                "Recommended parallel",
-            ],
-            perf,
-            note,
-        ),
+        device_table(summaries, note),
         "## Quality (what the validator would score)",
         "",
         quality_comparison(summaries),
@@ -192,10 +94,10 @@ def quality_comparison(summaries: list[dict]) -> str:
                 continue
             headers, mine, _ = quality_rows(s, service)
             for row, (key, value) in zip(mine, means.items()):
-                rows.append([label(s), *row[1:], cross_device(s is reference, base.get(key), value)])
+                rows.append([device_label(s), *row[1:], cross_device(s is reference, base.get(key), value)])
         if rows:
             parts.append(
-                f"### {title}\n\n" + table(["Device", *headers[1:], f"Reward vs {label(reference)}"], rows, note)
+                f"### {title}\n\n" + table(["Device", *headers[1:], f"Reward vs {device_label(reference)}"], rows, note)
             )
     if not parts:
         return "No quality measured (every input ran with --no-eval).\n"
@@ -226,7 +128,7 @@ def comparison_plot(summaries: list[dict], path: str) -> str:
             for svc in services
             if svc in s["services"]
         ]
-        ax.bar(xs, means, width, label=label(s))
+        ax.bar(xs, means, width, label=device_label(s))
     ax.set_xticks([j + width * (len(summaries) - 1) / 2 for j in range(len(services))], services)
     ax.set_ylabel("generation ms per 1 s of audio (lower is faster)")
     ax.set_yscale("log")
@@ -238,7 +140,10 @@ def comparison_plot(summaries: list[dict], path: str) -> str:
 def aggregate(folders: list[str], out: str, command: str) -> str:
     """The comparison of the `services` result folders; its stem."""
     summaries = [load(folder) for folder in folders]
-    data = {"devices": [label(s) for s in summaries], "folders": [os.path.basename(f.rstrip("/")) for f in folders]}
+    data = {
+        "devices": [device_label(s) for s in summaries],
+        "folders": [os.path.basename(f.rstrip("/")) for f in folders],
+    }
     return write_result(
         out, "comparison", "comparison", data, comparison(summaries), command, lambda p: comparison_plot(summaries, p)
     )

@@ -12,7 +12,7 @@ from audionet.benchmarks.results import table
 from audionet.benchmarks.timing import timed_calls
 from audionet.lib.audio import Audio
 from audionet.lib.scoring.duplicates import fingerprint
-from audionet.models.eval.registry import load_asr, load_mos, load_speaker
+from audionet.models.eval.profiles import load_asr, load_mos, load_speaker
 
 SENTENCES = [
     "Alice walked to the harbour at seven o'clock and waited for the rain to stop.",

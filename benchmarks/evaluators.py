@@ -68,7 +68,7 @@ def time_profile(profile: str, specs: dict[str, str], rounds: dict, runs: int, d
 
 
 def profiles_part(args) -> dict:
-    from audionet.models.eval.registry import overrides_from_args, resolve_specs
+    from audionet.models.eval.profiles import overrides_from_args, resolve_specs
 
     services, profiles = list(args.services), list(args.profiles)
     specs = {profile: resolve_specs(profile, overrides_from_args(args)) for profile in profiles}
@@ -128,7 +128,7 @@ def plot(result: dict, path: str) -> str:
 
 
 def build_parser(prog: str) -> Parser:
-    from audionet.models.eval.registry import PROFILES, add_eval_flags
+    from audionet.models.eval.profiles import PROFILES, add_eval_flags
 
     parser = Parser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--parts", type=CommaList(allowed=PARTS, what="part"), default=",".join(PARTS))

@@ -81,7 +81,7 @@ def build_parser(prog: str = "audionet-bench services") -> argparse.ArgumentPars
     add_pool_flags(parser, backends=False, parallel_default=None)
     add_device_flags(parser)
     registry.add_backend_flags(parser, presets=False)
-    from audionet.models.eval.registry import add_eval_flags
+    from audionet.models.eval.profiles import add_eval_flags
 
     add_eval_flags(parser)  # the validator's evaluator flags: the benchmark judges with the same models
     for service in registry.all_services():
@@ -99,7 +99,7 @@ def resolve_specs(specs: dict[str, str], weights: str, cache_dir: str) -> dict[s
 
 
 def per_service_ticks(args) -> int:
-    """Progress ticks of one measure_service call: runs, evaluations, the determinism re-run."""
+    """Progress ticks of one run_service call: runs, evaluations, the determinism re-run."""
     return (args.warmup + args.runs) * (1 if args.no_eval else 2) + (0 if args.no_eval else 1)
 
 
@@ -120,7 +120,7 @@ def other_presets(backend, names: list[str]) -> list[str]:
     return [n for n in names if n in backend.presets and n != backend.preset]
 
 
-def measure_presets(service, spec: str, backend, names: list[str], measure) -> dict:
+def run_presets(service, spec: str, backend, names: list[str], run) -> dict:
     """The requested presets the backend has, each loaded and measured like the main run;
     the backend's own preset reuses the main run's numbers."""
     if not backend.presets:
@@ -128,7 +128,7 @@ def measure_presets(service, spec: str, backend, names: list[str], measure) -> d
     if not any(n in backend.presets for n in names):
         return {"note": f"none of {', '.join(names)} among its presets ({', '.join(backend.presets)})"}
     measured = {
-        name: measure(service.load_backend(spec, device=backend.device, preset=name))  # never simulated
+        name: run(service.load_backend(spec, device=backend.device, preset=name))  # never simulated
         for name in other_presets(backend, names)
     }
     return {"default": backend.preset, "measured": measured}
@@ -138,7 +138,7 @@ def judge(args, device: str):
     """The validator's Judge on --eval.device (auto: the first measured device) with the --eval.* models."""
     from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
     from audionet.lib.gpu import resolve_device
-    from audionet.models.eval.registry import specs_from_args
+    from audionet.models.eval.profiles import specs_from_args
 
     eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device, flag="--eval.device")
     specs = evaluator_specs(specs_from_args(args), args.weights, args.cache_dir, eval_device)
@@ -184,14 +184,14 @@ def benchmark(args, command: str, extra_ticks: int = 0, after=None) -> list[str]
 
         context = (services, specs, sources, evaluation, levels, tick, say)
         for target in measured:
-            folder, summaries[target.label] = measure_device(args, command, target, backends, *context)
+            folder, summaries[target.label] = bench_device(args, command, target, backends, *context)
             folders.append(folder)
         if after is not None:
             folders.append(after(summaries, backends, specs, sources, tick, say))
     return folders
 
 
-def measure_device(
+def bench_device(
     args, command: str, target: MeasuredDevice, backends: dict, services, specs, sources, evaluation, levels, tick, say
 ):
     """One device: generation runs, evaluation, presets and the parallel sweep per service; its loaded
@@ -204,7 +204,7 @@ def measure_device(
     from audionet.benchmarks.workload import MODES, make_workloads
     from audionet.lib.gpu import cuda_index
     from audionet.lib.timing import Timer
-    from audionet.models.eval.registry import chosen_profile
+    from audionet.models.eval.profiles import chosen_profile
 
     info = target.info()
     timer = Timer("bench", device=info["slug"], window=100_000)
@@ -220,7 +220,7 @@ def measure_device(
         )
         workloads = make_workloads(service, backend, MODES[args.mode], args.seed, args.runs, sources[name])
 
-        def measure(backend_, service=service, workloads=workloads):
+        def run(backend_, service=service, workloads=workloads):
             return run_service(
                 service,
                 backend_,
@@ -234,11 +234,11 @@ def measure_device(
             )
 
         say(f"{where}{name}: runs")
-        result = measure(backend)
+        result = run(backend)
         result.update(spec=specs[name], title=service.title, metrics=[list(m) for m in service.metrics])
         if presets:
             say(f"{where}{name}: presets", len(other_presets(backend, presets)) * per_service_ticks(args))
-            result["presets"] = measure_presets(service, specs[name], backend, presets, measure)
+            result["presets"] = run_presets(service, specs[name], backend, presets, run)
         else:
             result["presets"] = (
                 {"note": "this backend has no presets"}

@@ -25,108 +25,71 @@ def memory_text(memory: dict, device: dict) -> str:
     return f"{num(memory.get('peak_rss_gb'), 2)} GB RSS (CPU)"
 
 
-def generation_table(summary: dict, note: Optional[str]) -> str:
-    rows = []
-    for r in summary["services"].values():
-        s = r["generation"]["stats"]
-        rows.append(
-            [
-                r["title"],
-                r["model"],
-                num(s["mean"]),
-                f"± {num(s['ci95'])}",
-                num(s["max"]),
-                num(s["min"]),
-                num(r["generation"]["audio_seconds"], 1),
-                f"{s['n']} ({s['outliers']})",
-            ]
-        )
-    return table(
-        [
-            "Service",
-            "Model",
-            "Average Time (s)",
-            "95% CI (s)",
-            "Maximum Time (s)",
-            "Minimum Time (s)",
-            "Duration of Audio (s)",
-            "Runs (outliers)",
-        ],
-        rows,
-        note,
-    )
-
-
-def evaluation_table(summary: dict, note: Optional[str]) -> str:
-    rows = []
-    for r in summary["services"].values():
-        e = r.get("evaluation")
-        if not e:
-            continue
-        s = e["stats"]
-        rows.append(
-            [
-                r["title"],
-                e["label"],
-                num(s["mean"]),
-                f"± {num(s['ci95'])}",
-                num(e["audio_seconds"], 1),
-                num(s["max"]),
-                num(s["min"]),
-                f"{s['n']} ({s['outliers']})",
-            ]
-        )
-    return table(
-        [
-            "Service",
-            "Evaluator",
-            "Average Evaluation Time (s)",
-            "95% CI (s)",
-            "Duration of Audio (s)",
-            "Maximum Time (s)",
-            "Minimum Time (s)",
-            "Runs (outliers)",
-        ],
-        rows,
-        note,
-    )
-
-
-def device_table(summary: dict, note: Optional[str]) -> str:
+def device_label(summary: dict) -> str:
     device = summary["device"]
+    name = f"CPU {device['name']} ({device['cpu_cores']} cores)" if device["kind"] == "cpu" else device["name"]
+    return name + (" (random weights — timing only)" if summary.get("timing_only") else "")
+
+
+def speedup(summary: dict, cpu: Optional[dict], service: str, part: str) -> str:
+    """CPU mean time / this device's mean time for the same service (same mode)."""
+    if cpu is summary:
+        return "baseline"
+    if cpu is None or service not in cpu["services"] or cpu["mode"] != summary["mode"]:
+        return "-"
+    mine = (summary["services"][service].get(part) or {}).get("stats", {}).get("mean")
+    theirs = (cpu["services"][service].get(part) or {}).get("stats", {}).get("mean")
+    return f"{theirs / mine:.1f}x" if mine and theirs else "-"
+
+
+def timing_table(summaries: list[dict], part: str, note: Optional[str], cpu: Optional[dict] = None) -> str:
+    """Seed 003: per service average / CI / max / min seconds and audio duration of `part` (generation or
+    evaluation); with several devices, a Device column and the speed-up against the CPU's."""
+    many = len(summaries) > 1
     rows = []
-    for r in summary["services"].values():
-        g = r["generation"]
-        per_audio = g["latency_per_audio_s"]
-        sweep = r.get("sweep") or {}
-        best_rps = max((row["throughput_rps"] for row in sweep.get("rows", [])), default=g["sequential_rps"])
-        rtf = g["rtf"]
-        rows.append(
-            [
-                device["name"],
-                r["title"],
-                f"{num(per_audio['mean'] * 1000, 1)} ms ± {num(per_audio['ci95'] * 1000, 1)}",
-                num(best_rps, 2),
-                memory_text(r["memory"], device),
-                device.get("compute_capability") or "n/a (CPU)",
-                f"{num(rtf)}x RT",
-                f"{num(1 / rtf if rtf else None, 1)}x",
-            ]
-        )
-    return table(
-        [
-            "Device",
-            "Service",
-            "Latency per 1 s of audio",
-            "Throughput (req/s)",
-            "Peak memory",
-            "Compute Capability",
-            "Real-time factor",
-            "Faster than real time",
-        ],
-        rows,
-        note,
-    )
+    for summary in summaries:
+        for name, r in summary["services"].items():
+            part_ = r.get(part)
+            if not part_:
+                continue
+            stats = part_["stats"]
+            what = r["model"] if part == "generation" else part_["label"]
+            cells = [r["title"], what, num(stats["mean"]), f"± {num(stats['ci95'])}", num(stats["max"])]
+            cells += [num(stats["min"]), num(part_["audio_seconds"], 1), f"{stats['n']} ({stats['outliers']})"]
+            rows.append([device_label(summary), *cells, speedup(summary, cpu, name, part)] if many else cells)
+    if not rows:
+        return f"No {part} timings.\n"
+    average = "Average Time (s)" if part == "generation" else "Average Evaluation Time (s)"
+    headers = ["Service", "Model" if part == "generation" else "Evaluator", average, "95% CI (s)"]
+    headers += ["Maximum Time (s)", "Minimum Time (s)", "Duration of Audio (s)", "Runs (outliers)"]
+    return table(["Device", *headers, "Speed-up vs CPU"] if many else headers, rows, note)
+
+
+def device_table(summaries: list[dict], note: Optional[str]) -> str:
+    """Seed 000: latency per audio second, throughput, memory, compute capability, real-time factor."""
+    rows = []
+    for summary in summaries:
+        device = summary["device"]
+        for r in summary["services"].values():
+            g = r["generation"]
+            per_audio, sweep, rtf = g["latency_per_audio_s"], r.get("sweep") or {}, g["rtf"]
+            best_rps = max((row["throughput_rps"] for row in sweep.get("rows", [])), default=g["sequential_rps"])
+            rows.append(
+                [
+                    device_label(summary) if len(summaries) > 1 else device["name"],
+                    r["title"],
+                    f"{num(per_audio['mean'] * 1000, 1)} ms ± {num(per_audio['ci95'] * 1000, 1)}",
+                    num(best_rps, 2),
+                    memory_text(r["memory"], device),
+                    device.get("compute_capability") or "n/a (CPU)",
+                    f"{num(rtf)}x RT",
+                    f"{num(1 / rtf if rtf else None, 1)}x",
+                    str(sweep.get("recommended_parallel", "-")),
+                ]
+            )
+    headers = ["Device", "Service", "Latency per 1 s of audio", "Throughput (req/s)", "Peak memory"]
+    headers += ["Compute Capability", "Real-time factor", "Faster than real time", "Recommended parallel"]
+    return table(headers, rows, note)
 
 
 PRESET_ORDER = {"fast": 0, "balanced": 1, "quality": 2}
@@ -323,9 +286,9 @@ def render(summary: dict) -> str:
         ]
     head += [""]
     sections = [
-        ("Generation (miners)", generation_table(summary, note)),
-        ("Evaluation (validators)", evaluation_table(summary, note)),
-        ("Latency, throughput, memory (seed-000 format)", device_table(summary, note)),
+        ("Generation (miners)", timing_table([summary], "generation", note)),
+        ("Evaluation (validators)", timing_table([summary], "evaluation", note)),
+        ("Latency, throughput, memory (seed-000 format)", device_table([summary], note)),
         ("Quality (what the validator would score)", quality_tables(summary, quality_note)),
         ("Quality versus speed (presets)", quality_speed_table(summary, quality_note)),
         ("Per-stage breakdown", stage_table(summary, note)),

@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         + "; default: each clip's own, clamped to the service's range)",
     )
     flag(parser, "json", action="store_true", help="print a JSON list instead of a table (stdout holds only JSON)")
-    from audionet.models.eval.registry import add_eval_flags
+    from audionet.models.eval.profiles import add_eval_flags
 
     add_eval_flags(parser)
     return parser
@@ -113,7 +113,7 @@ def load_files(paths, service) -> list[tuple[object, Optional[str]]]:
 
 def load_judge(args):
     from audionet.lib.scoring.judge import Judge
-    from audionet.models.eval.registry import specs_from_args
+    from audionet.models.eval.profiles import specs_from_args
 
     started = time.perf_counter()
     with stderr_status("loading evaluation models..."):

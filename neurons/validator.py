@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     flag(neuron, "neuron.save_audio", default=None, help="keep every received clip as FLAC under this directory")
     registry.add_timeout_flags(neuron, "neuron.timeout", "{title} request timeout, s")
     add_telemetry_flags(parser)
-    from audionet.models.eval.registry import add_eval_flags
+    from audionet.models.eval.profiles import add_eval_flags
 
     add_eval_flags(parser)
     for service in registry.all_services():
@@ -66,7 +66,7 @@ def evaluator_specs(args) -> dict[str, str]:
     name (ConfigError otherwise: they reward cheap procedural audio over real models)."""
     from audionet.lib.config import is_real_network
     from audionet.lib.errors import ConfigError
-    from audionet.models.eval.registry import offline_only, specs_from_args
+    from audionet.models.eval.profiles import offline_only, specs_from_args
 
     real = is_real_network(args.subtensor_network)
     specs = specs_from_args(args, real)

@@ -62,7 +62,7 @@ class Result(NamedTuple):
 
 
 @dataclass(eq=False)
-class Job:
+class Ticket:
     id: int
     request: ServiceRequest
     size: float  # expected audio seconds
@@ -78,8 +78,8 @@ class Job:
 
 
 class ServicePool:
-    """The line and the replicas of one service, and the dispatcher between them (every method runs on the
-    event loop)."""
+    """The line of one service (a ticket is a request's place in it), its replicas, and the dispatcher
+    between them (every method runs on the event loop)."""
 
     def __init__(
         self,
@@ -154,15 +154,15 @@ class ServicePool:
         WireError 503 when the line is full, when displaced, and when the generation outlives the timeout;
         cancelling the caller's task takes a waiter out of the line (never started) or abandons its work."""
         loop = asyncio.get_running_loop()
-        job = Job(next(self._ids), request, self.size_of(request), priority, loop.create_future())
+        ticket = Ticket(next(self._ids), request, self.size_of(request), priority, loop.create_future())
         if self.policy == "round-robin":
-            job.bound = next(self._rotation)
-        self.line.join(job, self.room)
+            ticket.bound = next(self._rotation)
+        self.line.join(ticket, self.room)
         self.dispatch()
         try:
-            replica, work = await job.started
+            replica, work = await ticket.started
         except asyncio.CancelledError:
-            if self.line.leave(job):
+            if self.line.leave(ticket):
                 self.dispatch()  # the place it held may let the next request start
             raise
         # One future the work or the timeout settles (cheaper than wait_for around a shield): the caller is
@@ -173,12 +173,12 @@ class ServicePool:
         try:
             await answer
         except TimeoutError:
-            job.stop.set(f"it outlived the {self.timeout_s:g} s timeout")
+            ticket.stop.set(f"it outlived the {self.timeout_s:g} s timeout")
             raise WireError(
                 f"{self.service.name} generation did not finish within {self.timeout_s:g} s: abandoned", status=503
             ) from None
         except asyncio.CancelledError:
-            job.stop.set("its caller left")
+            ticket.stop.set("its caller left")
             raise
         finally:
             timer.cancel()
@@ -190,44 +190,44 @@ class ServicePool:
 
     def dispatch(self) -> None:
         """Start every request the plan puts on a slot free now (nothing to do while no slot is free)."""
-        for job in self.line:
-            if job.started.cancelled():  # its caller left a moment ago; its own handler takes it out too
-                self.line.leave(job)
+        for ticket in self.line:
+            if ticket.started.cancelled():  # its caller left a moment ago; its own handler takes it out too
+                self.line.leave(ticket)
         if not len(self.line) or all(replica.free == 0 for replica in self.replicas):
             return
         if self.policy == "round-robin":
-            for job in self.line:
-                if job.bound.free > 0:
-                    self._start(job, job.bound)
+            for ticket in self.line:
+                if ticket.bound.free > 0:
+                    self._start(ticket, ticket.bound)
             return
         speeds, waiting, assignment = self._plan()
         # The free slots the plan fills now take the next requests in line, fastest first: the same work gets
         # done as soon, and the order of the line is kept.
         now_slots = sorted((speeds[i], i) for i, start in assignment if start == 0.0)
-        for job, (_speed, index) in zip(waiting, now_slots):
-            self._start(job, self.replicas[index])
+        for ticket, (_speed, index) in zip(waiting, now_slots):
+            self._start(ticket, self.replicas[index])
 
-    def _plan(self) -> tuple[list[float], list[Job], list[tuple[int, float]]]:
+    def _plan(self) -> tuple[list[float], list[Ticket], list[tuple[int, float]]]:
         """(speed per replica, the line's first MAX_LOOKAHEAD requests, where and when each would start)."""
         now = time.monotonic()
         speeds = [self.estimate(replica) for replica in self.replicas]
         waiting = list(self.line)[:MAX_LOOKAHEAD]
         slots = [Slots(r.ready_times(now), s) for r, s in zip(self.replicas, speeds)]
-        return speeds, waiting, plan(slots, [job.size for job in waiting])
+        return speeds, waiting, plan(slots, [ticket.size for ticket in waiting])
 
-    def _start(self, job: Job, replica: Replica) -> None:
-        self.line.leave(job)
+    def _start(self, ticket: Ticket, replica: Replica) -> None:
+        self.line.leave(ticket)
         began = time.monotonic()
-        replica.running[job.id] = (began, job.size * self.estimate(replica))
-        work = replica.submit(job.request, job.stop)
-        work.add_done_callback(lambda done: self._finished(job, replica, began, done))
-        job.started.set_result((replica, work))
+        replica.running[ticket.id] = (began, ticket.size * self.estimate(replica))
+        work = replica.submit(ticket.request, ticket.stop)
+        work.add_done_callback(lambda done: self._finished(ticket, replica, began, done))
+        ticket.started.set_result((replica, work))
 
-    def _finished(self, job: Job, replica: Replica, began: float, work: asyncio.Future) -> None:
-        replica.running.pop(job.id, None)
+    def _finished(self, ticket: Ticket, replica: Replica, began: float, work: asyncio.Future) -> None:
+        replica.running.pop(ticket.id, None)
         name = self.service.name
         error = None if work.cancelled() else work.exception()  # retrieved even when nobody waits for it
-        if job.stop.is_set():  # nobody waits for it; its time says nothing about the replica's speed
+        if ticket.stop.is_set():  # nobody waits for it; its time says nothing about the replica's speed
             replica.abandoned += 1
             self._record(name, "generation/abandoned", time.monotonic() - began, None, replica.label)
         elif work.cancelled() or error is not None:
@@ -247,7 +247,7 @@ class ServicePool:
 
     def calibrate(self) -> None:
         """Time warm-ups per replica (blocking, at start-up); the fastest of CALIBRATION_RUNS is its speed
-        prior, since one timing of a short job is mostly noise (a 6 ms warm-up once read 51 ms on a busy
+        prior, since one timing of a short ticket is mostly noise (a 6 ms warm-up once read 51 ms on a busy
         core, and the dispatcher then left that replica idle). Only where the dispatcher has a choice."""
         if len(self.replicas) < 2 or self.policy != "weighted":
             return

@@ -56,7 +56,7 @@ class Replica:
         self.label = label  # unique per device in this pool: timing keys, /v1/health
         self.wire_device = wire_device  # what answers report: the device kind (GPU name), for the network view
         self.device, self.model_id = device, model_id
-        self.running: dict[int, tuple[float, float]] = {}  # job id -> (monotonic start, expected seconds)
+        self.running: dict[int, tuple[float, float]] = {}  # ticket id -> (monotonic start, expected seconds)
         self.planned = 0  # requests waiting in the pool that the last plan put here
         self.speed = Speed()
         self.served = self.failed = self.abandoned = 0

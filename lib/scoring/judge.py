@@ -63,7 +63,7 @@ class Judge:
 
     @classmethod
     def load(cls, specs: dict[str, str] | None = None, *, device: str = "auto") -> Judge:
-        from audionet.models.eval.registry import load_evaluators
+        from audionet.models.eval.profiles import load_evaluators
 
         return cls(load_evaluators(specs, device=device))
 

@@ -44,7 +44,7 @@ from audionet.lib.protocol import (
 )
 from audionet.lib.references import Reference
 from audionet.models.base import Backend
-from audionet.models.registry import load_backend
+from audionet.models.factory import load_backend
 
 if TYPE_CHECKING:
     from audionet.lib.scoring.judge import Clip
@@ -112,7 +112,7 @@ class Service(ABC):
         preset: Optional[str] = None,
         warmup: bool = True,
     ) -> Backend:
-        """The backend `spec` names (models.registry), checked to implement this service's interface."""
+        """The backend `spec` names (models.factory), checked to implement this service's interface."""
         return load_backend(
             spec, self.backend_interface, device=device, dtype=dtype, preset=preset, warmup=warmup, label=self.name
         )

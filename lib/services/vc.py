@@ -38,7 +38,7 @@ from audionet.lib.services.speech import (
     text_of_length,
 )
 from audionet.models.base import SpeechSynthesizer, VoiceCloner
-from audionet.models.registry import load_backend
+from audionet.models.factory import load_backend
 
 MAX_VC_REQUEST_BYTES = MAX_PLAIN_REQUEST_BYTES + MAX_REFERENCE_FLAC_BYTES * 4 // 3 + 4  # base64 of the clip
 DEFAULT_REFERENCE_TTS = "baseline:espeak,kokoro:"

@@ -237,7 +237,7 @@ def test_warmups_run(tts, cloner, music):
 
 def test_the_loop_cheat_repeats_one_second_of_the_inner_answer():
     from audionet.models.base import MusicGenerator, SpeechSynthesizer, VoiceCloner
-    from audionet.models.registry import load_backend
+    from audionet.models.factory import load_backend
 
     speech = load_backend("loop:baseline:espeak", SpeechSynthesizer, warmup=False)
     honest = EspeakSynthesizer().synthesize(TEXT, seed=2)

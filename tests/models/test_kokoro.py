@@ -23,7 +23,7 @@ def kokoro():
 
 @pytest.fixture(scope="module")
 def whisper():
-    from audionet.models.eval.registry import load_asr
+    from audionet.models.eval.profiles import load_asr
 
     return load_asr("whisper:tiny.en", "cpu")  # the validator's own ASR evaluator
 

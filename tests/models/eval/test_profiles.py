@@ -11,8 +11,8 @@ import pytest
 from audionet.lib.errors import BackendError, ConfigError
 from audionet.lib.scoring.judge import Job, Judge
 from audionet.lib.services import MUSIC, TTS, VC, MusicRequest, Prompt, TTSRequest
+from audionet.models.eval.profiles import PROFILES, load_evaluators, load_mos, offline_only, resolve_specs
 from audionet.models.eval.random_weights import random_specs
-from audionet.models.eval.registry import PROFILES, load_evaluators, load_mos, offline_only, resolve_specs
 from tests.speech import VOICE_A, VOICE_B
 
 pytestmark = pytest.mark.timeout(600)

@@ -8,8 +8,8 @@ import pytest
 from audionet.lib.audio import Audio
 from audionet.lib.cuda_libs import CTRANSLATE2, load
 from audionet.lib.errors import BackendError, MissingDependency
+from audionet.models.eval.profiles import load_asr
 from audionet.models.eval.random_weights import random_specs
-from audionet.models.eval.registry import load_asr
 from audionet.models.eval.whisper_asr import CT2, TRANSFORMERS, WhisperTranscriber, engine, shipped_model_path
 from audionet.models.eval.whisper_hf import TransformersWhisper
 

@@ -7,7 +7,7 @@ import pytest
 from audionet.lib.errors import BackendError
 from audionet.lib.scoring.judge import Job, Judge
 from audionet.lib.services import MUSIC, MusicRequest
-from audionet.models.eval.registry import load_clap, load_evaluators, load_speaker
+from audionet.models.eval.profiles import load_clap, load_evaluators, load_speaker
 from tests.speech import VOICE_A, VOICE_B
 
 
