@@ -224,7 +224,7 @@ def main(argv=None, prog: str = "audionet-bench gpu-check") -> int:
 
     if not args.cpu_smoke and not torch.cuda.is_available():
         print(
-            f"gpu-check: no CUDA GPU is visible here ({torch_build(torch)}); run it on a GPU host",
+            f"{prog}: no CUDA GPU is visible here ({torch_build(torch)}); run it on a GPU host",
             file=sys.stderr,
         )
         return 2

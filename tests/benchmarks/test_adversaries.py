@@ -10,6 +10,7 @@ import pytest
 
 from audionet.benchmarks import adversaries
 from audionet.benchmarks.attacks import CATALOGUE, for_service
+from audionet.lib.gpu import device_slug
 
 pytestmark = pytest.mark.timeout(900)
 # VC references alternate engines round by round (espeak, Kokoro, ...): the espeak cloner wins the
@@ -21,10 +22,11 @@ ROUNDS = 4
 def report(tmp_path_factory):
     out = tmp_path_factory.mktemp("adversaries")
     assert adversaries.main(["--rounds", str(ROUNDS), "--seed", "3", "--out", str(out)]) == 0
-    (path,) = [p for p in os.listdir(out) if p.endswith(".json")]
+    stem = out / device_slug("cpu") / "adversaries-offline"
     for suffix in (".md", ".png"):
-        assert os.path.getsize(out / path.replace(".json", suffix)) > 0
-    return json.loads((out / path).read_text())
+        assert os.path.getsize(stem.with_suffix(suffix)) > 0
+    assert stem.with_suffix(".md").read_text().startswith("Regenerate: `audionet-bench adversaries --rounds 4")
+    return json.loads(stem.with_suffix(".json").read_text())
 
 
 def test_every_attack_answers_every_round_of_its_service(report):
