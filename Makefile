@@ -9,7 +9,7 @@ ROUNDS ?= 2
 # `make install EDITABLE=` installs a regular (non-editable) copy, as CI checks it.
 EDITABLE ?= -e
 
-.PHONY: install localnet test lint wire gpu-check clean
+.PHONY: install localnet test test-fast stress lint wire gpu-check clean
 
 $(BIN)/.audionet-installed: requirements.txt requirements-dev.txt requirements-nodeps.txt setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,15 @@ lint: install
 
 test: lint
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
+
+# The inner loop: unit and fast integration tests, no e2e processes and nothing slow (pytest.ini's markers).
+test-fast: install
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -m "not e2e and not slow" $(ARGS)
+
+# The stress suite at full size (tests/stress; needs the dev requirements): hostile requests, floods, kill -9.
+# Writes benchmarks/results/<device-slug>/reliability.{json,md}; sizes pass through: make stress ARGS="--hostile 500".
+stress: install
+	HF_HUB_OFFLINE=1 $(BIN)/python -m tests.stress $(ARGS)
 
 wire: install
 	$(BIN)/audionet-bench wire

@@ -267,14 +267,22 @@ class LogThrottle(logging.Filter):
             self.last.clear()
         self.last[kind] = now
         error = record.exc_info[1] if record.exc_info else None
-        if isinstance(error, OSError):
+        if isinstance(error, OSError) or _accept_retry_after_close(record, error):
             first = record.getMessage().split("\n", 1)[0]
+            if not isinstance(error, OSError):
+                first = "accepting again after running out of open files, but the server had closed"
             record.msg, record.args = f"{first}: {type(error).__name__}: {error}", None
             record.exc_info = record.exc_text = None
         dropped = self.dropped.pop(kind, 0)
         if dropped:
             record.msg = f"{record.msg} ({dropped} more like this in the last {self.interval_s:g} s)"
         return True
+
+
+def _accept_retry_after_close(record: logging.LogRecord, error: Optional[BaseException]) -> bool:
+    """asyncio's accept retry, scheduled when it ran out of open files, firing after the server closed: its
+    socket is gone (fd -1). A client can cause it, so it is a line like the accept error itself."""
+    return isinstance(error, ValueError) and "_start_serving" in str(record.msg)
 
 
 def throttle_logs(interval_s: float = 60.0) -> LogThrottle:

@@ -213,11 +213,13 @@ class MinerService:
         return JSONResponse(self.details())
 
     def details(self) -> dict:
-        """What /v1/health tells a signed caller: the hotkey, and per service its model, queue, served count
-        and replicas; per device busy, waiting, served, failed and abandoned."""
+        """What /v1/health tells a signed caller: the hotkey, when this process started (ns since the epoch;
+        a request signed before it is refused), and per service its model, queue, served count and replicas;
+        per device busy, waiting, served, failed and abandoned."""
         return {
             "status": "ok",
             "hotkey": self.hotkey,
+            "started_ns": self.nonces.started_ns,
             "services": {
                 s: {
                     "model": self.pool.model(s),

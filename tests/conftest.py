@@ -8,6 +8,18 @@ import pytest
 from audionet.lib.audio import Audio
 
 
+FOLDER_MARKS = {"e2e": pytest.mark.e2e, "stress": pytest.mark.slow}
+
+
+def pytest_collection_modifyitems(items):
+    """Every test under tests/e2e is e2e and every test under tests/stress is slow, so a new test there needs
+    no mark to stay out of `make test-fast`."""
+    for item in items:
+        folder = item.path.parent.name
+        if folder in FOLDER_MARKS:
+            item.add_marker(FOLDER_MARKS[folder])
+
+
 def tone(seconds: float = 2.0, rate: int = 16_000, freq: float = 220.0, level: float = 0.5) -> Audio:
     t = np.arange(int(seconds * rate)) / rate
     return Audio(level * np.sin(2 * np.pi * freq * t), rate)

@@ -8,7 +8,6 @@ import bittensor as bt
 import httpx
 import pytest
 
-from audionet.benchmarks.reliability.texts import OVERLONG_TEXTS
 from audionet.lib import services
 from audionet.lib.audio import encode_flac
 from audionet.lib.auth import sign_request, verify_response
@@ -18,6 +17,7 @@ from audionet.lib.localnet import LocalNet
 from audionet.lib.protocol import sha256_hex, unpack_response
 from audionet.lib.wallet import create_wallet
 from audionet.models.hf.random_weights import random_spec
+from tests.stress.texts import OVERLONG_TEXTS
 
 pytestmark = pytest.mark.timeout(400)
 

@@ -1,12 +1,12 @@
 import asyncio
 import subprocess
 import sys
-import time
 
 import pytest
 
 from audionet.lib.chain import OfflineChain, open_chain
 from audionet.lib.errors import ConfigError
+from tests.gated import wait_until
 
 
 def test_offline_chain_is_shared_between_processes_and_returns_real_metagraph(tmp_path, wallets):
@@ -29,8 +29,7 @@ def test_offline_chain_is_shared_between_processes_and_returns_real_metagraph(tm
     assert metagraph.neuron(0).total_stake.tao == 500.0 and metagraph.neuron(0).validator_permit
 
     first = asyncio.run(chain.block())
-    time.sleep(0.2)
-    assert asyncio.run(chain.block()) > first
+    wait_until(lambda: asyncio.run(chain.block()) > first, timeout_s=5, what="the next block (0.05 s)")
 
 
 def test_set_weights_normalises_and_needs_registration(tmp_path, wallets):

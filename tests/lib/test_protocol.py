@@ -4,7 +4,6 @@ import json
 import numpy as np
 import pytest
 
-from audionet.benchmarks.reliability.texts import OVERLONG_TEXTS
 from audionet.lib.audio import Audio, encode_flac
 from audionet.lib.errors import WireError
 from audionet.lib.protocol import (
@@ -17,6 +16,7 @@ from audionet.lib.protocol import (
 )
 from audionet.lib.services import TTS, MusicRequest, TTSRequest, parse_request
 from tests.conftest import tone
+from tests.stress.texts import OVERLONG_TEXTS
 
 
 def vc_body(reference: Audio, **extra) -> bytes:

@@ -11,6 +11,7 @@ from audionet.lib.gpu import DeviceMonitor, describe, device_slug
 from audionet.lib.telemetry import Telemetry, WandbSettings
 from audionet.lib.timing import Timer
 from tests.files import load_json, read_text
+from tests.gated import wait_until
 from tests.wandb_offline import read_run
 
 
@@ -136,12 +137,11 @@ def test_wandb_off_writes_only_jsonl(tmp_path, monkeypatch):
     monkeypatch.setenv("WANDB_DIR", str(tmp_path))
     telemetry = Telemetry(filled_timer(), str(tmp_path / "log"), {"role": "miner"}, WandbSettings(off=True))
     telemetry.start(0.05)
-    import time
-
-    time.sleep(0.3)
+    flushed = lambda: os.path.exists(telemetry.jsonl_path) and len(read_text(telemetry.jsonl_path).splitlines())  # noqa: E731
+    wait_until(lambda: flushed() >= 2, timeout_s=10, what="two periodic flushes")
     telemetry.close()
     assert not (tmp_path / "wandb").exists()
-    assert len(read_text(telemetry.jsonl_path).splitlines()) >= 3  # periodic flushes + the final one
+    assert flushed() >= 3  # the periodic flushes + the final one
 
 
 def test_device_facts_without_a_gpu():

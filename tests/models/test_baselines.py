@@ -229,10 +229,15 @@ def test_every_instrument_renders(music):
         assert np.isfinite(audio.samples).all() and dbfs(audio) > -35, name
 
 
-def test_warmups_run(tts, cloner, music):
-    tts.warmup()
-    cloner.warmup()
-    music.warmup()
+@pytest.mark.parametrize("name,method", [("tts", "synthesize"), ("cloner", "clone"), ("music", "generate")])
+def test_each_warmup_makes_one_real_short_answer(name, method, request, monkeypatch):
+    backend = request.getfixturevalue(name)
+    real, answers = getattr(backend, method), []
+    monkeypatch.setattr(backend, method, lambda *args, **kwargs: answers.append(real(*args, **kwargs)) or answers[-1])
+    backend.warmup()
+    assert len(answers) == 1, f"{name}.warmup called {method} {len(answers)} times"
+    audio = answers[0]
+    assert 0.2 < audio.seconds < 5.0 and np.isfinite(audio.samples).all() and np.abs(audio.samples).max() > 0.01
 
 
 def test_the_loop_cheat_repeats_one_second_of_the_inner_answer():

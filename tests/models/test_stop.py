@@ -3,9 +3,9 @@ callback, Kokoro through onnxruntime's terminate flag; and the spoken-length cou
 
 import pytest
 
-from audionet.benchmarks.reliability.texts import OVERLONG_TEXTS
 from audionet.lib.stop import Stop, Stopped, running_under
 from audionet.models.baselines.espeak import EspeakSynthesizer
+from tests.stress.texts import OVERLONG_TEXTS
 
 
 def test_espeak_stops_when_its_request_is_stopped():

@@ -1,3 +1,3 @@
-from audionet.benchmarks.reliability.cli import main
+from tests.stress.cli import main
 
 raise SystemExit(main())

@@ -1,17 +1,18 @@
-"""Command line of the reliability benchmark: run the scenarios, write reliability-<device>.md and .json."""
+"""Command line of the stress suite: run the scenarios at full size, write <out>/<device-slug>/reliability.{json,md}."""
 
 from __future__ import annotations
 
-import json
 import os
 import platform
-import shlex
 import sys
 import tempfile
 
 from tqdm import tqdm
 
-from audionet.benchmarks.reliability import (
+from audionet.benchmarks.results import RESULTS_DIR, command_line, write_result
+from audionet.lib.config import Parser
+from audionet.lib.gpu import device_slug
+from tests.stress import (
     crash,
     floods,
     generation,
@@ -21,11 +22,9 @@ from audionet.benchmarks.reliability import (
     thresholds,
     validator_round,
 )
-from audionet.benchmarks.reliability.common import start_live_miner
-from audionet.benchmarks.reliability.hostile import run_hostile
-from audionet.benchmarks.reliability.report import GROUPS
-from audionet.lib.config import Parser
-from audionet.lib.gpu import device_slug
+from tests.stress.common import start_live_miner
+from tests.stress.hostile import run_hostile
+from tests.stress.report import GROUPS
 
 SCENARIOS = ("hostile", "concurrent", "idle", "floods", "generation", "round", "crash")
 LOW_STAKE = 10.0  # the caller that sends over-long text (issue 24: a low-stake validator)
@@ -33,8 +32,8 @@ KOKORO_TIMEOUT_S = 8.0  # the Kokoro miner's --miner.timeout.tts: a 23 s text ta
 
 
 def build_parser() -> Parser:
-    parser = Parser(prog="python -m audionet.benchmarks.reliability", description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default="benchmarks/results", help="folder for reliability-<device>.md/.json")
+    parser = Parser(prog="python -m tests.stress", description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=RESULTS_DIR, help="results folder: <out>/<device-slug>/reliability.{json,md}")
     parser.add_argument(
         "--scenarios", default=",".join(SCENARIOS), help="comma-separated subset of " + ",".join(SCENARIOS)
     )
@@ -199,18 +198,12 @@ def main(argv=None) -> int:
     result = {
         "device": slug,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "command": "python -m audionet.benchmarks.reliability "
-        + shlex.join(argv if argv is not None else sys.argv[1:]),
         "scenarios": scenarios,
         "failures": failures(scenarios, args),
     }
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, f"reliability-{slug}")
-    with open(path + ".json", "w") as handle:
-        json.dump(result, handle, indent=1)
-    with open(path + ".md", "w") as handle:
-        handle.write(report.render(result))
-    print(f"wrote {path}.md and .json; " + ("all thresholds met" if not result["failures"] else "FAILED:"))
+    command = command_line("python -m tests.stress", argv if argv is not None else sys.argv[1:])
+    write_result(args.out, slug, "reliability", result, report.render(result), command)
+    print("all thresholds met" if not result["failures"] else "FAILED:")
     for failure in result["failures"]:
         print(f"  {failure}")
     return 1 if result["failures"] else 0

@@ -14,12 +14,12 @@ import time
 
 import httpx
 
-from audionet.benchmarks.reliability.common import LiveMiner, busy, status_counts
 from audionet.lib.auth import sign_request
 from audionet.lib.localnet import LocalNet
 from audionet.lib.scoring.state import ScoreState
 from audionet.lib.services import TTS, names
 from audionet.lib.wallet import create_wallet
+from tests.stress.common import LiveMiner, busy, status_counts
 
 ALPHA = 0.3
 # A child that saves state after state, each one's floats a function of its round, until it is killed.

@@ -16,7 +16,8 @@ import socket
 import threading
 import time
 
-from audionet.benchmarks.reliability.common import (
+from audionet.lib.services import TTS
+from tests.stress.common import (
     LiveMiner,
     latency_figures,
     log_since,
@@ -24,7 +25,6 @@ from audionet.benchmarks.reliability.common import (
     post_signed,
     raise_fd_limit,
 )
-from audionet.lib.services import TTS
 
 ADDRESSES = 250
 

@@ -10,14 +10,14 @@ import socket
 import threading
 import time
 
-from audionet.benchmarks.reliability.common import LiveMiner, latency_figures, post_signed
-from audionet.benchmarks.reliability.floods import validator_tts
-from audionet.benchmarks.reliability.texts import OVERLONG_TEXTS
 from audionet.lib.audio import encode_flac
 from audionet.lib.auth import sign_request
 from audionet.lib.client import miner_health
 from audionet.lib.services import TTS, VC
 from audionet.models.baselines.espeak import EspeakSynthesizer
+from tests.stress.common import LiveMiner, latency_figures, post_signed
+from tests.stress.floods import validator_tts
+from tests.stress.texts import OVERLONG_TEXTS
 
 LONG_TEXT = ("The committee met again on Tuesday to review the plans for the new library and the park beside it. " * 4)[
     :380

@@ -17,7 +17,11 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from audionet.benchmarks.reliability.common import (
+from audionet.lib.audio import Audio, encode_flac
+from audionet.lib.auth import sign_request
+from audionet.lib.protocol import MAX_PLAIN_REQUEST_BYTES, MAX_TEXT_CHARS
+from audionet.lib.services import TTS
+from tests.stress.common import (
     LiveMiner,
     latency_figures,
     log_since,
@@ -25,10 +29,6 @@ from audionet.benchmarks.reliability.common import (
     one_line_json_error,
     status_counts,
 )
-from audionet.lib.audio import Audio, encode_flac
-from audionet.lib.auth import sign_request
-from audionet.lib.protocol import MAX_PLAIN_REQUEST_BYTES, MAX_TEXT_CHARS
-from audionet.lib.services import TTS
 
 AUTH_HEADERS = ("X-Bittensor-Version", "X-Bittensor-Hotkey", "X-Bittensor-Nonce", "X-Bittensor-Signature")
 AUTH_HEADERS += ("X-Bittensor-Receiver",)

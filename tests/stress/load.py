@@ -11,7 +11,9 @@ from collections.abc import Callable
 
 import httpx
 
-from audionet.benchmarks.reliability.common import (
+from audionet.lib.auth import sign_request
+from audionet.lib.services import TTS
+from tests.stress.common import (
     LiveMiner,
     latency_figures,
     log_since,
@@ -20,8 +22,6 @@ from audionet.benchmarks.reliability.common import (
     rss_mb,
     status_counts,
 )
-from audionet.lib.auth import sign_request
-from audionet.lib.services import TTS
 
 ANSWERED = (200, 429, 503)
 PER_SOURCE = 25  # requests of a burst per source address

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from audionet.benchmarks.tables import num, table
+from audionet.benchmarks.results import num, table
 
 GROUPS = ("floods", "generation", "crash")  # scenarios made of several measurements
 
@@ -244,7 +244,7 @@ SECTIONS = (
 
 
 def render(result: dict) -> str:
-    lines = [f"# Reliability: {result['device']}", "", f"`{result['command']}` — {result['machine']}", ""]
+    lines = [f"# Reliability: {result['device']}", "", result["machine"], ""]
     for key, title, make in SECTIONS:
         scenario = result["scenarios"].get(key)
         if scenario and "error" in scenario:

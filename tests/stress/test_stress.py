@@ -1,14 +1,14 @@
 """The reliability benchmark's scenarios at small sizes, with the issue's thresholds
-(`python -m audionet.benchmarks.reliability` runs them at full size for docs/reliability.md)."""
+(`python -m tests.stress`, `make stress`, runs them at full size for docs/reliability.md)."""
 
 import httpx
 import pytest
 
-from audionet.benchmarks.reliability import crash, floods, generation, load, overhead, thresholds
-from audionet.benchmarks.reliability.cli import LOW_STAKE
-from audionet.benchmarks.reliability.common import start_live_miner
-from audionet.benchmarks.reliability.hostile import headers_for, run_hostile
-from audionet.benchmarks.reliability.validator_round import run_round
+from tests.stress import crash, floods, generation, load, overhead, thresholds
+from tests.stress.cli import LOW_STAKE
+from tests.stress.common import start_live_miner
+from tests.stress.hostile import headers_for, run_hostile
+from tests.stress.validator_round import run_round
 
 pytestmark = pytest.mark.timeout(300)
 CALLERS = ("hostile", "concurrent", "idle", "crash", "floods", "generation", "low")

@@ -10,7 +10,6 @@ from dataclasses import replace
 
 import httpx
 
-from audionet.benchmarks.reliability.badminers import BEHAVIOURS, BadMinerServers, make_bad_miner
 from audionet.lib.chain import OfflineChain
 from audionet.lib.client import MinerClient
 from audionet.lib.localnet import NETUID, LocalNet
@@ -18,6 +17,7 @@ from audionet.lib.scoring.incentive import CURVE
 from audionet.lib.services import TTS
 from audionet.lib.validator_loop import Validator, ValidatorSettings
 from audionet.lib.wallet import create_wallet
+from tests.stress.badminers import BEHAVIOURS, BadMinerServers, make_bad_miner
 
 HONEST_MODEL = "kokoro:"  # the offline TTS backend with real weights
 
