@@ -12,8 +12,9 @@ import json
 import os
 import sys
 
+from audionet.benchmarks.flags import study_parser
 from audionet.benchmarks.quality import CROSS_DEVICE_TOLERANCE
-from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
 from audionet.benchmarks.tables import (
     QUALITY_FOOTNOTE,
     QUALITY_MEANINGLESS,
@@ -24,7 +25,6 @@ from audionet.benchmarks.tables import (
     quality_rows,
     timing_table,
 )
-from audionet.lib.config import Parser
 
 
 def load(folder: str) -> dict:
@@ -149,11 +149,9 @@ def aggregate(folders: list[str], out: str, command: str) -> str:
     )
 
 
-def main(argv=None, prog: str = "audionet-bench aggregate") -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
+def main(argv: list[str], prog: str = "audionet-bench aggregate") -> int:
+    parser = study_parser(prog, __doc__, where="<out>/comparison/")
     parser.add_argument("dirs", nargs="+", help="device folders written by audionet-bench services")
-    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/comparison/")
     args = parser.parse_args(argv)
     try:
         aggregate(args.dirs, args.out, command_line(prog, argv))
@@ -161,7 +159,3 @@ def main(argv=None, prog: str = "audionet-bench aggregate") -> int:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -42,7 +42,3 @@ def main(argv=None) -> int:
         print(f"{PROG}: unknown study {name!r}; one of: {', '.join(STUDIES)}", file=sys.stderr)
         return 2
     return importlib.import_module(STUDIES[name][0]).main(rest, prog=f"{PROG} {name}")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,13 +10,11 @@ and baseline:world, on espeak and Kokoro reference voices. Writes
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 from tqdm import tqdm
 
-from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
-from audionet.lib.config import Parser
+from audionet.benchmarks.flags import study_parser
+from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
 from audionet.lib.gpu import device_slug
 from audionet.models.baselines.espeak import EspeakSynthesizer
 from audionet.models.baselines.world_vc import WorldVoiceCloner
@@ -51,10 +49,8 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-9))
 
 
-def main(argv=None, prog: str = "audionet-bench clone-similarity") -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
+def main(argv: list[str], prog: str = "audionet-bench clone-similarity") -> int:
+    parser = study_parser(prog, __doc__)
     args = parser.parse_args(argv)
     espeak, kokoro, encoder = EspeakSynthesizer(), KokoroSynthesizer(), DVectorEncoder()
     paths = {
@@ -108,7 +104,3 @@ def plot(rows, names, path) -> str:
     ax.set_ylabel("cosine to reference speaker")
     ax.legend(fontsize=7)
     return save_figure(fig, path)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -34,8 +34,8 @@ import sys
 import time
 from dataclasses import dataclass
 
-from audionet.benchmarks.results import RESULTS_DIR, command_line, table, write_result
-from audionet.lib.config import Parser
+from audionet.benchmarks.flags import study_parser
+from audionet.benchmarks.results import command_line, table, write_result
 from audionet.lib.errors import EXIT_MISSING
 
 BUDGET_S = 520.0  # under 9 minutes with start-up and the final report
@@ -205,11 +205,9 @@ def report(result: dict) -> str:
     return "\n".join(lines) + table_text + ("\n" + "\n".join(notes) + "\n" if notes else "")
 
 
-def main(argv=None, prog: str = "audionet-bench gpu-check") -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
+def main(argv: list[str], prog: str = "audionet-bench gpu-check") -> int:
+    parser = study_parser(prog, __doc__)
     parser.add_argument("--budget", type=float, default=BUDGET_S, help="seconds for every step together")
-    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
     parser.add_argument("--cpu-smoke", action="store_true", help="a small plan on the CPU (the script's own test)")
     args, extras = parser.parse_known_args(argv)
     try:
@@ -261,7 +259,3 @@ def run_plan(plan: list[Step], args, passed: dict[str, list[str]], command: str)
     write_result(args.out, result["device"]["slug"], "gpu-check", result, report(result), command)
     print(f"results in {folder} ({result['total_s']:.0f} s)")
     return 0 if all(step["status"] in ("ok", "skipped") for step in result["steps"]) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
