@@ -18,7 +18,7 @@ import time
 
 from tqdm import tqdm
 
-from audionet.benchmarks.flags import study_parser
+from audionet.benchmarks.flags import RANDOM_WEIGHTS, study_parser
 from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
 from audionet.benchmarks.timing import timed_calls
 from audionet.lib.config import flag
@@ -74,21 +74,12 @@ def time_backend(label, name, spec, text, size, note, args, reference, device: s
     timed = timed_calls(lambda run: call(backend, run + 1), runs=args.runs, warmup=1, device=backend.device)
     times, seconds = timed.seconds, [audio.seconds for audio in timed.results]
     mean_t, mean_a = statistics.fmean(times), statistics.fmean(seconds)
-    return {
-        "backend": label,
-        "service": name,
-        "model": backend.model_id if note != RANDOM else spec.split(":")[0] + ":" + label,
-        "weights": note,
-        "device": backend.device,
-        "load_s": round(load_s, 1),
-        "audio_s": round(mean_a, 2),
-        "gen_s_mean": round(mean_t, 2),
-        "gen_s_min": round(min(times), 2),
-        "gen_s_max": round(max(times), 2),
-        "rtf": round(mean_t / mean_a, 3) if mean_a else None,
-        "runs": args.runs,
-        "load_avg_1min": round(os.getloadavg()[0], 2),  # other jobs on the machine skew timings
-    }
+    model = backend.model_id if note != RANDOM else spec.split(":")[0] + ":" + label
+    row = {"backend": label, "service": name, "model": model, "weights": note, "device": backend.device}
+    row.update(load_s=round(load_s, 1), audio_s=round(mean_a, 2), gen_s_mean=round(mean_t, 2))
+    row.update(gen_s_min=round(min(times), 2), gen_s_max=round(max(times), 2))
+    row.update(rtf=round(mean_t / mean_a, 3) if mean_a else None, runs=args.runs)
+    return {**row, "load_avg_1min": round(os.getloadavg()[0], 2)}  # other jobs on the machine skew timings
 
 
 def main(argv: list[str], prog: str = "audionet-bench generation") -> int:
@@ -97,11 +88,7 @@ def main(argv: list[str], prog: str = "audionet-bench generation") -> int:
     parser.add_argument("--only", default="", help="comma-separated substrings of backend labels")
     flag(parser, "pool.devices", default="cpu", help="comma list: cpu | cuda | cuda:N | auto (one table each)")
     parser.add_argument("--dtype", default="auto")
-    parser.add_argument(
-        "--cache",
-        default=os.path.expanduser("~/.cache/audionet/random-weights"),
-        help="where full-size random-weight models are built once",
-    )
+    parser.add_argument("--cache", default=RANDOM_WEIGHTS, help="where full-size random-weight models are built once")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from audionet.models.baselines.espeak import EspeakSynthesizer
@@ -126,10 +113,8 @@ def write(out: str, slug: str, rows: list[dict], runs: int, command: str) -> str
             r["weights"],
             r["audio_s"],
             f"{r['gen_s_mean']} ({r['gen_s_min']}-{r['gen_s_max']})",
-            r["rtf"],
-            r["load_s"],
-            r.get("load_avg_1min", "-"),
         ]
+        + [r["rtf"], r["load_s"], r.get("load_avg_1min", "-")]
         for r in rows
     ]
     markdown = (

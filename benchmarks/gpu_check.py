@@ -66,37 +66,28 @@ def evaluation(name: str, limit: float, *flags: str) -> Step:
 def gpu_plan() -> list[Step]:
     one = ["--pool.devices", "cuda:0"]
     cost = ["--eval.device", "cuda:0", "--clips", "8", "--runs", "2"]
+    offline = ["--runs", "3", "--warmup", "1", "--parallel", "1,2", "--sweep-rounds", "1", "--no-eval"]
+    offline += ["--tts.model", "kokoro:", "--vc.model", "kokoro-clone:", "--music.model", "baseline:synth"]
+    pool = ["--pool.devices", "cuda:0,cuda:0", "--pool.parallel", "1", "--weights", "random", "--no-eval"]
+    pool += ["--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng", "--runs", "2", "--warmup", "1"]
+    pool += ["--parallel", "1,2", "--sweep-rounds", "2", "--batches", "1,2,4,8", "--batch-rounds", "2"]
     return [
         bench("tts-random", 50, *one, *RANDOM, "--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng"),
         bench("music-random", 100, *one, *RANDOM, "--services", "music", "--music.model", "hf:facebook/musicgen-small"),
         bench("vc-random", 110, *one, *RANDOM, "--services", "vc", "--vc.model", "hf:nari-labs/Dia-1.6B-0626"),
-        bench(
-            "offline",
-            60,
-            *one,
-            *("--runs", "3", "--warmup", "1", "--parallel", "1,2", "--sweep-rounds", "1", "--no-eval"),
-            *("--tts.model", "kokoro:", "--vc.model", "kokoro-clone:", "--music.model", "baseline:synth"),
-        ),
+        bench("offline", 60, *one, *offline),
         evaluation("evaluation-standard", 70, "--profiles", "standard", "--weights", "random", *cost),
         evaluation("evaluation-offline", 40, "--profiles", "offline", *cost),
-        bench(
-            "pool",
-            70,
-            *("--pool.devices", "cuda:0,cuda:0", "--pool.parallel", "1", "--weights", "random", "--no-eval"),
-            *("--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng", "--runs", "2", "--warmup", "1"),
-            *("--parallel", "1,2", "--sweep-rounds", "2", "--batches", "1,2,4,8", "--batch-rounds", "2"),
-            study="pool",
-        ),
+        bench("pool", 70, *pool, study="pool"),
     ]
 
 
 def smoke_plan() -> list[Step]:
     quick = ["--services", "tts", "--runs", "1", "--warmup", "0", "--no-eval", "--parallel", ""]
+    pool = ["--pool.devices", "cpu,cpu", *quick, "--batches", "1,2", "--batch-rounds", "1"]
     return [
         bench("tts", 120, "--pool.devices", "cpu", *quick),
-        bench(
-            "pool", 120, "--pool.devices", "cpu,cpu", *quick, "--batches", "1,2", "--batch-rounds", "1", study="pool"
-        ),
+        bench("pool", 120, *pool, study="pool"),
         evaluation("evaluation", 150, "--profiles", "offline", "--services", "tts", "--clips", "2", "--runs", "1"),
     ]
 
@@ -221,10 +212,7 @@ def main(argv: list[str], prog: str = "audionet-bench gpu-check") -> int:
         import torch
 
     if not args.cpu_smoke and not torch.cuda.is_available():
-        print(
-            f"{prog}: no CUDA GPU is visible here ({torch_build(torch)}); run it on a GPU host",
-            file=sys.stderr,
-        )
+        print(f"{prog}: no CUDA GPU is visible here ({torch_build(torch)}); run it on a GPU host", file=sys.stderr)
         return 2
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     return run_plan(smoke_plan() if args.cpu_smoke else gpu_plan(), args, passed, command_line(prog, argv))
@@ -249,11 +237,8 @@ def run_plan(plan: list[Step], args, passed: dict[str, list[str]], command: str)
             f"[{n}/{len(plan)}] {step.name} (limit {limit:.0f} s; {left:.0f} s of {args.budget:.0f} s left)", flush=True
         )
         outcome = run_step(step, limit, folder, lambda line: print(line, flush=True), tuple(passed[step.kind]))
-        print(
-            f"   {outcome['status']} in {outcome['seconds']:.0f} s"
-            + (f": {outcome['reason']}" if outcome["reason"] else ""),
-            flush=True,
-        )
+        reason = f": {outcome['reason']}" if outcome["reason"] else ""
+        print(f"   {outcome['status']} in {outcome['seconds']:.0f} s{reason}", flush=True)
         result["steps"].append(outcome)
     result["total_s"] = round(time.monotonic() - began, 1)
     write_result(args.out, result["device"]["slug"], "gpu-check", result, report(result), command)
