@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from functools import partial
 
 from audionet.benchmarks.flags import study_parser
 from audionet.benchmarks.quality import CROSS_DEVICE_TOLERANCE
@@ -23,6 +24,7 @@ from audionet.benchmarks.tables import (
     device_label,
     device_table,
     quality_rows,
+    sections_text,
     timing_table,
 )
 
@@ -43,27 +45,15 @@ def comparison(summaries: list[dict]) -> str:
     cpu = cpu_baseline(summaries)
     note = TIMING_ONLY if any(s.get("timing_only") for s in summaries) else None
     modes = ", ".join(sorted({s["mode"] for s in summaries}))
-    parts = [
-        "# audionet: per-device comparison",
-        "",
-        f"Devices: {len(summaries)}; modes: {modes}. Speed-up = CPU time / device time for the same service and mode"
-        + ("" if cpu else " (no CPU result among the inputs, so no speed-up)")
-        + ".",
-        "",
-        "## Generation (miners)",
-        "",
-        timing_table(summaries, "generation", note, cpu),
-        "## Evaluation (validators)",
-        "",
-        timing_table(summaries, "evaluation", note, cpu),
-        "## Latency, throughput, memory",
-        "",
-        device_table(summaries, note),
-        "## Quality (what the validator would score)",
-        "",
-        quality_comparison(summaries),
+    head = f"Devices: {len(summaries)}; modes: {modes}. Speed-up = CPU time / device time for the same service and mode"
+    head += "" if cpu else " (no CPU result among the inputs, so no speed-up)"
+    sections = [
+        ("Generation (miners)", timing_table(summaries, "generation", note, cpu)),
+        ("Evaluation (validators)", timing_table(summaries, "evaluation", note, cpu)),
+        ("Latency, throughput, memory", device_table(summaries, note)),
+        ("Quality (what the validator would score)", quality_comparison(summaries)),
     ]
-    return "\n".join(parts)
+    return f"# audionet: per-device comparison\n\n{head}.\n\n" + sections_text(sections)
 
 
 def reward_means(summary: dict, service: str) -> dict[tuple[str, str], float | None]:
@@ -122,13 +112,9 @@ def comparison_plot(summaries: list[dict], path: str) -> str:
     fig, ax = pyplot().subplots(figsize=(max(6, 2 * len(services) * len(summaries)), 4))
     width = 0.8 / max(1, len(summaries))
     for i, s in enumerate(summaries):
-        xs = [j + i * width for j, svc in enumerate(services) if svc in s["services"]]
-        means = [
-            s["services"][svc]["generation"]["latency_per_audio_s"]["mean"] * 1000
-            for svc in services
-            if svc in s["services"]
-        ]
-        ax.bar(xs, means, width, label=device_label(s))
+        mine = [(j, s["services"][svc]["generation"]) for j, svc in enumerate(services) if svc in s["services"]]
+        means = [g["latency_per_audio_s"]["mean"] * 1000 for _, g in mine]
+        ax.bar([j + i * width for j, _ in mine], means, width, label=device_label(s))
     ax.set_xticks([j + width * (len(summaries) - 1) / 2 for j in range(len(services))], services)
     ax.set_ylabel("generation ms per 1 s of audio (lower is faster)")
     ax.set_yscale("log")
@@ -144,9 +130,8 @@ def aggregate(folders: list[str], out: str, command: str) -> str:
         "devices": [device_label(s) for s in summaries],
         "folders": [os.path.basename(f.rstrip("/")) for f in folders],
     }
-    return write_result(
-        out, "comparison", "comparison", data, comparison(summaries), command, lambda p: comparison_plot(summaries, p)
-    )
+    plot = partial(comparison_plot, summaries)
+    return write_result(out, "comparison", "comparison", data, comparison(summaries), command, plot)
 
 
 def main(argv: list[str], prog: str = "audionet-bench aggregate") -> int:
