@@ -12,7 +12,6 @@ the samples the incentive study (benchmarks/incentive.py) draws from.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from statistics import fmean, stdev
 
@@ -192,7 +191,6 @@ def build_parser(prog: str) -> Parser:
 
 
 def main(argv: list[str], prog: str = "audionet-bench adversaries") -> int:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     args = build_parser(prog).parse_args(argv)
     return one_line_errors(prog, lambda: measure(args, command_line(prog, argv)))
 

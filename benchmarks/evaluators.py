@@ -143,7 +143,6 @@ def build_parser(prog: str) -> Parser:
 
 def main(argv: list[str], prog: str = "audionet-bench evaluators") -> int:
     args = build_parser(prog).parse_args(argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     return one_line_errors(prog, lambda: measure(args, command_line(prog, argv)))
 
 

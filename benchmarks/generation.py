@@ -90,7 +90,6 @@ def main(argv: list[str], prog: str = "audionet-bench generation") -> int:
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--cache", default=RANDOM_WEIGHTS, help="where full-size random-weight models are built once")
     args = parser.parse_args(argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from audionet.models.baselines.espeak import EspeakSynthesizer
 
     reference = EspeakSynthesizer().synthesize(VC_TRANSCRIPT, voice="en-gb+f3", seed=1)

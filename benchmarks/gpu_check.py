@@ -214,7 +214,6 @@ def main(argv: list[str], prog: str = "audionet-bench gpu-check") -> int:
     if not args.cpu_smoke and not torch.cuda.is_available():
         print(f"{prog}: no CUDA GPU is visible here ({torch_build(torch)}); run it on a GPU host", file=sys.stderr)
         return 2
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     return run_plan(smoke_plan() if args.cpu_smoke else gpu_plan(), args, passed, command_line(prog, argv))
 
 

@@ -226,7 +226,6 @@ def main(argv: list[str], prog: str = "audionet-bench pool") -> int:
     group.add_argument("--batches", type=count_list, default="1,2,4,8,16", help="burst sizes: requests sent at once")
     group.add_argument("--batch-rounds", type=positive_int, default=3, help="bursts per size and configuration")
     args = parser.parse_args(argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
     def run() -> int:
         chosen = devices.targets(args)

@@ -236,7 +236,6 @@ def bench_device(bench: Bench, target: MeasuredDevice) -> dict:
 
 def main(argv: list[str], prog: str = "audionet-bench services") -> int:
     args = build_parser(prog).parse_args(argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
     def run() -> int:
         for folder in benchmark(args, command_line(prog, argv)):
