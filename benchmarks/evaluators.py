@@ -27,7 +27,6 @@ from tqdm import tqdm
 from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
 from audionet.benchmarks.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
 from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
-from audionet.benchmarks.timing import timed_calls
 from audionet.lib import services as registry
 from audionet.lib.config import CommaList, Parser, positive_int
 from audionet.lib.gpu import cpu_model_name, describe_device
@@ -52,11 +51,7 @@ def time_profile(profile: str, specs: dict[str, str], rounds: dict, runs: int, d
     for name, (requests, clips) in rounds.items():
         service, timer = registry.get(name), Timer("evaluators", device=describe_device(device).slug, window=10_000)
 
-        def judge(run: int, measure=timer.measure, service=service, requests=requests, clips=clips):
-            return evaluation.verdicts(service, requests, clips, measure)
-
-        timed_calls(lambda run: judge(run, Timer("warm-up").measure), runs=0, warmup=1)
-        total = timed_calls(judge, runs=runs, device=device)
+        total = evaluation.timed(service, [(requests, clips)] * runs, timer, warmup=1)
         stages = {key.stage.removeprefix("evaluation/"): s.avg_s for key, s in timer.snapshot().items()}
         stages["total"] = total.stats.mean
         rows += [

@@ -123,7 +123,8 @@ def run_service(
         "memory": {**monitor.result(), "peak_rss_gb": round(peak_rss_gb(), 3)},
     }
     if evaluation is not None:
-        result["evaluation"], verdicts = judge_runs(service, workloads, clips_per_run, evaluation, warmup, timer, tick)
+        rounds = [(workload.requests, clips) for workload, clips in zip(workloads, clips_per_run)]
+        result["evaluation"], verdicts = judge_runs(service, rounds, evaluation, warmup, timer, tick)
         result["quality"] = quality_result(verdicts)
         again = run_once(service, backend, workloads[0])  # same requests, same seeds
         check = evaluation.verdicts(service, workloads[0].requests, again, Timer("bench-determinism").measure)
@@ -133,24 +134,12 @@ def run_service(
 
 
 def judge_runs(
-    service,
-    workloads: list[Workload],
-    clips_per_run: list[list],
-    evaluation: Evaluation,
-    warmup: int,
-    timer: Timer,
-    tick: Callable[[], None],
+    service, rounds: list[tuple], evaluation: Evaluation, warmup: int, timer: Timer, tick
 ) -> tuple[dict, list]:
-    """Judge each run's clips once, timed (after `warmup` untimed passes over the first run's); each
-    evaluator inside the Judge is a timed stage."""
-
-    def verdicts(run: int, measure=timer.measure) -> list:
-        return evaluation.verdicts(service, workloads[run].requests, clips_per_run[run], measure)
-
-    scratch = Timer("bench-warmup")
-    timed_calls(lambda run: verdicts(run, scratch.measure), runs=0, warmup=warmup, tick=tick)
-    judged = timed_calls(verdicts, runs=len(clips_per_run), device=evaluation.device, tick=tick)
-    seconds = [sum(clip.seconds for clip in clips) for clips in clips_per_run]
+    """Each run's (requests, clips) judged once, timed (`Evaluation.timed`): the evaluation timings, and
+    the verdicts."""
+    judged = evaluation.timed(service, rounds, timer, warmup, tick)
+    seconds = [sum(clip.seconds for clip in clips) for _, clips in rounds]
     result = {
         "label": evaluation.label(),
         "runs_s": judged.seconds,
