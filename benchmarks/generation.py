@@ -74,12 +74,21 @@ def time_backend(label, name, spec, text, size, note, args, reference, device: s
     timed = timed_calls(lambda run: call(backend, run + 1), runs=args.runs, warmup=1, device=backend.device)
     times, seconds = timed.seconds, [audio.seconds for audio in timed.results]
     mean_t, mean_a = statistics.fmean(times), statistics.fmean(seconds)
-    model = backend.model_id if note != RANDOM else spec.split(":")[0] + ":" + label
-    row = {"backend": label, "service": name, "model": model, "weights": note, "device": backend.device}
-    row.update(load_s=round(load_s, 1), audio_s=round(mean_a, 2), gen_s_mean=round(mean_t, 2))
-    row.update(gen_s_min=round(min(times), 2), gen_s_max=round(max(times), 2))
-    row.update(rtf=round(mean_t / mean_a, 3) if mean_a else None, runs=args.runs)
-    return {**row, "load_avg_1min": round(os.getloadavg()[0], 2)}  # other jobs on the machine skew timings
+    return {
+        "backend": label,
+        "service": name,
+        "model": backend.model_id if note != RANDOM else spec.split(":")[0] + ":" + label,
+        "weights": note,
+        "device": backend.device,
+        "load_s": round(load_s, 1),
+        "audio_s": round(mean_a, 2),
+        "gen_s_mean": round(mean_t, 2),
+        "gen_s_min": round(min(times), 2),
+        "gen_s_max": round(max(times), 2),
+        "rtf": round(mean_t / mean_a, 3) if mean_a else None,
+        "runs": args.runs,
+        "load_avg_1min": round(os.getloadavg()[0], 2),  # other jobs on the machine skew timings
+    }
 
 
 def main(argv: list[str], prog: str = "audionet-bench generation") -> int:

@@ -127,11 +127,16 @@ def plot(found: dict, path: str) -> str:
 
 
 def to_json(result: dict, shares: bool = True) -> dict:
-    c, checks = result["candidate"], result["checks"]
-    out = {"label": c.label, "family": c.family, "curve": {"kind": type(c.curve).__name__, **asdict(c.curve)}}
-    out.update(rank_reward=c.rank_reward, passes=all(check.ok for check in checks.values()))
-    out.update(checks={name: check.as_dict() for name, check in checks.items()})
-    return {**out, "shares": result["shares"] if shares else None}
+    c = result["candidate"]
+    return {
+        "label": c.label,
+        "family": c.family,
+        "curve": {"kind": type(c.curve).__name__, **asdict(c.curve)},
+        "rank_reward": c.rank_reward,
+        "passes": all(check.ok for check in result["checks"].values()),
+        "checks": {name: check.as_dict() for name, check in result["checks"].items()},
+        "shares": result["shares"] if shares else None,
+    }
 
 
 def write(found: dict, classes, args, slug: str, name: str, command: str, curve) -> str:

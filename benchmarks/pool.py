@@ -91,6 +91,7 @@ def study(
                 tick()
             latencies = [x for run in runs for x in run["latencies_s"]]
             served = sum((Counter(run["served"]) for run in runs), Counter())
+            makespans = [run["makespan_s"] for run in runs]
             rows.append(
                 {
                     "configuration": label,
@@ -98,12 +99,12 @@ def study(
                     "parallel": [r.parallel for r in members],
                     "policy": policy,
                     "batch": n,
-                    "makespan": summarise([run["makespan_s"] for run in runs], drop_outliers=False).as_dict(),
-                    "makespans_s": [run["makespan_s"] for run in runs],
+                    "makespan": summarise(makespans, drop_outliers=False).as_dict(),
+                    "makespans_s": makespans,
                     "latency_mean_s": float(np.mean(latencies)),
                     "latency_p95_s": float(np.percentile(latencies, 95)),
                     "served": {r.label: served.get(r.label, 0) for r in members},
-                    "audio_s_per_s": sum(run["audio_s"] for run in runs) / sum(run["makespan_s"] for run in runs),
+                    "audio_s_per_s": sum(run["audio_s"] for run in runs) / sum(makespans),
                 }
             )
     return {
@@ -131,18 +132,10 @@ def findings(rows: list[dict], labels: list[str]) -> list[dict]:
         alone = {label: _row(rows, batch, WEIGHTED, [label])["makespan"]["mean"] for label in labels}
         best = min(alone, key=alone.get)
         served = _row(rows, batch, WEIGHTED, labels)["served"]
-        out.append(
-            {
-                "batch": batch,
-                "others_served": sum(n for label, n in served.items() if label != best),
-                "weighted_s": weighted,
-                "round_robin_s": robin,
-                "best_alone": best,
-                "best_alone_s": alone[best],
-                "weighted_vs_round_robin": weighted / robin,
-                "weighted_vs_best_alone": weighted / alone[best],
-            }
-        )
+        times = {"weighted_s": weighted, "round_robin_s": robin, "best_alone": best, "best_alone_s": alone[best]}
+        ratios = {"weighted_vs_round_robin": weighted / robin, "weighted_vs_best_alone": weighted / alone[best]}
+        others = sum(n for label, n in served.items() if label != best)
+        out.append({"batch": batch, "others_served": others, **times, **ratios})
     return out
 
 
