@@ -15,7 +15,7 @@ from functools import partial
 
 from audionet.benchmarks.flags import study_parser
 from audionet.benchmarks.quality import CROSS_DEVICE_TOLERANCE
-from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
 from audionet.benchmarks.tables import (
     QUALITY_FOOTNOTE,
     QUALITY_MEANINGLESS,
@@ -110,12 +110,12 @@ def cross_device(is_reference: bool, base: float | None, value: float | None) ->
 def comparison_plot(summaries: list[dict], path: str) -> str:
     services = sorted({svc for s in summaries for svc in s["services"]})
     fig, ax = pyplot().subplots(figsize=(max(6, 2 * len(services) * len(summaries)), 4))
-    width = 0.8 / max(1, len(summaries))
-    for i, s in enumerate(summaries):
-        mine = [(j, s["services"][svc]["generation"]) for j, svc in enumerate(services) if svc in s["services"]]
-        means = [g["latency_per_audio_s"]["mean"] * 1000 for _, g in mine]
-        ax.bar([j + i * width for j, _ in mine], means, width, label=device_label(s))
-    ax.set_xticks([j + width * (len(summaries) - 1) / 2 for j in range(len(services))], services)
+
+    def ms_per_audio_s(summary: dict, service: str) -> float | None:
+        result = summary["services"].get(service)
+        return result["generation"]["latency_per_audio_s"]["mean"] * 1000 if result else None
+
+    grouped_bars(ax, services, [(device_label(s), [ms_per_audio_s(s, svc) for svc in services]) for s in summaries])
     ax.set_ylabel("generation ms per 1 s of audio (lower is faster)")
     ax.set_yscale("log")
     ax.legend(fontsize=8)

@@ -16,7 +16,7 @@ import numpy as np
 from tqdm import tqdm
 
 from audionet.benchmarks.flags import study_parser
-from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
 from audionet.lib.gpu import device_slug
 from audionet.models.baselines.espeak import EspeakSynthesizer
 from audionet.models.baselines.world_vc import WorldVoiceCloner
@@ -102,11 +102,8 @@ def markdown(data: dict) -> str:
 def plot(data: dict, path: str) -> str:
     rows, names = data["rows"], list(data["mean"])
     fig, ax = pyplot().subplots(figsize=(11, 4.5))
-    width = 0.8 / len(names)
-    x = np.arange(len(rows))
-    for index, name in enumerate(names):
-        ax.bar(x + index * width, [r[name] for r in rows], width, label=name)
-    ax.set_xticks(x + 0.4 - width / 2, [r["reference"] for r in rows], rotation=20, fontsize=8)
+    series = [(name, [r[name] for r in rows]) for name in names]
+    grouped_bars(ax, [r["reference"] for r in rows], series, rotation=20, fontsize=8)
     ax.set_ylabel("cosine to reference speaker")
     ax.legend(fontsize=7)
     return save_figure(fig, path)

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
 from audionet.benchmarks.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
-from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
 from audionet.lib import services as registry
 from audionet.lib.config import CommaList, Parser, positive_int
 from audionet.lib.gpu import cpu_model_name, describe_device
@@ -104,13 +104,9 @@ def plot(result: dict, path: str) -> str:
         if name == "profiles":
             part = result[name]
             total = {(r["profile"], r["service"]): r["s_per_clip"] for r in part["rows"] if r["stage"] == "total"}
-            x, width = np.arange(len(part["services"])), 0.8 / len(part["profiles"])
-            for n, profile in enumerate(part["profiles"]):
-                values = [total.get((profile, s), 0.0) for s in part["services"]]
-                ax.bar(x + n * width, values, width, label=profile)
+            series = [(p, [total.get((p, s), 0.0) for s in part["services"]]) for p in part["profiles"]]
+            grouped_bars(ax, [registry.get(s).title for s in part["services"]], series)
             ax.axhline(GOAL_S_PER_CLIP, color="grey", linestyle="--", label=f"GPU goal, standard ({GOAL_S_PER_CLIP} s)")
-            ticks = [registry.get(s).title for s in part["services"]]
-            ax.set_xticks(x + width * (len(part["profiles"]) - 1) / 2, ticks)
             ax.set(ylabel="evaluation seconds per clip (round batched)", title="per profile")
         else:
             from audionet.benchmarks.evaluator_calls import plot_calls

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 
 from audionet.benchmarks.flags import study_parser
 from audionet.benchmarks.results import command_line, table, write_result
@@ -219,7 +220,7 @@ def main(argv: list[str], prog: str = "audionet-bench gpu-check") -> int:
 
 def run_plan(plan: list[Step], args, passed: dict[str, list[str]], command: str) -> int:
     """Every step of `plan` within the budget; gpu_check.{json,md} in <out>/<device-slug>/."""
-    began = time.monotonic()
+    began, say = time.monotonic(), partial(print, flush=True)  # progress shows as it happens, also through a pipe
     result = {**facts(), "budget_s": args.budget, "plan": "cpu-smoke" if args.cpu_smoke else "gpu", "steps": []}
     result["passed_flags"] = passed
     folder = os.path.join(args.out, result["device"]["slug"])
@@ -229,15 +230,13 @@ def run_plan(plan: list[Step], args, passed: dict[str, list[str]], command: str)
         if left < MIN_STEP_S:
             skipped = {"step": step.name, "status": "skipped (budget spent)", "seconds": 0, "limit_s": 0, "log": None}
             result["steps"].append({**skipped, "reason": None, "command": " ".join(["audionet-bench", *step.argv])})
-            print(f"[{n}/{len(plan)}] {step.name}: skipped, the budget is spent", flush=True)
+            say(f"[{n}/{len(plan)}] {step.name}: skipped, the budget is spent")
             continue
         limit = min(step.limit_s, left)
-        print(
-            f"[{n}/{len(plan)}] {step.name} (limit {limit:.0f} s; {left:.0f} s of {args.budget:.0f} s left)", flush=True
-        )
-        outcome = run_step(step, limit, folder, lambda line: print(line, flush=True), tuple(passed[step.kind]))
+        say(f"[{n}/{len(plan)}] {step.name} (limit {limit:.0f} s; {left:.0f} s of {args.budget:.0f} s left)")
+        outcome = run_step(step, limit, folder, say, tuple(passed[step.kind]))
         reason = f": {outcome['reason']}" if outcome["reason"] else ""
-        print(f"   {outcome['status']} in {outcome['seconds']:.0f} s{reason}", flush=True)
+        say(f"   {outcome['status']} in {outcome['seconds']:.0f} s{reason}")
         result["steps"].append(outcome)
     result["total_s"] = round(time.monotonic() - began, 1)
     write_result(args.out, result["device"]["slug"], "gpu-check", result, report(result), command)
