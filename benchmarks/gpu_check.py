@@ -1,28 +1,16 @@
 """`make gpu-check`: on a GPU host, one command under 9 minutes that measures the GPU and writes
-`benchmarks/results/<device-slug>/`:
-
-  tts-random, music-random, vc-random  audionet-bench services, one per service, on cuda:0 with the full-size
-                                       architectures and random weights (VITS/MMS-TTS, MusicGen-small,
-                                       Dia-1.6B: "random weights — timing only"), generation only
-                                       (--no-eval: no scoring stack is imported), parallel sweep 1/2
-  offline                              Kokoro TTS and the Kokoro clone with their real shipped weights
-                                       (on the GPU where onnxruntime's CUDA provider runs, else on the
-                                       CPU: gpu_check.md says which and why), procedural music
-  evaluation-standard                  each evaluator's cost per clip on the GPU for the standard profile
-                                       (real architectures, random weights), one round of 8 answers per
-                                       service, batched; the goal is at most 0.25 s per clip
-  evaluation-offline                   the same for the offline profile's shipped models
-  pool                                 the device pool with two replicas of one model on one GPU
-                                       (--pool.devices cuda:0,cuda:0) against one replica with 2 slots
+`benchmarks/results/<device-slug>/`: the services on cuda:0 as full-size architectures with random weights
+(timing only, generation only: no scoring stack is imported), the offline backends with their shipped weights,
+each evaluator's cost per clip for the standard and offline profiles, and the device pool with two replicas on
+one GPU (the steps: `gpu_plan`; what each measures: docs/gpu-hosts.md).
 
 It needs no install step: on a host whose Python has torch and transformers, `PYTHONPATH=pythonpath
 python -m audionet.benchmarks gpu-check` runs the checkout (pythonpath/audionet). Every step is its own
 process (benchmarks/gpu_step.py) with a time limit taken from what is left of the budget; a step that
 runs out is recorded as timed out, a step whose packages are missing as skipped with the one line that
-names them, and the next one runs. Flags gpu-check does not know pass through to the steps: --eval.*
-to the evaluation steps (e.g. --eval.asr whisper:large-v3), any other --<group>.<name> to the
-generation steps (e.g. --music.model hf:facebook/musicgen-medium). Without a visible CUDA GPU it
-refuses with one line. `--cpu-smoke` runs a small plan on the CPU (the script's own test; not a GPU check).
+names them, and the next one runs. Flags gpu-check does not know pass through to the steps (`route`).
+Without a visible CUDA GPU it refuses with one line. `--cpu-smoke` runs a small plan on the CPU (the
+script's own test; not a GPU check).
 """
 
 from __future__ import annotations
