@@ -12,18 +12,16 @@ the samples the incentive study (benchmarks/incentive.py) draws from.
 
 from __future__ import annotations
 
-import os
-import sys
 from collections import Counter
 from statistics import fmean, stdev
 
 import numpy as np
 
 from audionet.benchmarks.attacks import Kit, for_service
-from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.flags import add_service_flags, one_line_errors, study_parser
+from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
 from audionet.lib import services as registry
 from audionet.lib.config import Parser, positive_int
-from audionet.lib.errors import BackendError, ConfigError
 
 HONEST = "honest"
 
@@ -42,9 +40,10 @@ def make_kit(seed: int) -> Kit:
 
 
 def play_round(service, honest, judge, kit, rng, sources, previous) -> tuple[list[dict], object]:
-    """One round: the honest miner and every attack answer one fresh request; `previous` is the
-    honest miner's answer from the round before (what a copier has). Returns the results and
-    this round's honest answer.
+    """One round: the honest miner and every attack answer one fresh request; `previous` is the honest
+    miner's answer from the round before (what a copier has; None: the round before the measured ones, the
+    honest miner alone, whose answer enters the Judge's history as any earlier round's would). Returns the
+    results and this round's honest answer.
 
     Each attack is judged on its own against the history of the honest miner's earlier answers,
     before the honest answer joins that history: on a network every miner has its own prompt,
@@ -52,7 +51,7 @@ def play_round(service, honest, judge, kit, rng, sources, previous) -> tuple[lis
     replays of one reference) must not be taken for copies of each other here."""
     from audionet.lib.scoring.judge import Job
 
-    attacks = for_service(service.name)
+    attacks = for_service(service.name) if previous is not None else []
     request = service.draw(rng, sources)
     own = service.generate(honest, request)
     verdicts = [
@@ -67,17 +66,6 @@ def play_round(service, honest, judge, kit, rng, sources, previous) -> tuple[lis
     return results, own
 
 
-def first_answer(service, honest, judge, rng, sources):
-    """A round before the measured ones, with the honest miner alone: its answer enters the
-    Judge's history, as any earlier round's would."""
-    from audionet.lib.scoring.judge import Job
-
-    request = service.draw(rng, sources)
-    answer = service.generate(honest, request)
-    judge.score(service, [Job(request, answer, HONEST)])
-    return answer
-
-
 def stratified(sources, number: int):
     """Synthesised references cycle through their engines round by round: the validator's draw
     (engine first, then voice) has the same expectation, but with a few rounds chance could hand
@@ -90,20 +78,16 @@ def stratified(sources, number: int):
     return SynthesisedReferences([engines[number % len(engines)]])
 
 
-def spread(values: list[float]) -> float:
-    return stdev(values) if len(values) > 1 else 0.0
-
-
 def summarise(results: list[dict]) -> dict[str, dict]:
     by_miner: dict[str, list[dict]] = {}
     for result in results:
         by_miner.setdefault(result["miner"], []).append(result)
     summary = {}
     for miner, rows in by_miner.items():
-        gates = Counter((r["gate"] or "").split(":")[0] for r in rows if r["gate"])
+        scores, gates = [r["score"] for r in rows], Counter((r["gate"] or "").split(":")[0] for r in rows if r["gate"])
         summary[miner] = {
-            "score": fmean(r["score"] for r in rows),
-            "score_std": spread([r["score"] for r in rows]),
+            "score": fmean(scores),
+            "score_std": stdev(scores) if len(scores) > 1 else 0.0,
             "gated": sum(1 for r in rows if r["gate"]),
             "rounds": len(rows),
             "gates": dict(gates.most_common()),
@@ -111,8 +95,9 @@ def summarise(results: list[dict]) -> dict[str, dict]:
     return summary
 
 
-def run(service_names, rounds: int, seed: int, profile: str, judge, sources: dict, progress=None) -> dict:
-    kit = make_kit(seed)
+def run(args, profile: str, judge, sources: dict, progress) -> dict:
+    """--rounds rounds of every service in --services."""
+    kit, rounds, seed = make_kit(args.seed), args.rounds, args.seed
     out = {
         "profile": profile,
         "rounds": rounds,
@@ -120,20 +105,18 @@ def run(service_names, rounds: int, seed: int, profile: str, judge, sources: dic
         "evaluators": judge.evaluators.describe(),
         "services": {},
     }
-    for index, name in enumerate(service_names):
+    for index, name in enumerate(args.services):
         service = registry.get(name)
         honest = service.load_backend(service.offline_backend)
         judge.duplicates.forget()  # each service's run starts with no history, like a new validator
-        previous = first_answer(service, honest, judge, np.random.default_rng([seed, index, rounds]), sources.get(name))
+        first = np.random.default_rng([seed, index, rounds])
+        previous = play_round(service, honest, judge, kit, first, sources.get(name), None)[1]
         results = []
         for number in range(rounds):
-            rng = np.random.default_rng([seed, index, number])
-            played, previous = play_round(
-                service, honest, judge, kit, rng, stratified(sources.get(name), number), previous
-            )
+            rng, references = np.random.default_rng([seed, index, number]), stratified(sources.get(name), number)
+            played, previous = play_round(service, honest, judge, kit, rng, references, previous)
             results += played
-            if progress:
-                progress()
+            progress()
         attacks = {a.name: a for a in for_service(name)}
         out["services"][name] = {
             "title": service.title,
@@ -154,18 +137,18 @@ def beats_honest(report: dict, service: str, margin: float = 0.0) -> list[str]:
 
 
 def markdown(report: dict) -> str:
+    models = ", ".join(f"{k} {v}" for k, v in report["evaluators"].items() if v != "none")
     parts = [
         f"# Adversarial miners vs the validator ({report['profile']} profile)",
         "",
-        f"{report['rounds']} rounds per service, seed {report['seed']}; evaluators: "
-        + ", ".join(f"{k} {v}" for k, v in report["evaluators"].items() if v != "none")
-        + ".",
+        f"{report['rounds']} rounds per service, seed {report['seed']}; evaluators: {models}.",
         "",
         "Score: the Judge's 0..1 score of each answer, the reward the validator's EMA sees (mean and standard "
         "deviation over rounds: the round-to-round noise the incentive study draws from). Each round every miner "
         "answers the same fresh request (a paired comparison).",
         "",
     ]
+    headers = ["Miner", "What it sends", "Score (mean)", "Score (std)", "Gated", "Gates fired", "vs honest"]
     for result in report["services"].values():
         summary, honest = result["summary"], result["summary"][HONEST]
         rows = []
@@ -175,33 +158,10 @@ def markdown(report: dict) -> str:
             if name in result["blind_spots"] and report["profile"] in result["blind_spots"][name]:
                 verdict += " (known blind spot)"
             gates = ", ".join(f"{g} {n}" for g, n in row["gates"].items()) or "-"
-            rows.append(
-                [
-                    label,
-                    result["what"].get(name, "the best offline backend"),
-                    f"{row['score']:.3f}",
-                    f"{row['score_std']:.3f}",
-                    f"{row['gated']} of {row['rounds']}",
-                    gates,
-                    verdict,
-                ]
-            )
-        parts += [
-            f"## {result['title']}",
-            "",
-            table(
-                [
-                    "Miner",
-                    "What it sends",
-                    "Score (mean)",
-                    "Score (std)",
-                    "Gated",
-                    "Gates fired",
-                    "vs honest",
-                ],
-                rows,
-            ),
-        ]
+            what = result["what"].get(name, "the best offline backend")
+            scores = [f"{row['score']:.3f}", f"{row['score_std']:.3f}", f"{row['gated']} of {row['rounds']}"]
+            rows.append([label, what, *scores, gates, verdict])
+        parts += [f"## {result['title']}", "", table(headers, rows)]
     return "\n".join(parts)
 
 
@@ -221,51 +181,33 @@ def plot(report: dict, path: str) -> str:
 
 
 def build_parser(prog: str) -> Parser:
-    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
-    parser.add_argument("--services", type=registry.service_list, default=",".join(registry.names()))
-    parser.add_argument("--rounds", type=positive_int, default=32, help="validator rounds per service")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
     from audionet.models.eval.profiles import add_eval_flags
 
+    parser = study_parser(prog, __doc__)
+    parser.add_argument("--rounds", type=positive_int, default=32, help="validator rounds per service")
+    add_service_flags(parser)
     add_eval_flags(parser)
-    for service in registry.all_services():
-        service.add_flags(parser)
     return parser
 
 
-def main(argv=None, prog: str = "audionet-bench adversaries") -> int:
+def main(argv: list[str], prog: str = "audionet-bench adversaries") -> int:
+    args = build_parser(prog).parse_args(argv)
+    return one_line_errors(prog, lambda: measure(args, command_line(prog, argv)))
+
+
+def measure(args, command: str) -> int:
     from rich.progress import Progress
 
     from audionet.lib.gpu import device_slug
     from audionet.lib.scoring.judge import Judge
     from audionet.models.eval.profiles import chosen_profile, specs_from_args
 
-    argv = list(sys.argv[1:] if argv is None else argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    args = build_parser(prog).parse_args(argv)
-    try:
-        judge = Judge.load(specs_from_args(args), device=args.eval_device)
-        sources = {name: registry.get(name).open_sources(args) for name in args.services}
-        with Progress() as progress:
-            task = progress.add_task("adversary rounds", total=args.rounds * len(args.services))
-            report = run(
-                args.services,
-                args.rounds,
-                args.seed,
-                chosen_profile(args),
-                judge,
-                sources,
-                lambda: progress.advance(task),
-            )
-    except (BackendError, ConfigError) as error:
-        print(f"{prog}: {error}", file=sys.stderr)
-        return 2
+    judge = Judge.load(specs_from_args(args), device=args.eval_device)
+    sources = {name: registry.get(name).open_sources(args) for name in args.services}
+    with Progress() as progress:
+        task = progress.add_task("adversary rounds", total=args.rounds * len(args.services))
+        report = run(args, chosen_profile(args), judge, sources, lambda: progress.advance(task))
     slug, name = device_slug(judge.evaluators.device), f"adversaries-{report['profile']}"
-    write_result(args.out, slug, name, report, markdown(report), command_line(prog, argv), lambda p: plot(report, p))
+    write_result(args.out, slug, name, report, markdown(report), command, lambda p: plot(report, p))
     print(markdown(report))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

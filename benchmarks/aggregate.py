@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+from functools import partial
 
+from audionet.benchmarks.flags import study_parser
 from audionet.benchmarks.quality import CROSS_DEVICE_TOLERANCE
-from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
 from audionet.benchmarks.tables import (
     QUALITY_FOOTNOTE,
     QUALITY_MEANINGLESS,
@@ -22,9 +24,9 @@ from audionet.benchmarks.tables import (
     device_label,
     device_table,
     quality_rows,
+    sections_text,
     timing_table,
 )
-from audionet.lib.config import Parser
 
 
 def load(folder: str) -> dict:
@@ -43,27 +45,15 @@ def comparison(summaries: list[dict]) -> str:
     cpu = cpu_baseline(summaries)
     note = TIMING_ONLY if any(s.get("timing_only") for s in summaries) else None
     modes = ", ".join(sorted({s["mode"] for s in summaries}))
-    parts = [
-        "# audionet: per-device comparison",
-        "",
-        f"Devices: {len(summaries)}; modes: {modes}. Speed-up = CPU time / device time for the same service and mode"
-        + ("" if cpu else " (no CPU result among the inputs, so no speed-up)")
-        + ".",
-        "",
-        "## Generation (miners)",
-        "",
-        timing_table(summaries, "generation", note, cpu),
-        "## Evaluation (validators)",
-        "",
-        timing_table(summaries, "evaluation", note, cpu),
-        "## Latency, throughput, memory",
-        "",
-        device_table(summaries, note),
-        "## Quality (what the validator would score)",
-        "",
-        quality_comparison(summaries),
+    head = f"Devices: {len(summaries)}; modes: {modes}. Speed-up = CPU time / device time for the same service and mode"
+    head += "" if cpu else " (no CPU result among the inputs, so no speed-up)"
+    sections = [
+        ("Generation (miners)", timing_table(summaries, "generation", note, cpu)),
+        ("Evaluation (validators)", timing_table(summaries, "evaluation", note, cpu)),
+        ("Latency, throughput, memory", device_table(summaries, note)),
+        ("Quality (what the validator would score)", quality_comparison(summaries)),
     ]
-    return "\n".join(parts)
+    return f"# audionet: per-device comparison\n\n{head}.\n\n" + sections_text(sections)
 
 
 def reward_means(summary: dict, service: str) -> dict[tuple[str, str], float | None]:
@@ -120,16 +110,12 @@ def cross_device(is_reference: bool, base: float | None, value: float | None) ->
 def comparison_plot(summaries: list[dict], path: str) -> str:
     services = sorted({svc for s in summaries for svc in s["services"]})
     fig, ax = pyplot().subplots(figsize=(max(6, 2 * len(services) * len(summaries)), 4))
-    width = 0.8 / max(1, len(summaries))
-    for i, s in enumerate(summaries):
-        xs = [j + i * width for j, svc in enumerate(services) if svc in s["services"]]
-        means = [
-            s["services"][svc]["generation"]["latency_per_audio_s"]["mean"] * 1000
-            for svc in services
-            if svc in s["services"]
-        ]
-        ax.bar(xs, means, width, label=device_label(s))
-    ax.set_xticks([j + width * (len(summaries) - 1) / 2 for j in range(len(services))], services)
+
+    def ms_per_audio_s(summary: dict, service: str) -> float | None:
+        result = summary["services"].get(service)
+        return result["generation"]["latency_per_audio_s"]["mean"] * 1000 if result else None
+
+    grouped_bars(ax, services, [(device_label(s), [ms_per_audio_s(s, svc) for svc in services]) for s in summaries])
     ax.set_ylabel("generation ms per 1 s of audio (lower is faster)")
     ax.set_yscale("log")
     ax.legend(fontsize=8)
@@ -144,16 +130,13 @@ def aggregate(folders: list[str], out: str, command: str) -> str:
         "devices": [device_label(s) for s in summaries],
         "folders": [os.path.basename(f.rstrip("/")) for f in folders],
     }
-    return write_result(
-        out, "comparison", "comparison", data, comparison(summaries), command, lambda p: comparison_plot(summaries, p)
-    )
+    plot = partial(comparison_plot, summaries)
+    return write_result(out, "comparison", "comparison", data, comparison(summaries), command, plot)
 
 
-def main(argv=None, prog: str = "audionet-bench aggregate") -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
+def main(argv: list[str], prog: str = "audionet-bench aggregate") -> int:
+    parser = study_parser(prog, __doc__, where="<out>/comparison/")
     parser.add_argument("dirs", nargs="+", help="device folders written by audionet-bench services")
-    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/comparison/")
     args = parser.parse_args(argv)
     try:
         aggregate(args.dirs, args.out, command_line(prog, argv))
@@ -161,7 +144,3 @@ def main(argv=None, prog: str = "audionet-bench aggregate") -> int:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

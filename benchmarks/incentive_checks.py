@@ -77,9 +77,8 @@ def check_all(pop: Population, run: Run, alone: Run | None, curve: Curve, consen
     known = w[steady.start :, cheat_uids]
     checks["cheat uids earning"] = Check(int((known.max(axis=0) > 0).sum()), "0", bool(known.max() == 0))
     together = float(known.sum(axis=1).max())
-    checks[f"{len(cheat_uids)} cheat uids together"] = Check(
-        together, f"< {CHEATS_TOGETHER:.1%}", together < CHEATS_TOGETHER
-    )
+    limit = f"< {CHEATS_TOGETHER:.1%}"
+    checks[f"{len(cheat_uids)} cheat uids together"] = Check(together, limit, together < CHEATS_TOGETHER)
     fresh = w[half:, np.concatenate([pop.uids(i) for i in young_cheats])].mean()
     settled = w[half:, pop.uids(neural[0])].mean()
     ratio = float(fresh / settled) if settled > 0 else float("inf")
@@ -94,16 +93,14 @@ def check_all(pop: Population, run: Run, alone: Run | None, curve: Curve, consen
 
     new = pop.uids(newcomers[0])
     before = w[half : half + curve.eligible_after - 1, new]
-    checks["newcomer paid before eligible"] = Check(
-        float(before.max(initial=0.0)), "0", bool(before.max(initial=0) == 0)
-    )
+    paid_early = float(before.max(initial=0.0))
+    checks["newcomer paid before eligible"] = Check(paid_early, "0", paid_early == 0)
     start = half + max(curve.eligible_after - 1, 0)
     target = COLD_START_SHARE * w[start:, pop.uids(neural[0])].mean(axis=1)
     reached = np.flatnonzero(w[start:, new].mean(axis=1) >= target)
     rounds_to = int(reached[0]) if reached.size else 10**6
-    checks["rounds to 90% of steady"] = Check(
-        rounds_to, f"<= {COLD_START_ROUNDS} after eligible", rounds_to <= COLD_START_ROUNDS
-    )
+    limit = f"<= {COLD_START_ROUNDS} after eligible"
+    checks["rounds to 90% of steady"] = Check(rounds_to, limit, rounds_to <= COLD_START_ROUNDS)
 
     steady_uids = pop.uids(neural[0])
     prev, cur = w[steady.start - 1 : steady.stop - 1, steady_uids], w[steady, steady_uids]

@@ -59,6 +59,10 @@ def markdown(found: dict, classes, args, curve) -> str:
     swept = found["swept"]
     failures = Counter(k for r in swept for k, c in r["checks"].items() if not c.ok)
     passing = sum(1 for r in swept if all(c.ok for c in r["checks"].values()))
+    class_rows = [
+        [c.name, c.kind, f"{c.mean:.3f}", ", ".join(f"{s} {v.mean():.3f}" for s, v in c.samples.items())]
+        for c in sorted(classes, key=lambda c: -c.mean)
+    ]
     parts = [
         "# Incentive study: from scores to weights",
         "",
@@ -70,13 +74,7 @@ def markdown(found: dict, classes, args, curve) -> str:
         "",
         "## Classes (mean score over services, measured)",
         "",
-        table(
-            ["Class", "Kind", "Mean score", "Per service"],
-            [
-                [c.name, c.kind, f"{c.mean:.3f}", ", ".join(f"{s} {v.mean():.3f}" for s, v in c.samples.items())]
-                for c in sorted(classes, key=lambda c: -c.mean)
-            ],
-        ),
+        table(["Class", "Kind", "Mean score", "Per service"], class_rows),
         f"## Sweep: {len(swept)} candidate curves, {passing} keep every property with one validator",
         "",
         "Failures: " + ", ".join(f"{name} {n}" for name, n in failures.most_common()) + ".",
@@ -143,14 +141,8 @@ def to_json(result: dict, shares: bool = True) -> dict:
 
 def write(found: dict, classes, args, slug: str, name: str, command: str, curve) -> str:
     text = markdown(found, classes, args, curve)
-    data = {
-        "samples": args.samples,
-        "rounds": args.rounds,
-        "seed": args.seed,
-        "chosen": to_json(found["chosen"]) if found["chosen"] else None,
-        "consensus": to_json(found["consensus"]) if found["consensus"] else None,
-        "shown": [to_json(r) for r in found["shown"]],
-        "swept": [to_json(r, shares=False) for r in found["swept"]],
-    }
+    data = {"samples": args.samples, "rounds": args.rounds, "seed": args.seed}
+    data.update({key: to_json(found[key]) if found[key] else None for key in ("chosen", "consensus")})
+    data.update(shown=[to_json(r) for r in found["shown"]], swept=[to_json(r, shares=False) for r in found["swept"]])
     write_result(args.out, slug, name, data, text, command, lambda path: plot(found, path))
     return text

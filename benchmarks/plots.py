@@ -23,9 +23,8 @@ def times_plot(summary: dict, path: str) -> str:
         rows = [(s, r) for s, r in rows if r]
         means = [r["stats"]["mean"] for _, r in rows]
         errors = [r["stats"]["ci95"] for _, r in rows]
-        ax.bar(
-            [s for s, _ in rows], means, yerr=errors, capsize=6, color="#4C72B0" if part == "generation" else "#DD8452"
-        )
+        colour = "#4C72B0" if part == "generation" else "#DD8452"
+        ax.bar([s for s, _ in rows], means, yerr=errors, capsize=6, color=colour)
         for i, (_, r) in enumerate(rows):
             ax.scatter([i] * len(r["runs_s"]), r["runs_s"], s=10, color="black", zorder=3)
         ax.set_ylabel("seconds per run (mean ± 95% CI, dots = runs)")
@@ -42,14 +41,9 @@ def sweep_plot(summary: dict, path: str) -> str | None:
     for service, sweep in swept.items():
         levels = [row["parallel"] for row in sweep["rows"]]
         left.plot(levels, [row["throughput_rps"] for row in sweep["rows"]], marker="o", label=service)
-        right.errorbar(
-            levels,
-            [row["latency"]["mean"] for row in sweep["rows"]],
-            yerr=[row["latency"]["ci95"] for row in sweep["rows"]],
-            marker="o",
-            capsize=4,
-            label=service,
-        )
+        latency = [row["latency"] for row in sweep["rows"]]
+        means, errors = [s["mean"] for s in latency], [s["ci95"] for s in latency]
+        right.errorbar(levels, means, yerr=errors, marker="o", capsize=4, label=service)
     levels = sorted({row["parallel"] for sweep in swept.values() for row in sweep["rows"]})
     left.set(xlabel="requests in parallel", ylabel="throughput (req/s, log)", title="throughput", yscale="log")
     right.set_yscale("log")
@@ -79,33 +73,18 @@ def quality_speed_plot(summary: dict, path: str) -> str | None:
     for n, service in enumerate(dict.fromkeys(p[0] for p in points)):
         mine = [(preset, c) for s, preset, c in points if s == service]
         xs = [c["generation"]["rtf"] for _, c in mine]
-        ys = [c["quality"]["summary"]["reward"]["mean"] for _, c in mine]
-        errors = [c["quality"]["summary"]["reward"]["ci95"] for _, c in mine]
-        ax.errorbar(
-            xs,
-            ys,
-            yerr=errors,
-            fmt="o-" if len(mine) > 1 else "o",
-            capsize=4,
-            color=f"C{n}",
-            label=summary["services"][service]["title"],
-        )
+        rewards = [c["quality"]["summary"]["reward"] for _, c in mine]
+        ys, errors = [r["mean"] for r in rewards], [r["ci95"] for r in rewards]
+        style = {"fmt": "o-" if len(mine) > 1 else "o", "capsize": 4, "color": f"C{n}"}
+        ax.errorbar(xs, ys, yerr=errors, **style, label=summary["services"][service]["title"])
         for (preset, c), x, y in zip(mine, xs, ys):
-            ax.annotate(
-                c["model"] if preset == "-" else f"{preset}",
-                (x, y),
-                fontsize=7,
-                textcoords="offset points",
-                xytext=(5, 5),
-            )
+            label = c["model"] if preset == "-" else f"{preset}"
+            ax.annotate(label, (x, y), fontsize=7, textcoords="offset points", xytext=(5, 5))
     ax.set_xscale("log")
     rtfs = [c["generation"]["rtf"] for _, _, c in points]
     ax.set_xlim(min(rtfs) / 2, max(rtfs) * 4)  # room for the labels
-    ax.set(
-        xlabel="real-time factor (compute s per audio s, log; left is faster)",
-        ylabel="validator reward (raw, mean ± 95% CI)",
-        ylim=(0, 1.05),
-    )
+    ax.set(xlabel="real-time factor (compute s per audio s, log; left is faster)", ylim=(0, 1.05))
+    ax.set_ylabel("validator reward (raw, mean ± 95% CI)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower left")
     tag = " — random weights: quality meaningless" if summary.get("timing_only") else ""

@@ -12,18 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 
-from audionet.benchmarks import devices, pool_report
+from audionet.benchmarks import devices, pool_report, services
+from audionet.benchmarks.flags import one_line_errors
+from audionet.benchmarks.results import command_line
 from audionet.benchmarks.timing import summarise
 from audionet.lib import services as registry
 from audionet.lib.config import positive_int
-from audionet.lib.errors import BackendError, ConfigError, exit_code
+from audionet.lib.errors import ConfigError
 from audionet.lib.gpu import describe_device
 from audionet.lib.pool import LocalReplica, Pool, Replica, parallel_counts
 from audionet.lib.pool.build import counts as count_list
@@ -89,6 +91,7 @@ def study(
                 tick()
             latencies = [x for run in runs for x in run["latencies_s"]]
             served = sum((Counter(run["served"]) for run in runs), Counter())
+            makespans = [run["makespan_s"] for run in runs]
             rows.append(
                 {
                     "configuration": label,
@@ -96,12 +99,12 @@ def study(
                     "parallel": [r.parallel for r in members],
                     "policy": policy,
                     "batch": n,
-                    "makespan": summarise([run["makespan_s"] for run in runs], drop_outliers=False).as_dict(),
-                    "makespans_s": [run["makespan_s"] for run in runs],
+                    "makespan": summarise(makespans, drop_outliers=False).as_dict(),
+                    "makespans_s": makespans,
                     "latency_mean_s": float(np.mean(latencies)),
                     "latency_p95_s": float(np.percentile(latencies, 95)),
                     "served": {r.label: served.get(r.label, 0) for r in members},
-                    "audio_s_per_s": sum(run["audio_s"] for run in runs) / sum(run["makespan_s"] for run in runs),
+                    "audio_s_per_s": sum(run["audio_s"] for run in runs) / sum(makespans),
                 }
             )
     return {
@@ -129,24 +132,11 @@ def findings(rows: list[dict], labels: list[str]) -> list[dict]:
         alone = {label: _row(rows, batch, WEIGHTED, [label])["makespan"]["mean"] for label in labels}
         best = min(alone, key=alone.get)
         served = _row(rows, batch, WEIGHTED, labels)["served"]
-        out.append(
-            {
-                "batch": batch,
-                "others_served": sum(n for label, n in served.items() if label != best),
-                "weighted_s": weighted,
-                "round_robin_s": robin,
-                "best_alone": best,
-                "best_alone_s": alone[best],
-                "weighted_vs_round_robin": weighted / robin,
-                "weighted_vs_best_alone": weighted / alone[best],
-            }
-        )
+        times = {"weighted_s": weighted, "round_robin_s": robin, "best_alone": best, "best_alone_s": alone[best]}
+        ratios = {"weighted_vs_round_robin": weighted / robin, "weighted_vs_best_alone": weighted / alone[best]}
+        others = sum(n for label, n in served.items() if label != best)
+        out.append({"batch": batch, "others_served": others, **times, **ratios})
     return out
-
-
-def pool_ticks(args, services: list[str], chosen) -> int:
-    configurations = len(chosen) + 2  # each alone, round-robin, weighted
-    return len(services) * configurations * len(args.batches) * args.batch_rounds
 
 
 def pool_label(chosen) -> str:
@@ -156,47 +146,45 @@ def pool_label(chosen) -> str:
     return "pool-" + "+".join(t.label for t in chosen)
 
 
-def run_study(
-    args,
-    command: str,
-    chosen,
-    summaries: dict[str, dict],
-    backends: dict,
-    specs: dict[str, str],
-    sources: dict,
-    tick: Callable[[], None],
-    say: Callable[[str], None],
-) -> str:
-    """Replicas on every listed device (reusing the backends measured alone), the study per service,
-    and the report in <out>/pool-.../."""
-    started_load = os.getloadavg()[0]
+def replicas_for(bench, chosen, summaries: dict[str, dict], name: str) -> list[LocalReplica]:
+    """A replica of `name` on every listed device, reusing the backends measured alone; each with the parallel
+    count its device's sweep recommends, or --pool.parallel[.<service>]."""
+    args, service = bench.args, registry.get(name)
+    sweeps = [summaries[t.label]["services"][name].get("sweep") or {} if t.label in summaries else {} for t in chosen]
+    counts = [s.get("recommended_parallel") or 1 for s in sweeps]
+    if args.pool_parallel is not None or getattr(args, f"pool_parallel_{name}", None):
+        counts = parallel_counts(args, name, len(chosen))
+    replicas = []
+    for target, count in zip(chosen, counts):
+        backend = bench.backends.pop((target.device, target.slowdown, name), None) or devices.load(
+            service, bench.specs[name], target, args.simulate_floor
+        )
+        wire = target.label if target.slowdown is not None else describe_device(target.device).slug
+        replicas.append(LocalReplica(service, backend, count, target.label, wire))
+    return replicas
+
+
+def run_study(chosen, bench, summaries: dict[str, dict]) -> str:
+    """The study per service over replicas on every listed device, and the report in <out>/pool-.../."""
+    args, started_load = bench.args, os.getloadavg()[0]
     studies, counts = {}, {}
     for name in args.services:
-        service = registry.get(name)
-        sweeps = [
-            ((summaries[t.label]["services"][name].get("sweep") or {}) if t.label in summaries else {}) for t in chosen
-        ]
-        recommended = [s.get("recommended_parallel") or 1 for s in sweeps]
-        explicit = args.pool_parallel is not None or getattr(args, f"pool_parallel_{name}", None)
-        counts[name] = parallel_counts(args, name, len(chosen)) if explicit else recommended
-        replicas = []
-        for target, count in zip(chosen, counts[name]):
-            backend = backends.pop((target.device, target.slowdown, name), None) or devices.load(
-                service, specs[name], target, args.simulate_floor
-            )
-            wire = target.label if target.slowdown is not None else describe_device(target.device).slug
-            replicas.append(LocalReplica(service, backend, count, target.label, wire))
-        say(f"{name}: pool study")
+        service, replicas = registry.get(name), replicas_for(bench, chosen, summaries, name)
+        counts[name] = [r.parallel for r in replicas]
+        bench.say(f"{name}: pool study")
 
         def make_requests(n: int, round_: int, service=service, name=name) -> list:
             del round_  # every round the same requests: the spread between rounds is the timing's own
             rng = np.random.default_rng((args.seed, n))
-            return [service.draw(rng, sources[name]) for _ in range(n)]
+            return [service.draw(rng, bench.sources[name]) for _ in range(n)]
 
-        studies[name] = study(service, replicas, make_requests, list(args.batches), args.batch_rounds, tick)
+        studies[name] = study(service, replicas, make_requests, list(args.batches), args.batch_rounds, bench.tick)
         for replica in replicas:
             replica.close()
     simulated_ = all(t.slowdown is not None for t in chosen)
+    sweeps = {
+        label: {n: r["sweep"] for n, r in s["services"].items() if r.get("sweep")} for label, s in summaries.items()
+    }
     summary = {
         "labels": [t.label for t in chosen],
         "devices": [t.info() for t in chosen],
@@ -204,10 +192,7 @@ def run_study(
         "note": devices.simulated.NOTE if simulated_ else None,
         "titles": {name: registry.get(name).title for name in args.services},
         "rounds": args.batch_rounds,
-        "per_device": [
-            {"label": label, "sweeps": {n: r["sweep"] for n, r in summary["services"].items() if r.get("sweep")}}
-            for label, summary in summaries.items()
-        ],
+        "per_device": [{"label": label, "sweeps": sweeps[label]} for label in summaries],
         "studies": studies,
         "parallel": counts,
         "recommended_flags": recommended_flags(chosen, counts),
@@ -216,7 +201,7 @@ def run_study(
         "cpu_cores": os.cpu_count(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    return pool_report.write(summary, args.out, pool_label(chosen), command)
+    return pool_report.write(summary, args.out, pool_label(chosen), bench.command)
 
 
 def recommended_flags(chosen, counts: dict[str, list[int]]) -> str:
@@ -227,36 +212,22 @@ def recommended_flags(chosen, counts: dict[str, list[int]]) -> str:
     return " ".join(flags)
 
 
-def main(argv=None, prog: str = "audionet-bench pool") -> int:
-    from audionet.benchmarks import services
-    from audionet.benchmarks.results import command_line
-
-    argv = list(sys.argv[1:] if argv is None else argv)
+def main(argv: list[str], prog: str = "audionet-bench pool") -> int:
     parser = services.build_parser(prog)
     parser.description = __doc__.split("\n")[0]
     group = parser.add_argument_group("the pool study")
     group.add_argument("--batches", type=count_list, default="1,2,4,8,16", help="burst sizes: requests sent at once")
     group.add_argument("--batch-rounds", type=positive_int, default=3, help="bursts per size and configuration")
     args = parser.parse_args(argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    command = command_line(prog, argv)
-    try:
+
+    def run() -> int:
         chosen = devices.targets(args)
         if len(chosen) < 2:
             raise ConfigError("the pool study needs two or more --pool.devices (or simulated ones)")
+        # each device alone, all with round-robin, all weighted
+        ticks = len(args.services) * (len(chosen) + 2) * len(args.batches) * args.batch_rounds
+        for folder in services.benchmark(args, command_line(prog, argv), ticks, partial(run_study, chosen)):
+            print(f"results in {folder}")
+        return 0
 
-        def pool_study(summaries, backends, specs, sources, tick, say):
-            return run_study(args, command, chosen, summaries, backends, specs, sources, tick, say)
-
-        ticks = pool_ticks(args, list(args.services), chosen)
-        folders = services.benchmark(args, command, extra_ticks=ticks, after=pool_study)
-    except (ConfigError, BackendError) as error:
-        print(f"{prog}: {error}", file=sys.stderr)
-        return exit_code(error)
-    for folder in folders:
-        print(f"results in {folder}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return one_line_errors(prog, run)

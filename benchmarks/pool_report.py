@@ -4,28 +4,19 @@ the dispatch comparison per burst size, what it shows, and one plot (makespan ag
 from __future__ import annotations
 
 from audionet.benchmarks.results import num, pyplot, save_figure, table, write_result
+from audionet.benchmarks.tables import SWEEP_HEADERS, mean_ci, sections_text, sweep_cells
 
 
 def parallel_table(summary: dict) -> str:
-    rows = []
-    for device in summary["per_device"]:
-        for service, sweep in device["sweeps"].items():
-            for row in sweep["rows"]:
-                mark = " ← recommended" if row["parallel"] == sweep["recommended_parallel"] else ""
-                rows.append(
-                    [
-                        device["label"],
-                        summary["titles"][service],
-                        f"{row['parallel']}{mark}",
-                        row["requests"],
-                        num(row["throughput_rps"], 2),
-                        f"{num(row['latency']['mean'])} ± {num(row['latency']['ci95'])}",
-                    ]
-                )
+    rows = [
+        [device["label"], summary["titles"][service], *cells[:3], cells[4]]  # the sweep columns but audio and p95
+        for device in summary["per_device"]
+        for service, sweep in device["sweeps"].items()
+        for cells in sweep_cells(sweep)
+    ]
     if not rows:
         return "Parallel sweep not run (--parallel '').\n"
-    headers = ["Device", "Service", "Parallel requests", "Requests", "Throughput (req/s)", "Latency mean ± 95% CI (s)"]
-    return table(headers, rows, summary.get("note"))
+    return table(["Device", "Service", *SWEEP_HEADERS, "Latency mean ± 95% CI (s)"], rows, summary.get("note"))
 
 
 def dispatch_table(summary: dict) -> str:
@@ -33,57 +24,24 @@ def dispatch_table(summary: dict) -> str:
     for study in summary["studies"].values():
         for row in study["rows"]:
             devices = ", ".join(f"{label} x{p}" for label, p in zip(row["devices"], row["parallel"]))
+            policy = row["policy"] if len(row["devices"]) > 1 else "-"
+            latency = [num(row["latency_mean_s"]), num(row["latency_p95_s"])]
             served = ", ".join(f"{n}" for n in row["served"].values())
-            rows.append(
-                [
-                    study["title"],
-                    devices,
-                    row["policy"] if len(row["devices"]) > 1 else "-",
-                    row["batch"],
-                    f"{num(row['makespan']['mean'])} ± {num(row['makespan']['ci95'])}",
-                    num(row["latency_mean_s"]),
-                    num(row["latency_p95_s"]),
-                    served,
-                ]
-            )
-    headers = [
-        "Service",
-        "Devices (parallel)",
-        "Dispatch",
-        "Burst (requests)",
-        "Time for the burst ± 95% CI (s)",
-        "Latency mean (s)",
-        "Latency p95 (s)",
-        "Served per device",
-    ]
+            rows.append([study["title"], devices, policy, row["batch"], mean_ci(row["makespan"], 3), *latency, served])
+    headers = ["Service", "Devices (parallel)", "Dispatch", "Burst (requests)", "Time for the burst ± 95% CI (s)"]
+    headers += ["Latency mean (s)", "Latency p95 (s)", "Served per device"]
     return table(headers, rows, summary.get("note"))
 
 
 def findings_table(summary: dict) -> str:
-    rows = [
-        [
-            study["title"],
-            f["batch"],
-            num(f["weighted_s"]),
-            num(f["round_robin_s"]),
-            f"{num(f['best_alone_s'])} ({f['best_alone']})",
-            f"{f['weighted_vs_round_robin']:.2f}x",
-            f"{f['weighted_vs_best_alone']:.2f}x",
-            f["others_served"],
-        ]
-        for study in summary["studies"].values()
-        for f in study["findings"]
-    ]
-    headers = [
-        "Service",
-        "Burst",
-        "All devices, weighted (s)",
-        "All devices, round-robin (s)",
-        "Best device alone (s)",
-        "Weighted / round-robin",
-        "Weighted / best alone",
-        "Weighted: requests on the other devices",
-    ]
+    rows = []
+    for study in summary["studies"].values():
+        for f in study["findings"]:
+            times = [num(f["weighted_s"]), num(f["round_robin_s"]), f"{num(f['best_alone_s'])} ({f['best_alone']})"]
+            ratios = [f"{f['weighted_vs_round_robin']:.2f}x", f"{f['weighted_vs_best_alone']:.2f}x"]
+            rows.append([study["title"], f["batch"], *times, *ratios, f["others_served"]])
+    headers = ["Service", "Burst", "All devices, weighted (s)", "All devices, round-robin (s)", "Best device alone (s)"]
+    headers += ["Weighted / round-robin", "Weighted / best alone", "Weighted: requests on the other devices"]
     return table(headers, rows, summary.get("note"))
 
 
@@ -104,7 +62,7 @@ def render(summary: dict) -> str:
         ("What it shows (< 1.00x: the weighted pool is faster)", findings_table(summary)),
         ("Method", METHOD),
     ]
-    return "\n".join(head) + "\n".join(f"## {title}\n\n{body}" for title, body in sections)
+    return "\n".join(head) + sections_text(sections)
 
 
 METHOD = """\

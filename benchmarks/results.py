@@ -45,6 +45,16 @@ def pyplot():
     return plt
 
 
+def grouped_bars(ax, groups: list[str], series: list[tuple[str, list[Optional[float]]]], **ticks) -> None:
+    """Side by side in each group, one bar per (label, values) series (None: no bar); the group's name under
+    its bars."""
+    width = 0.8 / max(1, len(series))
+    for n, (label, values) in enumerate(series):
+        shown = [(j, value) for j, value in enumerate(values) if value is not None]
+        ax.bar([j + n * width for j, _ in shown], [value for _, value in shown], width, label=label)
+    ax.set_xticks([j + width * (len(series) - 1) / 2 for j in range(len(groups))], groups, **ticks)
+
+
 def save_figure(fig, path: str) -> str:
     """Write a finished figure as PNG and free it (every benchmark plot ends here)."""
     fig.tight_layout()

@@ -1,24 +1,59 @@
 """One service on one device: generation runs (through the miner's own call, with per-stage timings from
 `Backend.stage`), peak memory, the validator's verdict on every generated clip (timed evaluation and
-quality) and a seeded determinism re-run. Every timed loop is the benchmarks' one helper, `timed_calls`."""
+quality), a seeded determinism re-run, and the parallel sweep. Every timed loop of a run is the benchmarks'
+one helper, `timed_calls`.
+
+A run's requests stay inside the wire protocol's limits, so the numbers are for requests a validator could
+really send. Each service sizes its own requests (`Service.workload`): a target longer than one request
+allows becomes equal segments that one run generates back to back, and the run's audio duration is the sum.
+Speech text length follows the backend's own speaking rate (`Service.calibrate`).
+
+The parallel sweep (seed 001): throughput and latency with 1, 2, 4, ... requests in flight on one device,
+through the miner's own call from a thread pool, as a replica's worker threads call it with
+`--pool.parallel N`. The recommendation is the smallest count whose throughput is within 5% of the best:
+more in flight past that point only adds latency."""
 
 from __future__ import annotations
 
 import resource
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
 from audionet.benchmarks.quality import determinism, quality_result
 from audionet.benchmarks.timing import summarise, timed_calls
-from audionet.benchmarks.workload import Workload
 from audionet.lib.gpu import DeviceMonitor
 from audionet.lib.timing import Timer
 from audionet.models.base import Backend
 
 if TYPE_CHECKING:  # judged runs only: a --no-eval run imports no scoring
     from audionet.benchmarks.evaluation import Evaluation
+
+
+MODES = {"quick": 5.0, "balanced": 30.0, "full": 60.0}  # seconds of audio per run (seed 000)
+GOOD_ENOUGH = 0.95  # the sweep recommends the fewest requests in flight within 5% of the best throughput
+
+
+@dataclass(frozen=True)
+class Workload:
+    service: str
+    target_seconds: float
+    requests: tuple  # one run = these requests, in order
+
+
+def make_workloads(service, backend, target_seconds: float, seed: int, count: int, sources=None) -> list[Workload]:
+    """One workload per measured run: fresh prompts (and fresh references, drawn the way the
+    validator draws them) from the run's own rng, so quality varies over runs as over rounds."""
+    calibration = service.calibrate(backend)
+    rngs = [np.random.default_rng([seed, run]) for run in range(max(1, count))]
+    return [
+        Workload(service.name, target_seconds, tuple(service.workload(rng, sources, target_seconds, calibration)))
+        for rng in rngs
+    ]
 
 
 def peak_rss_gb() -> float:
@@ -88,7 +123,8 @@ def run_service(
         "memory": {**monitor.result(), "peak_rss_gb": round(peak_rss_gb(), 3)},
     }
     if evaluation is not None:
-        result["evaluation"], verdicts = judge_runs(service, workloads, clips_per_run, evaluation, warmup, timer, tick)
+        rounds = [(workload.requests, clips) for workload, clips in zip(workloads, clips_per_run)]
+        result["evaluation"], verdicts = judge_runs(service, rounds, evaluation, warmup, timer, tick)
         result["quality"] = quality_result(verdicts)
         again = run_once(service, backend, workloads[0])  # same requests, same seeds
         check = evaluation.verdicts(service, workloads[0].requests, again, Timer("bench-determinism").measure)
@@ -98,24 +134,12 @@ def run_service(
 
 
 def judge_runs(
-    service,
-    workloads: list[Workload],
-    clips_per_run: list[list],
-    evaluation: Evaluation,
-    warmup: int,
-    timer: Timer,
-    tick: Callable[[], None],
+    service, rounds: list[tuple], evaluation: Evaluation, warmup: int, timer: Timer, tick
 ) -> tuple[dict, list]:
-    """Judge each run's clips once, timed (after `warmup` untimed passes over the first run's); each
-    evaluator inside the Judge is a timed stage."""
-
-    def verdicts(run: int, measure=timer.measure) -> list:
-        return evaluation.verdicts(service, workloads[run].requests, clips_per_run[run], measure)
-
-    scratch = Timer("bench-warmup")
-    timed_calls(lambda run: verdicts(run, scratch.measure), runs=0, warmup=warmup, tick=tick)
-    judged = timed_calls(verdicts, runs=len(clips_per_run), device=evaluation.device, tick=tick)
-    seconds = [sum(clip.seconds for clip in clips) for clips in clips_per_run]
+    """Each run's (requests, clips) judged once, timed (`Evaluation.timed`): the evaluation timings, and
+    the verdicts."""
+    judged = evaluation.timed(service, rounds, timer, warmup, tick)
+    seconds = [sum(clip.seconds for clip in clips) for _, clips in rounds]
     result = {
         "label": evaluation.label(),
         "runs_s": judged.seconds,
@@ -126,3 +150,42 @@ def judge_runs(
         "stages": stage_stats(timer, service.name, "evaluation"),
     }
     return result, judged.results
+
+
+def sweep(service, backend: Backend, request, levels: Sequence[int], per_worker: int, tick=lambda: None) -> dict:
+    """`per_worker` x N copies of `request` with N in flight, for every N of `levels`."""
+    rows = []
+    for parallel in levels:
+        total = parallel * per_worker
+
+        def one(_index: int) -> tuple[float, float]:
+            started = time.perf_counter()
+            audio = service.generate(backend, request)
+            tick()
+            return time.perf_counter() - started, audio.seconds
+
+        with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix=f"sweep{parallel}") as pool:
+            started = time.perf_counter()
+            results = list(pool.map(one, range(total)))
+            wall = time.perf_counter() - started
+        latencies = [r[0] for r in results]
+        rows.append(
+            {
+                "parallel": parallel,
+                "requests": total,
+                "wall_s": wall,
+                "throughput_rps": total / wall,
+                "audio_s_per_s": sum(r[1] for r in results) / wall,
+                "latency": summarise(latencies).as_dict(),
+                "latency_p95_s": float(np.percentile(latencies, 95)),
+                "latencies_s": latencies,
+            }
+        )
+    return {"rows": rows, "recommended_parallel": recommend(rows)}
+
+
+def recommend(rows: list[dict]) -> int | None:
+    if not rows:
+        return None
+    best = max(row["throughput_rps"] for row in rows)
+    return min(row["parallel"] for row in rows if row["throughput_rps"] >= GOOD_ENOUGH * best)

@@ -74,19 +74,11 @@ def device_table(summaries: list[dict], note: Optional[str]) -> str:
             g = r["generation"]
             per_audio, sweep, rtf = g["latency_per_audio_s"], r.get("sweep") or {}, g["rtf"]
             best_rps = max((row["throughput_rps"] for row in sweep.get("rows", [])), default=g["sequential_rps"])
-            rows.append(
-                [
-                    device_label(summary) if len(summaries) > 1 else device["name"],
-                    r["title"],
-                    f"{num(per_audio['mean'] * 1000, 1)} ms ± {num(per_audio['ci95'] * 1000, 1)}",
-                    num(best_rps, 2),
-                    memory_text(r["memory"], device),
-                    device.get("compute_capability") or "n/a (CPU)",
-                    f"{num(rtf)}x RT",
-                    f"{num(1 / rtf if rtf else None, 1)}x",
-                    str(sweep.get("recommended_parallel", "-")),
-                ]
-            )
+            name = device_label(summary) if len(summaries) > 1 else device["name"]
+            latency = f"{num(per_audio['mean'] * 1000, 1)} ms ± {num(per_audio['ci95'] * 1000, 1)}"
+            cells = [name, r["title"], latency, num(best_rps, 2), memory_text(r["memory"], device)]
+            cells += [device.get("compute_capability") or "n/a (CPU)", f"{num(rtf)}x RT"]
+            rows.append(cells + [f"{num(1 / rtf if rtf else None, 1)}x", str(sweep.get("recommended_parallel", "-"))])
     headers = ["Device", "Service", "Latency per 1 s of audio", "Throughput (req/s)", "Peak memory"]
     headers += ["Compute Capability", "Real-time factor", "Faster than real time", "Recommended parallel"]
     return table(headers, rows, note)
@@ -153,22 +145,11 @@ def quality_speed_table(summary: dict, note: Optional[str]) -> str:
         if unmeasured:
             without.append(f"{r['title']} ({r['model']}): {unmeasured}")
         for preset, c in configurations(r):
-            g, q = c["generation"], c.get("quality")
-            rows.append(
-                [
-                    r["title"],
-                    c["model"],
-                    preset,
-                    f"{num(g['rtf'])}x RT",
-                    mean_ci(g["latency_per_audio_s"], 3),
-                    mean_ci(q["summary"].get("reward") if q else None, 3),
-                ]
-            )
-    out = table(
-        ["Service", "Model", "Preset", "Real-time factor", "Seconds per audio second (± 95% CI)", "Reward (raw, 0-1)"],
-        rows,
-        note,
-    )
+            g, reward = c["generation"], c["quality"]["summary"].get("reward") if c.get("quality") else None
+            speed = [f"{num(g['rtf'])}x RT", mean_ci(g["latency_per_audio_s"], 3), mean_ci(reward, 3)]
+            rows.append([r["title"], c["model"], preset, *speed])
+    headers = ["Service", "Model", "Preset", "Real-time factor", "Seconds per audio second (± 95% CI)"]
+    out = table([*headers, "Reward (raw, 0-1)"], rows, note)
     return out + "".join(f"\n- {line}" for line in without) + ("\n" if without else "")
 
 
@@ -176,115 +157,72 @@ def stage_table(summary: dict, note: Optional[str]) -> str:
     rows = []
     for r in summary["services"].values():
         for part in ("generation", "evaluation"):
-            runs = (r.get(part) or {}).get("runs_s") or []
-            total = sum(runs)
+            total = sum((r.get(part) or {}).get("runs_s") or [])
             for stage, s in ((r.get(part) or {}).get("stages") or {}).items():
-                share = s["avg_s"] * s["count"] / total if total else None
-                rows.append(
-                    [
-                        r["title"],
-                        stage,
-                        s["count"],
-                        num(s["avg_s"], 4),
-                        num(s["p95_s"], 4),
-                        "-" if share is None else f"{share:.0%}",
-                    ]
-                )
+                share = "-" if not total else f"{s['avg_s'] * s['count'] / total:.0%}"
+                rows.append([r["title"], stage, s["count"], num(s["avg_s"], 4), num(s["p95_s"], 4), share])
     unstaged = [
         f"{r['title']} ({r['model']})" for r in summary["services"].values() if not r["generation"].get("stages")
     ]
-    tail = (
-        (
-            f"\nGeneration backends without stages (`Backend.stage`), timed as whole requests only: "
-            f"{', '.join(unstaged)}.\n"
-        )
-        if unstaged
-        else ""
-    )
+    tail = "\nGeneration backends without stages (`Backend.stage`), timed as whole requests only: "
+    tail = f"{tail}{', '.join(unstaged)}.\n" if unstaged else ""
     if not rows:
         return tail.lstrip("\n") or "No stages.\n"
     return table(["Service", "Stage", "Count", "Average (s)", "p95 (s)", "Share of its total"], rows, note) + tail
 
 
-def sweep_table(summary: dict, note: Optional[str]) -> str:
+SWEEP_HEADERS = ["Parallel requests", "Requests", "Throughput (req/s)"]
+
+
+def sweep_cells(sweep: dict) -> list[list]:
+    """Per level of a parallel sweep: the count (marked where recommended), requests, throughput (the
+    columns of SWEEP_HEADERS), then the audio seconds per second and the latency."""
     rows = []
-    for r in summary["services"].values():
-        sweep = r.get("sweep")
-        if not sweep:
-            continue
-        for row in sweep["rows"]:
-            lat = row["latency"]
-            mark = " ← recommended" if row["parallel"] == sweep["recommended_parallel"] else ""
-            rows.append(
-                [
-                    r["title"],
-                    f"{row['parallel']}{mark}",
-                    row["requests"],
-                    num(row["throughput_rps"], 2),
-                    num(row["audio_s_per_s"], 2),
-                    f"{num(lat['mean'])} ± {num(lat['ci95'])}",
-                    num(row["latency_p95_s"]),
-                ]
-            )
+    for row in sweep["rows"]:
+        mark = " ← recommended" if row["parallel"] == sweep["recommended_parallel"] else ""
+        cells = [f"{row['parallel']}{mark}", row["requests"], num(row["throughput_rps"], 2)]
+        rows.append(cells + [num(row["audio_s_per_s"], 2), mean_ci(row["latency"], 3), num(row["latency_p95_s"])])
+    return rows
+
+
+def sweep_table(summary: dict, note: Optional[str]) -> str:
+    sweeps = [(r["title"], r["sweep"]) for r in summary["services"].values() if r.get("sweep")]
+    rows = [[title, *cells] for title, sweep in sweeps for cells in sweep_cells(sweep)]
     if not rows:
         return "Parallel sweep not run.\n"
-    return table(
-        [
-            "Service",
-            "Parallel requests",
-            "Requests",
-            "Throughput (req/s)",
-            "Audio s per s",
-            "Latency mean ± 95% CI (s)",
-            "Latency p95 (s)",
-        ],
-        rows,
-        note,
-    )
+    headers = ["Service", *SWEEP_HEADERS, "Audio s per s", "Latency mean ± 95% CI (s)", "Latency p95 (s)"]
+    return table(headers, rows, note)
 
 
 def render(summary: dict) -> str:
     note = TIMING_ONLY if summary.get("timing_only") else None
     quality_note = QUALITY_MEANINGLESS if summary.get("timing_only") else None
-    device = summary["device"]
-    head = [
-        f"Regenerate: `{summary['command']}`",
-        "",
-        f"# audionet benchmark: {device['name']} (`{summary['slug']}`)",
-        "",
-    ]
+    device, load = summary["device"], summary.get("load_average")
+    head = [f"Regenerate: `{summary['command']}`", f"# audionet benchmark: {device['name']} (`{summary['slug']}`)"]
     if note:
-        head += [note, ""]
+        head.append(note)
     if summary.get("simulated"):
         from audionet.benchmarks.simulated import NOTE
 
-        head += [NOTE, ""]
-    head += [
-        (
-            f"Mode **{summary['mode']}**, {summary['runs']} runs after {summary['warmup']} warm-up run(s), "
-            f"weights: {summary['weights']}. CPU: {device['cpu_model']}, {device['cpu_cores']} cores. "
-            f"Evaluation ({summary.get('eval_profile', 'offline')} profile): {summary.get('evaluation') or 'not run'}."
-        ),
-        "",
-    ]
-    load = summary.get("load_average")
+        head.append(NOTE)
+    head.append(
+        f"Mode **{summary['mode']}**, {summary['runs']} runs after {summary['warmup']} warm-up run(s), "
+        f"weights: {summary['weights']}. CPU: {device['cpu_model']}, {device['cpu_cores']} cores. "
+        f"Evaluation ({summary.get('eval_profile', 'offline')} profile): {summary.get('evaluation') or 'not run'}."
+    )
     if load:
         # Only the start says whether other work was running: by the end the benchmark's own parallel
         # sweep has raised the load.
         busy = load["start"][0] > 0.5 * device["cpu_cores"]
-        head += [
-            (
-                f"Load average (1 min) at start / end: {load['start'][0]:.1f} / {load['end'][0]:.1f} on "
-                f"{device['cpu_cores']} cores"
-                + (
-                    ": other work was running at the start, expect noise."
-                    if busy
-                    else " (the end includes the benchmark's own sweep)."
-                )
-            ),
-            "",
-        ]
-    head += [""]
+        head.append(
+            f"Load average (1 min) at start / end: {load['start'][0]:.1f} / {load['end'][0]:.1f} on "
+            f"{device['cpu_cores']} cores"
+            + (
+                ": other work was running at the start, expect noise."
+                if busy
+                else " (the end includes the benchmark's own sweep)."
+            )
+        )
     sections = [
         ("Generation (miners)", timing_table([summary], "generation", note)),
         ("Evaluation (validators)", timing_table([summary], "evaluation", note)),
@@ -295,7 +233,12 @@ def render(summary: dict) -> str:
         ("Parallel requests per device (seed 001)", sweep_table(summary, note)),
         ("Methodology", METHODOLOGY),
     ]
-    return "\n".join(head) + "\n".join(f"## {title}\n\n{body}" for title, body in sections)
+    return "".join(f"{line}\n\n" for line in head) + sections_text(sections)
+
+
+def sections_text(sections: list[tuple[str, str]]) -> str:
+    """`## title` and its body, for each section (every report's layout)."""
+    return "\n".join(f"## {title}\n\n{body}" for title, body in sections)
 
 
 METHODOLOGY = """\

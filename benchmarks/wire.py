@@ -13,15 +13,14 @@ import json
 import os
 import platform
 import statistics
-import sys
 import time
 
 import numpy as np
 
-from audionet.benchmarks.results import RESULTS_DIR, command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.flags import study_parser
+from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
 from audionet.benchmarks.timing import timed_calls
 from audionet.lib.audio import Audio, decode_flac, encode_flac
-from audionet.lib.config import Parser
 from audionet.lib.gpu import device_slug
 from audionet.lib.protocol import ResponseMeta, pack_response, sha256_hex, unpack_response
 from audionet.lib.services import MUSIC
@@ -85,12 +84,10 @@ PROMPTS = (
 )
 
 
-def main(argv=None, prog: str = "audionet-bench wire") -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = Parser(prog=prog, description=__doc__.split("\n")[0])
+def main(argv: list[str], prog: str = "audionet-bench wire") -> int:
+    parser = study_parser(prog, __doc__)
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--out", default=RESULTS_DIR, help="results root: files go to <out>/<device-slug>/")
     args = parser.parse_args(argv)
     generator = ProceduralMusicGenerator()
     clips = []
@@ -145,7 +142,3 @@ def plot(data: dict, path: str) -> str:
         ax.invert_yaxis()
     fig.suptitle(f"{data['seconds']:g} s of 32 kHz music: the anchor, base64 FLAC in JSON, our binary FLAC body")
     return save_figure(fig, path)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,5 +1,5 @@
 """The incentive study: Yuma consensus by its published rule, and the properties of the validator's curve
-on the measured score samples (what `python -m audionet.benchmarks.incentive` chose it by)."""
+on the measured score samples (what `audionet-bench incentive` chose it by)."""
 
 import json
 import os
