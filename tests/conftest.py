@@ -7,7 +7,6 @@ import pytest
 
 from audionet.lib.audio import Audio
 
-
 FOLDER_MARKS = {"e2e": pytest.mark.e2e, "stress": pytest.mark.slow}
 
 

@@ -12,7 +12,7 @@ from audionet.benchmarks import adversaries
 from audionet.benchmarks.attacks import CATALOGUE, for_service
 from audionet.lib.gpu import device_slug
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.timeout(900), pytest.mark.slow]
 # VC references alternate engines round by round (espeak, Kokoro, ...): the espeak cloner wins the
 # espeak-reference rounds, so the claim "no attack beats honest" holds over the mix, not every round.
 ROUNDS = 4

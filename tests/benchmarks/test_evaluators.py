@@ -4,10 +4,13 @@ table, JSON and plot are written with the command that regenerates them."""
 
 import json
 
+import pytest
+
 from audionet.benchmarks import evaluators
 from audionet.lib.gpu import device_slug
 
 
+@pytest.mark.slow
 def test_profiles_and_one_by_one(tmp_path, capsys):
     argv = ["--profiles", "offline", "--services", "tts,music", "--clips", "2", "--runs", "1", "--out", str(tmp_path)]
     assert evaluators.main(argv) == 0

@@ -25,6 +25,7 @@ def test_without_a_gpu_it_refuses_with_one_line_and_writes_nothing(tmp_path, cap
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_the_cpu_smoke_plan_runs_every_step_passes_eval_flags_through_and_reports(tmp_path):
     assert gpu_check.main(["--cpu-smoke", "--out", str(tmp_path), "--eval.asr", "none", "--eval.mos=none"]) == 0
     (folder,) = [os.path.join(tmp_path, name) for name in os.listdir(tmp_path)]

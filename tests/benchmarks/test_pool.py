@@ -25,6 +25,7 @@ def results(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_each_simulated_device_alone_and_the_pool_study_are_written_and_labelled(results):
     fast, slow, pool = f"{CPU}-simulated-1x", f"{CPU}-simulated-3x", f"pool-{CPU}-simulated-1x+3x"
     assert sorted(os.listdir(results)) == sorted([fast, slow, pool])
@@ -40,6 +41,7 @@ def test_each_simulated_device_alone_and_the_pool_study_are_written_and_labelled
     assert [row["Burst"] for row in findings] == ["1", "6"]
 
 
+@pytest.mark.slow
 def test_the_weighted_pool_keeps_a_single_request_on_the_fast_device(results):
     summary = load_json(os.path.join(results, f"pool-{CPU}-simulated-1x+3x", "pool.json"))
     rows = summary["studies"]["tts"]["rows"]

@@ -17,7 +17,7 @@ from audionet.benchmarks.tables import QUALITY_MEANINGLESS, TIMING_ONLY, render
 from audionet.lib import services
 from tests.files import load_json, markdown_tables, read_text
 
-pytestmark = pytest.mark.timeout(400)
+pytestmark = [pytest.mark.timeout(400), pytest.mark.slow]
 SLUG_FILES = ("gpu_info.json", "benchmark_summary.json", "tables.md", "times.png")
 
 

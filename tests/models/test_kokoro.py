@@ -70,6 +70,7 @@ def test_kokoro_clone_is_closer_to_the_reference_speaker_than_plain_kokoro(kokor
     assert clone.names[int(np.argmax(weights))] == "jm_kumo"
 
 
+@pytest.mark.slow
 def test_kokoro_clone_presets_trade_work_for_similarity():
     """fast = nearest voice without pitch matching; quality = best of three pitch-matched candidates by the
     validator's default speaker encoder, so it is never less similar than balanced (one of its candidates)."""

@@ -156,6 +156,7 @@ def test_bad_text_or_reference_is_one_line_before_any_model_loads(speech, write,
     assert exit_.value.code == 2
 
 
+@pytest.mark.slow
 def test_cli_scores_odd_formats_and_reports_bad_files_without_stopping(speech, write, tmp_path):
     """The real command: stereo 44.1 kHz and 96 kHz files are scored; a corrupt and a missing file
     each get one line on stderr, are listed as not scored, and make the exit status 1."""

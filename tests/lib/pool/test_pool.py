@@ -34,6 +34,7 @@ def requests(n, seed=0):
     return [TTS.draw(rng) for _ in range(n)]
 
 
+@pytest.mark.slow
 def test_small_burst_stays_on_the_fast_device_and_beats_round_robin(replicas):
     fast, slow = replicas
     weighted = asyncio.run(burst(fresh_pool("tts", replicas, "weighted"), "tts", requests(2)))
@@ -43,6 +44,7 @@ def test_small_burst_stays_on_the_fast_device_and_beats_round_robin(replicas):
     assert weighted["makespan_s"] < robin["makespan_s"]
 
 
+@pytest.mark.slow
 def test_large_burst_uses_the_slow_device_and_beats_the_fast_one_alone(replicas):
     fast, slow = replicas
     pool = fresh_pool("tts", replicas, "weighted")
@@ -52,6 +54,7 @@ def test_large_burst_uses_the_slow_device_and_beats_the_fast_one_alone(replicas)
     assert both["makespan_s"] < alone["makespan_s"]
 
 
+@pytest.mark.slow
 def test_every_replica_times_under_its_own_device_and_the_miner_wide_key_counts_all(replicas):
     fast, slow = replicas
     timer = Timer("miner", device="pool")

@@ -42,6 +42,7 @@ def test_profiles_name_every_kind_and_overrides_win():
         resolve_specs("huge")
 
 
+@pytest.mark.slow
 def test_the_profile_judges_speech_voice_and_music_with_every_model(judge, speech):
     describe = judge.evaluators.describe()
     assert (
@@ -73,6 +74,7 @@ def test_the_profile_judges_speech_voice_and_music_with_every_model(judge, speec
     assert again.components == verdict.components  # reproducible: same audio, same verdict
 
 
+@pytest.mark.slow
 def test_torch_evaluators_run_batched_under_inference_mode(judge, speech):
     import torch
 
