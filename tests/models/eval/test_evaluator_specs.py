@@ -8,45 +8,15 @@ from audionet.lib.errors import BackendError
 from audionet.lib.scoring.judge import Job, Judge
 from audionet.lib.services import MUSIC, MusicRequest
 from audionet.models.eval.profiles import load_clap, load_evaluators, load_speaker
+from audionet.models.eval.random_weights import random_model
 from tests.speech import VOICE_A, VOICE_B
 
 
 @pytest.fixture(scope="module")
 def tiny_clap(tmp_path_factory):
-    """A random CLAP saved with save_pretrained, with a real byte-level BPE tokenizer."""
-    from transformers import (
-        ClapAudioConfig,
-        ClapConfig,
-        ClapFeatureExtractor,
-        ClapModel,
-        ClapProcessor,
-        ClapTextConfig,
-        RobertaTokenizer,
-    )
-
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": 4}
-    for piece in list(letters + ",") + ["Ġ"] + ["Ġ" + c for c in letters]:
-        vocab[piece] = len(vocab)
-    tokenizer = RobertaTokenizer(vocab=vocab, merges=[("Ġ", c) for c in letters])
-    text = ClapTextConfig(
-        vocab_size=len(vocab),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=80,
-        projection_dim=16,
-    )
-    audio = ClapAudioConfig(
-        patch_embeds_hidden_size=16, depths=[1, 1], num_attention_heads=[2, 2], hidden_size=32, projection_dim=16
-    )
-    folder = tmp_path_factory.mktemp("tiny-clap")
-    config = ClapConfig(text_config=text.to_dict(), audio_config=audio.to_dict(), projection_dim=16)
-    ClapModel(config).save_pretrained(folder)
-    extractor = ClapFeatureExtractor(truncation="rand_trunc")
-    ClapProcessor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(folder)
-    return str(folder)
+    """A tiny random CLAP saved with save_pretrained, with a real byte-level BPE tokenizer (the same builder
+    as `audionet-bench --weights random`)."""
+    return random_model("laion/larger_clap_music", str(tmp_path_factory.mktemp("tiny-clap")), size="tiny")
 
 
 def test_clap_by_folder_scores_music_deterministically(tiny_clap):
@@ -63,25 +33,8 @@ def test_clap_by_folder_scores_music_deterministically(tiny_clap):
 
 
 def test_wavlm_xvector_by_folder(tmp_path, speech):
-    from transformers import Wav2Vec2FeatureExtractor, WavLMConfig, WavLMForXVector
-
-    config = WavLMConfig(
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        conv_dim=(32, 32),
-        conv_stride=(5, 4),
-        conv_kernel=(10, 8),
-        num_conv_pos_embeddings=16,
-        tdnn_dim=(32, 32),
-        tdnn_kernel=(3, 1),
-        tdnn_dilation=(1, 1),
-        xvector_output_dim=24,
-    )
-    WavLMForXVector(config).save_pretrained(tmp_path)
-    Wav2Vec2FeatureExtractor(return_attention_mask=True).save_pretrained(tmp_path)
-    encoder = load_speaker(f"wavlm:{tmp_path}", "cpu")
+    folder = random_model("microsoft/wavlm-base-plus-sv", str(tmp_path), size="tiny")
+    encoder = load_speaker(f"wavlm:{folder}", "cpu")
     vectors = encoder.embed([speech("One small step.", VOICE_A), speech("A giant leap.", VOICE_B)])
     assert vectors.shape == (2, 24) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 
