@@ -105,5 +105,5 @@ class Curve:
         return raw / total if total > 0 else np.zeros_like(raw)
 
 
-# Chosen by `python -m audionet.benchmarks.incentive` (results/incentive-offline.md).
+# Chosen by `audionet-bench incentive` (benchmarks/results/cpu-x86_64-2core/incentive-offline.md).
 CURVE = Curve(alpha=0.005, eligible_after=3, floor=0.0, power=1.0, service_floor=0.85, gate_slack=0.6)
