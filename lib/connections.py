@@ -267,10 +267,8 @@ class LogThrottle(logging.Filter):
             self.last.clear()
         self.last[kind] = now
         error = record.exc_info[1] if record.exc_info else None
-        if isinstance(error, OSError) or _accept_retry_after_close(record, error):
-            first = record.getMessage().split("\n", 1)[0]
-            if not isinstance(error, OSError):
-                first = "accepting again after running out of open files, but the server had closed"
+        first = _client_caused(record, error)
+        if first is not None:
             record.msg, record.args = f"{first}: {type(error).__name__}: {error}", None
             record.exc_info = record.exc_text = None
         dropped = self.dropped.pop(kind, 0)
@@ -279,10 +277,15 @@ class LogThrottle(logging.Filter):
         return True
 
 
-def _accept_retry_after_close(record: logging.LogRecord, error: Optional[BaseException]) -> bool:
-    """asyncio's accept retry, scheduled when it ran out of open files, firing after the server closed: its
-    socket is gone (fd -1). A client can cause it, so it is a line like the accept error itself."""
-    return isinstance(error, ValueError) and "_start_serving" in str(record.msg)
+def _client_caused(record: logging.LogRecord, error: Optional[BaseException]) -> Optional[str]:
+    """The line for an error a client can cause, or None for a bug (it keeps its traceback). An OSError keeps
+    its message's first line; asyncio's accept retry, scheduled when it ran out of open files, firing after the
+    server closed (its socket gone, fd -1) gets a line that says so."""
+    if isinstance(error, OSError):
+        return record.getMessage().split("\n", 1)[0]
+    if isinstance(error, ValueError) and "_start_serving" in str(record.msg):
+        return "accepting again after running out of open files, but the server had closed"
+    return None
 
 
 def throttle_logs(interval_s: float = 60.0) -> LogThrottle:

@@ -137,7 +137,10 @@ def test_wandb_off_writes_only_jsonl(tmp_path, monkeypatch):
     monkeypatch.setenv("WANDB_DIR", str(tmp_path))
     telemetry = Telemetry(filled_timer(), str(tmp_path / "log"), {"role": "miner"}, WandbSettings(off=True))
     telemetry.start(0.05)
-    flushed = lambda: os.path.exists(telemetry.jsonl_path) and len(read_text(telemetry.jsonl_path).splitlines())  # noqa: E731
+
+    def flushed() -> int:
+        return len(read_text(telemetry.jsonl_path).splitlines()) if os.path.exists(telemetry.jsonl_path) else 0
+
     wait_until(lambda: flushed() >= 2, timeout_s=10, what="two periodic flushes")
     telemetry.close()
     assert not (tmp_path / "wandb").exists()
