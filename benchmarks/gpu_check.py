@@ -98,7 +98,7 @@ def route(extras: list[str]) -> dict[str, list[str]]:
 
 def facts() -> dict:
     """The device, the software, and whether each CUDA path outside torch can run here (None: it can)."""
-    from audionet.lib.cuda_libs import CTRANSLATE2, missing
+    from audionet.lib.cuda_libs import CTRANSLATE2, unloadable
     from audionet.lib.gpu import describe, environment
 
     try:
@@ -107,7 +107,7 @@ def facts() -> dict:
         onnx = cuda_problem()
     except ImportError as error:
         onnx = f"onnxruntime does not import: {error}"
-    ctranslate2 = missing(CTRANSLATE2)
+    ctranslate2 = unloadable(CTRANSLATE2)
     return {
         "device": describe().as_dict(),
         "environment": environment(),

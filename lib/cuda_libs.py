@@ -94,6 +94,6 @@ def require(libraries: Sequence[CudaLibrary], what: str, otherwise: str = "", ro
     return loaded
 
 
-def missing(libraries: Sequence[CudaLibrary], roots=None) -> list[str]:
+def unloadable(libraries: Sequence[CudaLibrary], roots=None) -> list[str]:
     """The sonames of `libraries` that cannot load here (each one that can is loaded)."""
     return [library.soname for library in libraries if load(library, roots) is None]

@@ -19,13 +19,13 @@ import logging
 from collections.abc import Sequence
 from typing import Optional, Union
 
-from audionet.lib.cuda_libs import ONNXRUNTIME_CUDA13, missing
-from audionet.lib.requirements import install_hint
+from audionet.lib import cuda_libs
+from audionet.lib.requirements import TORCH_PIN, install_hint
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
 CUDA_OPTIONS = {"cudnn_conv_algo_search": "HEURISTIC"}
-LIBRARIES = {"13": ONNXRUNTIME_CUDA13}  # per CUDA major of the onnxruntime-gpu build: what must load
+LIBRARIES = {"13": cuda_libs.ONNXRUNTIME_CUDA13}  # per CUDA major of the onnxruntime-gpu build: what must load
 
 Provider = Union[str, tuple[str, dict]]
 log = logging.getLogger("onnxruntime-providers")
@@ -48,16 +48,10 @@ def diagnose(
         return f"onnxruntime-gpu is a CUDA {build_cuda} build but torch brings CUDA {torch_cuda}: {fix}"
     if unloadable:
         return (
-            f"onnxruntime's CUDA provider needs {unloadable[0]}, which does not load here (torch=={_torch_pin()} "
+            f"onnxruntime's CUDA provider needs {unloadable[0]}, which does not load here ({TORCH_PIN} "
             f"installs it with its CUDA {_major(build_cuda)} wheels on a GPU host)"
         )
     return None
-
-
-def _torch_pin() -> str:
-    from audionet.lib.requirements import TORCH_PIN
-
-    return TORCH_PIN.split("==")[1]
 
 
 def cuda_problem() -> Optional[str]:
@@ -79,7 +73,7 @@ def cuda_problem() -> Optional[str]:
     except ImportError:
         torch_cuda = None
     libraries = LIBRARIES.get(_major(build_cuda) or "", ())
-    return diagnose(available, build_cuda, torch_cuda, missing(libraries))
+    return diagnose(available, build_cuda, torch_cuda, cuda_libs.unloadable(libraries))
 
 
 def select_providers(device: str, problem: Optional[str], who: str) -> tuple[list[Provider], str, Optional[str]]:

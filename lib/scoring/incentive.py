@@ -80,7 +80,8 @@ class Curve:
         return np.clip((relative - floor) / GATE_WIDTH, 0.0, 1.0).prod(axis=0)
 
     def relative(self, ema: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(relative score [service, uid], eligible [uid]) from EMAs and scored-round counts [service, uid].
+        """(relative score [service, uid], scored rounds [uid]: its fewest in any service) from EMAs and
+        scored-round counts [service, uid].
         A service in which no known uid scored anything is left out (as if it were not scored)."""
         ema, count = np.atleast_2d(ema), np.atleast_2d(count)
         score = self.estimate(ema, count)
@@ -89,18 +90,18 @@ class Curve:
         mature = rounds >= self.mature_after
         known = mature if mature.any() else eligible
         if not known.any():
-            return np.zeros((0, score.shape[1])), eligible
+            return np.zeros((0, score.shape[1])), rounds
         reference = score[:, known].max(axis=1)
         scored = reference > 0
-        return np.minimum(score[scored] / reference[scored, None], 1.0), eligible
+        return np.minimum(score[scored] / reference[scored, None], 1.0), rounds
 
     def weights(self, ema: np.ndarray, count: np.ndarray) -> np.ndarray:
         """L1-normalised weights per uid; all zeros when nobody earned anything."""
-        relative, eligible = self.relative(ema, count)
+        relative, rounds = self.relative(ema, count)
         if relative.shape[0] == 0:
-            return np.zeros(eligible.shape)
-        rounds = np.atleast_2d(count).min(axis=0)
-        raw = np.where(eligible, self.gate(relative, rounds) * self.shape(relative.mean(axis=0)), 0.0)
+            return np.zeros(rounds.shape)
+        earned = self.gate(relative, rounds) * self.shape(relative.mean(axis=0))
+        raw = np.where(rounds >= self.eligible_after, earned, 0.0)
         total = raw.sum()
         return raw / total if total > 0 else np.zeros_like(raw)
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from audionet.lib.cuda_libs import CTRANSLATE2, CudaLibrary, find, load, missing, require
+from audionet.lib.cuda_libs import CTRANSLATE2, CudaLibrary, find, load, require, unloadable
 from audionet.lib.errors import MissingDependency
 from tests.files import REPO
 
@@ -36,7 +36,7 @@ def test_a_system_library_loads_by_soname_and_a_broken_file_does_not(tmp_path):
     fake = CudaLibrary("libaudionet-missing.so.1", "nvidia/fake/lib", "none", "a fake")
     wheel_folder(str(tmp_path), fake)
     assert load(fake, [str(tmp_path)]) is None
-    assert missing([libc, fake], [str(tmp_path)]) == ["libaudionet-missing.so.1"]
+    assert unloadable([libc, fake], [str(tmp_path)]) == ["libaudionet-missing.so.1"]
 
 
 def test_a_missing_cuda12_cublas_is_one_line_naming_it_and_its_requirement(tmp_path):
