@@ -25,11 +25,13 @@ install: $(BIN)/.audionet-installed
 localnet: install
 	$(BIN)/audionet-localnet --miners $(MINERS) --rounds $(ROUNDS) --json localnet.json
 
-# Lint first: seconds, and a layering or format slip fails before minutes of tests.
+# Lint first: seconds, and a layering or format slip fails before minutes of tests. basedpyright checks
+# imports only (pyrightconfig.json): every audionet.* import resolves through pythonpath/, as an editor sees it.
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/basedpyright --pythonpath $(BIN)/python
 
 test: lint
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q

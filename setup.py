@@ -3,21 +3,15 @@ from pathlib import Path
 from setuptools import find_packages, setup
 
 HERE = Path(__file__).parent
-# The checkout keeps its top-level folders; installed, they are one namespaced package:
-# lib -> audionet.lib, models -> audionet.models, ... (nothing generic lands in site-packages).
-FOLDERS = ("lib", "models", "neurons", "benchmarks")
+# The checkout keeps its top-level folders; pythonpath/audionet/ links them into one package
+# (lib -> audionet.lib, models -> audionet.models, ...), so nothing generic lands in site-packages and the
+# editable install is a plain .pth naming pythonpath/, which editors and type checkers follow.
+SOURCE = "pythonpath"
 
 
 def requirements(name: str) -> list[str]:
     lines = (HERE / name).read_text().splitlines()
     return [line.split("#")[0].strip() for line in lines if line.split("#")[0].strip() and not line.startswith("-r")]
-
-
-def packages() -> list[str]:
-    found = []
-    for folder in FOLDERS:
-        found += [f"audionet.{folder}"] + [f"audionet.{folder}.{sub}" for sub in find_packages(folder)]
-    return found
 
 
 setup(
@@ -27,8 +21,8 @@ setup(
     long_description=(HERE / "README.md").read_text(),
     long_description_content_type="text/markdown",
     python_requires=">=3.11",
-    packages=packages(),
-    package_dir={f"audionet.{folder}": folder for folder in FOLDERS},
+    packages=find_packages(SOURCE, include=["audionet", "audionet.*"]),
+    package_dir={"": SOURCE},
     package_data={"audionet.lib.prompts": ["data/*"]},
     install_requires=requirements("requirements.txt"),
     # ray: replicas as Ray actors across hosts (--pool.backend ray); a single-host miner does not need it.

@@ -21,7 +21,7 @@ from audionet.benchmarks.attacks import Kit, for_service
 from audionet.benchmarks.flags import add_service_flags, one_line_errors, study_parser
 from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
 from audionet.lib import services as registry
-from audionet.lib.config import Parser, positive_int
+from audionet.lib.core.config import Parser, positive_int
 
 HONEST = "honest"
 
@@ -70,7 +70,7 @@ def stratified(sources, number: int):
     """Synthesised references cycle through their engines round by round: the validator's draw
     (engine first, then voice) has the same expectation, but with a few rounds chance could hand
     one engine most of them, and each engine favours the cloner built on it."""
-    from audionet.lib.references import SynthesisedReferences
+    from audionet.lib.prompts.references import SynthesisedReferences
 
     engines = getattr(sources, "engines", None)
     if not engines or len(engines) < 2:
@@ -198,7 +198,7 @@ def main(argv: list[str], prog: str = "audionet-bench adversaries") -> int:
 def measure(args, command: str) -> int:
     from rich.progress import Progress
 
-    from audionet.lib.gpu import device_slug
+    from audionet.lib.core.devices import device_slug
     from audionet.lib.scoring.judge import Judge
     from audionet.models.eval.profiles import chosen_profile, specs_from_args
 

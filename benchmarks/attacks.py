@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audionet.lib.audio import Audio, pcm16, resample
+from audionet.lib.core.audio import Audio, pcm16, resample
 from audionet.models.baselines.looped import one_second_looped
 
 

@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from audionet.benchmarks.flags import study_parser
 from audionet.benchmarks.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
-from audionet.lib.gpu import device_slug
+from audionet.lib.core.devices import device_slug
 from audionet.models.baselines.espeak import EspeakSynthesizer
 from audionet.models.baselines.world_vc import WorldVoiceCloner
 from audionet.models.eval.speaker_dvector import DVectorEncoder

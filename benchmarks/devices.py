@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Optional
 
 from audionet.benchmarks import simulated
-from audionet.lib.config import flag
-from audionet.lib.errors import ConfigError
-from audionet.lib.gpu import describe_device, resolve_devices
-from audionet.lib.pool import device_labels
-from audionet.lib.pool.build import unique
+from audionet.lib.core.config import flag
+from audionet.lib.core.devices import describe_device, resolve_devices
+from audionet.lib.core.errors import ConfigError
+from audionet.lib.miner.pool import device_labels
+from audionet.lib.miner.pool.build import unique
 
 
 def factors(text: str) -> tuple[float, ...]:

@@ -12,9 +12,9 @@ from contextlib import AbstractContextManager
 from typing import Optional
 
 from audionet.benchmarks.timing import timed_calls
-from audionet.lib.audio import Audio
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.timing import Timer
 from audionet.lib.scoring.judge import Job, Judge, Verdict
-from audionet.lib.timing import Timer
 
 Measure = Callable[..., AbstractContextManager]
 

@@ -10,7 +10,7 @@ from tqdm import tqdm
 
 from audionet.benchmarks.results import table
 from audionet.benchmarks.timing import timed_calls
-from audionet.lib.audio import Audio
+from audionet.lib.core.audio import Audio
 from audionet.lib.scoring.duplicates import fingerprint
 from audionet.models.eval.profiles import load_asr, load_mos, load_speaker
 
@@ -29,7 +29,7 @@ VOICES = ["en-us", "en-us+f2", "en-us+m3", "en-gb+f3", "en-gb+m1", "en-us+f4"]
 
 def evaluators(device: str):
     """name -> (call on a list of clips, which clip set)."""
-    from audionet.lib.f0 import f0_stats
+    from audionet.lib.core.f0 import f0_stats
     from audionet.lib.scoring.judge import Judge  # noqa: F401  (same modules the validator imports)
     from audionet.models.eval.music_quality import SignalMusicQuality
     from audionet.models.eval.vad import SileroVad

@@ -9,8 +9,8 @@ import sys
 from collections.abc import Callable
 
 from audionet.benchmarks.results import RESULTS_DIR
-from audionet.lib.config import Parser
-from audionet.lib.errors import BackendError, ConfigError, exit_code
+from audionet.lib.core.config import Parser
+from audionet.lib.core.errors import BackendError, ConfigError, exit_code
 
 RANDOM_WEIGHTS = os.path.expanduser("~/.cache/audionet/random-weights")
 

@@ -21,8 +21,8 @@ from tqdm import tqdm
 from audionet.benchmarks.flags import RANDOM_WEIGHTS, study_parser
 from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
 from audionet.benchmarks.timing import timed_calls
-from audionet.lib.config import flag
-from audionet.lib.gpu import device_slug, resolve_devices
+from audionet.lib.core.config import flag
+from audionet.lib.core.devices import device_slug, resolve_devices
 
 TTS_TEXT = "The quick brown fox jumps over the lazy dog. Then it rests in the warm afternoon sun."
 VC_TRANSCRIPT = "This is the reference voice that the cloner should copy."
@@ -46,7 +46,7 @@ BACKENDS = [
 def request(name: str, text: str, size, reference):
     """call(backend, seed) -> Audio: one fixed request of the service through its own factory and call."""
     from audionet.lib import services as registry
-    from audionet.lib.references import Reference
+    from audionet.lib.prompts.references import Reference
 
     service = registry.get(name)
     voice = Reference("reference", reference, VC_TRANSCRIPT)

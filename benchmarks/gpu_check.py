@@ -25,7 +25,7 @@ from functools import partial
 
 from audionet.benchmarks.flags import study_parser
 from audionet.benchmarks.results import command_line, table, write_result
-from audionet.lib.errors import EXIT_MISSING
+from audionet.lib.core.errors import EXIT_MISSING
 
 BUDGET_S = 520.0  # under 9 minutes with start-up and the final report
 HEARTBEAT_S = 15.0
@@ -98,8 +98,8 @@ def route(extras: list[str]) -> dict[str, list[str]]:
 
 def facts() -> dict:
     """The device, the software, and whether each CUDA path outside torch can run here (None: it can)."""
-    from audionet.lib.cuda_libs import CTRANSLATE2, unloadable
-    from audionet.lib.gpu import describe, environment
+    from audionet.lib.core.cuda_libs import CTRANSLATE2, unloadable
+    from audionet.lib.core.devices import describe, environment
 
     try:
         from audionet.models.onnx_providers import cuda_problem
@@ -194,8 +194,8 @@ def main(argv: list[str], prog: str = "audionet-bench gpu-check") -> int:
         passed = route(extras)
     except ValueError as error:
         parser.error(str(error))
-    from audionet.lib.gpu import torch_build
-    from audionet.lib.requirements import needs
+    from audionet.lib.core.devices import torch_build
+    from audionet.lib.core.requirements import needs
 
     with needs("gpu-check"):
         import torch

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from audionet.lib.errors import EXIT_MISSING, MissingDependency
-from audionet.lib.requirements import is_missing_package, missing
+from audionet.lib.core.errors import EXIT_MISSING, MissingDependency
+from audionet.lib.core.requirements import is_missing_package, missing
 
 
 def main(argv: list[str]) -> int:

@@ -22,8 +22,8 @@ from audionet.benchmarks.flags import study_parser
 from audionet.benchmarks.incentive_checks import check_all, class_shares, traces
 from audionet.benchmarks.incentive_sim import Group, MinerClass, Population, classes_from_report, simulate
 from audionet.benchmarks.results import RESULTS_DIR, command_line
-from audionet.lib.config import Parser, positive_int
-from audionet.lib.scoring.incentive import CURVE, Curve
+from audionet.lib.core.config import Parser, positive_int
+from audionet.lib.validator.incentive import CURVE, Curve
 
 SAMPLES = os.path.join(RESULTS_DIR, "cpu-x86_64-2core", "adversaries-offline.json")
 

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from audionet.benchmarks.incentive_sim import Population, Run
-from audionet.lib.scoring.incentive import Curve
+from audionet.lib.validator.incentive import Curve
 
 CHEAP_OVER_NEURAL = 0.15  # the espeak class earns at most this share of what a neural miner earns
 CHEATS_TOGETHER = 0.001  # all cheat uids together

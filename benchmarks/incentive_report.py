@@ -93,7 +93,7 @@ def markdown(found: dict, classes, args, curve) -> str:
             "",
         ]
         if asdict(c.curve) != asdict(curve):
-            parts += [f"**`lib/scoring/incentive.py` has a different CURVE ({curve}): update it.**", ""]
+            parts += [f"**`lib/validator/incentive.py` has a different CURVE ({curve}): update it.**", ""]
         results = shown + [("chosen, Yuma incentive", found["consensus"])]
     parts += ["## Properties", "", checks_table(results)]
     labels = [("current", shown[0][1])]

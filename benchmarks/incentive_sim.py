@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audionet.lib.scoring.incentive import Curve
+from audionet.lib.validator.incentive import Curve
 
 HONEST = "honest"  # the adversary study's name for the best offline backend of a service
 KAPPA = 0.5

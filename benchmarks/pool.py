@@ -1,6 +1,6 @@
 """Pool study (seed 001, heterogeneous devices): every device of --pool.devices measured on its own (as
 `audionet-bench services` does, whose parallel sweep picks each device's parallel count), then bursts of N
-requests sent at once through the miner's own scheduler (`audionet.lib.pool`: its stake-ordered line and
+requests sent at once through the miner's own scheduler (`audionet.lib.miner.pool`: its stake-ordered line and
 device dispatch) for every single device alone, all devices with round-robin dispatch (the seed-001
 client), and all devices with the miner's speed-weighted dispatch. Measured side by side in one run: the
 same requests, each configuration after a fresh warm-up calibration.
@@ -24,13 +24,13 @@ from audionet.benchmarks.flags import one_line_errors
 from audionet.benchmarks.results import command_line
 from audionet.benchmarks.timing import summarise
 from audionet.lib import services as registry
-from audionet.lib.config import positive_int
-from audionet.lib.errors import ConfigError
-from audionet.lib.gpu import describe_device
-from audionet.lib.pool import LocalReplica, Pool, Replica, parallel_counts
-from audionet.lib.pool.build import counts as count_list
-from audionet.lib.pool.replica import Speed
-from audionet.lib.timing import Timer
+from audionet.lib.core.config import positive_int
+from audionet.lib.core.devices import describe_device
+from audionet.lib.core.errors import ConfigError
+from audionet.lib.core.timing import Timer
+from audionet.lib.miner.pool import LocalReplica, Pool, Replica, parallel_counts
+from audionet.lib.miner.pool.build import counts as count_list
+from audionet.lib.miner.pool.replica import Speed
 
 WEIGHTED, ROUND_ROBIN = "weighted", "round-robin"
 STUDY_LINE = 10_000

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from audionet.benchmarks.timing import t_interval
-from audionet.lib.audio import Audio, pcm16
+from audionet.lib.core.audio import Audio, pcm16
 
 if TYPE_CHECKING:  # judged runs only: a --no-eval run imports no scoring
     from audionet.lib.scoring.judge import Verdict

@@ -26,8 +26,8 @@ import numpy as np
 
 from audionet.benchmarks.quality import determinism, quality_result
 from audionet.benchmarks.timing import summarise, timed_calls
-from audionet.lib.gpu import DeviceMonitor
-from audionet.lib.timing import Timer
+from audionet.lib.core.devices import DeviceMonitor
+from audionet.lib.core.timing import Timer
 from audionet.models.base import Backend
 
 if TYPE_CHECKING:  # judged runs only: a --no-eval run imports no scoring

@@ -23,9 +23,9 @@ from audionet.benchmarks.flags import add_service_flags, add_weights_flags, one_
 from audionet.benchmarks.results import command_line
 from audionet.benchmarks.service_runs import MODES
 from audionet.lib import services as registry
-from audionet.lib.config import CommaList, positive_int
-from audionet.lib.gpu import environment
-from audionet.lib.pool import add_pool_flags
+from audionet.lib.core.config import CommaList, positive_int
+from audionet.lib.core.devices import environment
+from audionet.lib.miner.pool import add_pool_flags
 
 
 def build_parser(prog: str = "audionet-bench services") -> argparse.ArgumentParser:
@@ -116,7 +116,7 @@ def presets_result(service, spec: str, backend, names: list[str], run) -> dict:
 def judge(args, device: str):
     """The validator's Judge on --eval.device (auto: the first measured device) with the --eval.* models."""
     from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
-    from audionet.lib.gpu import resolve_device
+    from audionet.lib.core.devices import resolve_device
     from audionet.models.eval.profiles import specs_from_args
 
     eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device, flag="--eval.device")
@@ -176,8 +176,8 @@ def bench_device(bench: Bench, target: MeasuredDevice) -> dict:
     from audionet.benchmarks.plots import write_plots
     from audionet.benchmarks.service_runs import make_workloads, run_service, sweep
     from audionet.benchmarks.tables import render
-    from audionet.lib.gpu import cuda_index
-    from audionet.lib.timing import Timer
+    from audionet.lib.core.devices import cuda_index
+    from audionet.lib.core.timing import Timer
     from audionet.models.eval.profiles import chosen_profile
 
     args, info, results, load_before = bench.args, target.info(), {}, os.getloadavg()

@@ -15,8 +15,8 @@ import threading
 import time
 from collections.abc import Sequence
 
-from audionet.lib.gpu import device_slug
-from audionet.lib.pool import LocalReplica
+from audionet.lib.core.devices import device_slug
+from audionet.lib.miner.pool import LocalReplica
 from audionet.models.base import Backend, MusicGenerator, SpeechSynthesizer, VoiceCloner
 
 INTERFACES = (SpeechSynthesizer, VoiceCloner, MusicGenerator)

@@ -17,7 +17,7 @@ from typing import Any, Optional
 import numpy as np
 from scipy import stats as scipy_stats
 
-from audionet.lib.timing import cuda_synchronize
+from audionet.lib.core.timing import cuda_synchronize
 
 OUTLIER_Z = 3.5
 CONFIDENCE = 0.95

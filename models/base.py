@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager, nullcontext
 from typing import Optional
 
-from audionet.lib.audio import Audio
+from audionet.lib.core.audio import Audio
 
 __all__ = ["Audio", "Backend", "SpeechSynthesizer", "VoiceCloner", "MusicGenerator"]
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import importlib
 from typing import Optional
 
-from audionet.lib.errors import BackendError
-from audionet.lib.requirements import needs
+from audionet.lib.core.errors import BackendError
+from audionet.lib.core.requirements import needs
 from audionet.models.base import Backend
 
 # name -> "module:factory"; the factory is called with device=...
@@ -67,7 +67,7 @@ def _from_python(target: str, device: str) -> Backend:
 
 
 def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
-    from audionet.lib.gpu import resolve_device
+    from audionet.lib.core.devices import resolve_device
     from audionet.models.hf.loading import model_type
     from audionet.models.hf.musicgen import PRESETS
 
@@ -89,7 +89,7 @@ def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
 
 
 def _from_kokoro(scheme: str, rest: str, check, preset: Optional[str], device: str) -> Backend:
-    from audionet.lib.gpu import resolve_device
+    from audionet.lib.core.devices import resolve_device
 
     device = resolve_device(device)
     if scheme == "kokoro":

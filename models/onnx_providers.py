@@ -19,8 +19,8 @@ import logging
 from collections.abc import Sequence
 from typing import Optional, Union
 
-from audionet.lib import cuda_libs
-from audionet.lib.requirements import TORCH_PIN, install_hint
+from audionet.lib.core import cuda_libs
+from audionet.lib.core.requirements import TORCH_PIN, install_hint
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"

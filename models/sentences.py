@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from audionet.lib.audio import Audio, resample
+from audionet.lib.core.audio import Audio, resample
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 _CLAUSE_END = re.compile(r"(?<=[,])\s+")
@@ -58,7 +58,7 @@ def speak_in_sentences(text: str, speak: Callable[[str], Audio], max_chars: int 
     """`speak` each sentence of `text` and join the results."""
     pieces = split_sentences(text, max_chars)
     if not pieces:
-        from audionet.lib.errors import WireError
+        from audionet.lib.core.errors import WireError
 
         raise WireError("text has nothing to speak")
     return join_clips(speak(piece) for piece in pieces)

@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 from audionet.lib import services as registry
-from audionet.lib.config import Parser, positive_int, setup_logging
+from audionet.lib.core.config import Parser, positive_int, setup_logging
 from audionet.lib.localnet import LocalNet, roster_models
 
 

@@ -11,9 +11,9 @@ import asyncio
 import sys
 
 from audionet.lib import services as registry
-from audionet.lib.config import Parser, add_common_flags, flag, positive_int, run_entry_point
-from audionet.lib.pool import add_pool_flags
-from audionet.lib.telemetry import add_telemetry_flags
+from audionet.lib.core.config import Parser, add_common_flags, flag, positive_int, run_entry_point
+from audionet.lib.core.telemetry import add_telemetry_flags
+from audionet.lib.miner.pool import add_pool_flags
 
 STOP_GRACE_S = 2
 
@@ -111,16 +111,16 @@ def main(argv=None) -> int:
 def run(args, log) -> int:
     import uvicorn
 
-    from audionet.lib.auth import AccessPolicy
-    from audionet.lib.chain import open_chain
-    from audionet.lib.config import node_dir
-    from audionet.lib.connections import ConnectionGuard, ensure_fd_room, throttle_logs
-    from audionet.lib.gpu import describe_device
-    from audionet.lib.miner_app import MinerService
-    from audionet.lib.pool import Pool, build_replicas, pool_label
-    from audionet.lib.telemetry import lookup_uid, open_telemetry
-    from audionet.lib.timing import Timer
-    from audionet.lib.wallet import load_wallet
+    from audionet.lib.core.auth import AccessPolicy
+    from audionet.lib.core.chain import open_chain
+    from audionet.lib.core.config import node_dir
+    from audionet.lib.core.devices import describe_device
+    from audionet.lib.core.telemetry import lookup_uid, open_telemetry
+    from audionet.lib.core.timing import Timer
+    from audionet.lib.core.wallet import load_wallet
+    from audionet.lib.miner.app import MinerService
+    from audionet.lib.miner.connections import ConnectionGuard, ensure_fd_room, throttle_logs
+    from audionet.lib.miner.pool import Pool, build_replicas, pool_label
 
     guard = ConnectionGuard(  # flags checked before minutes of model loading
         args.miner_head_timeout,

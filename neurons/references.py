@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import sys
 
-from audionet.lib.config import Parser, positive_int
+from audionet.lib.core.config import Parser, positive_int
 
 PROG = "audionet-references"
 
 
 def build_parser() -> Parser:
-    from audionet.lib.corpus import CORPORA, DEFAULT_CORPUS, DEFAULT_DIR
+    from audionet.lib.prompts.corpus import CORPORA, DEFAULT_CORPUS, DEFAULT_DIR
 
     parser = Parser(prog=PROG, description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -37,7 +37,7 @@ def build_parser() -> Parser:
 def run_fetch(args) -> int:
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
-    from audionet.lib.corpus import fetch
+    from audionet.lib.prompts.corpus import fetch
 
     if args.url and not args.sha256:
         print(f"{PROG}: error: --url needs --sha256 (the archive is only kept when it matches)", file=sys.stderr)
@@ -58,7 +58,7 @@ def run_fetch(args) -> int:
 
 
 def run_verify(args) -> int:
-    from audionet.lib.corpus import verify
+    from audionet.lib.prompts.corpus import verify
 
     bad = verify(args.dest)
     for line in bad:
@@ -69,7 +69,7 @@ def run_verify(args) -> int:
 
 
 def main(argv=None) -> int:
-    from audionet.lib.errors import ConfigError
+    from audionet.lib.core.errors import ConfigError
 
     args = build_parser().parse_args(argv)
     try:

@@ -19,7 +19,7 @@ import time
 from typing import Optional
 
 from audionet.lib import services as registry
-from audionet.lib.config import Parser, flag
+from audionet.lib.core.config import Parser, flag
 
 PROG = "audionet-score"
 EXIT_CODES = """exit status: 0 every file was scored; 1 at least one file could not be read (it is still listed,
@@ -74,9 +74,9 @@ def make_request(service, args, clip_seconds: Optional[float] = None):
 
 def reference_of(args):
     """--reference and --reference-text as a Reference, loaded by the validator's own clip loader."""
-    from audionet.lib.audio_files import load_reference_clip
-    from audionet.lib.errors import WireError
-    from audionet.lib.references import Reference
+    from audionet.lib.core.audio_files import load_reference_clip
+    from audionet.lib.core.errors import WireError
+    from audionet.lib.prompts.references import Reference
 
     try:
         audio = load_reference_clip(args.reference)
@@ -98,8 +98,8 @@ def check_usage(service, args) -> Optional[str]:
 
 def load_files(paths, service) -> list[tuple[object, Optional[str]]]:
     """(Audio or None, why not) per path; each unreadable file gets one line on stderr."""
-    from audionet.lib.audio_files import load_answer_file
-    from audionet.lib.errors import WireError
+    from audionet.lib.core.audio_files import load_answer_file
+    from audionet.lib.core.errors import WireError
 
     loaded = []
     for path in paths:
@@ -138,7 +138,7 @@ def stderr_status(message: str):
 
 def validated_request(service, args):
     """(request, None) or (None, one-line problem): flags, text and reference checked before any model loads."""
-    from audionet.lib.errors import WireError
+    from audionet.lib.core.errors import WireError
 
     problem = check_usage(service, args)
     if problem:
@@ -151,7 +151,7 @@ def validated_request(service, args):
 
 def main(argv=None, judge=None) -> int:
     """`judge`: an already loaded Judge to use instead of loading one from the --eval flags (tests)."""
-    from audionet.lib.errors import BackendError, ConfigError
+    from audionet.lib.core.errors import BackendError, ConfigError
     from audionet.lib.scoring.judge import Job
     from audionet.lib.scoring.report import print_json, print_table
 

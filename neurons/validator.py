@@ -11,9 +11,9 @@ import asyncio
 import sys
 
 from audionet.lib import services as registry
-from audionet.lib.config import Parser, add_common_flags, flag, positive_int, run_entry_point
-from audionet.lib.scoring.incentive import CURVE
-from audionet.lib.telemetry import add_telemetry_flags
+from audionet.lib.core.config import Parser, add_common_flags, flag, positive_int, run_entry_point
+from audionet.lib.core.telemetry import add_telemetry_flags
+from audionet.lib.validator.incentive import CURVE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,8 +64,8 @@ def main(argv=None) -> int:
 def evaluator_specs(args) -> dict[str, str]:
     """The evaluation profile's specs; on a real network, offline evaluators only when asked for by
     name (ConfigError otherwise: they reward cheap procedural audio over real models)."""
-    from audionet.lib.config import is_real_network
-    from audionet.lib.errors import ConfigError
+    from audionet.lib.core.config import is_real_network
+    from audionet.lib.core.errors import ConfigError
     from audionet.models.eval.profiles import offline_only, specs_from_args
 
     real = is_real_network(args.subtensor_network)
@@ -87,14 +87,14 @@ def run(args, log) -> int:
     specs = evaluator_specs(args)
     from dataclasses import replace
 
-    from audionet.lib.chain import open_chain
-    from audionet.lib.config import node_dir
-    from audionet.lib.gpu import describe
+    from audionet.lib.core.chain import open_chain
+    from audionet.lib.core.config import node_dir
+    from audionet.lib.core.devices import describe
+    from audionet.lib.core.telemetry import lookup_uid, open_telemetry
+    from audionet.lib.core.timing import Timer
+    from audionet.lib.core.wallet import load_wallet
     from audionet.lib.scoring.judge import Judge
-    from audionet.lib.telemetry import lookup_uid, open_telemetry
-    from audionet.lib.timing import Timer
-    from audionet.lib.validator_loop import Validator, ValidatorSettings
-    from audionet.lib.wallet import load_wallet
+    from audionet.lib.validator.loop import Validator, ValidatorSettings
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)

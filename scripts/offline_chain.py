@@ -13,10 +13,10 @@ import argparse
 import asyncio
 import sys
 
-from audionet.lib.chain import OfflineChain
-from audionet.lib.config import DEFAULT_WALLET_PATH, Parser, flag
-from audionet.lib.errors import ConfigError
-from audionet.lib.wallet import create_wallet, load_wallet
+from audionet.lib.core.chain import OfflineChain
+from audionet.lib.core.config import DEFAULT_WALLET_PATH, Parser, flag
+from audionet.lib.core.errors import ConfigError
+from audionet.lib.core.wallet import create_wallet, load_wallet
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,7 +5,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np
 import pytest
 
-from audionet.lib.audio import Audio
+from audionet.lib.core.audio import Audio
 
 FOLDER_MARKS = {"e2e": pytest.mark.e2e, "stress": pytest.mark.slow}
 
@@ -27,7 +27,7 @@ def tone(seconds: float = 2.0, rate: int = 16_000, freq: float = 220.0, level: f
 @pytest.fixture
 def wallets(tmp_path):
     """Password-less wallets made on demand: wallets('name') -> bt.Wallet."""
-    from audionet.lib.wallet import create_wallet
+    from audionet.lib.core.wallet import create_wallet
 
     return lambda name: create_wallet(name, "default", str(tmp_path / "wallets"))
 

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from audionet.lib import stop
-from audionet.lib.audio import Audio
+from audionet.lib.core import stop
+from audionet.lib.core.audio import Audio
 from audionet.models.base import SpeechSynthesizer
 from audionet.models.baselines.espeak import EspeakSynthesizer
 

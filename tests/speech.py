@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Optional
 
-from audionet.lib.audio import Audio
+from audionet.lib.core.audio import Audio
 
 VOICE_A, VOICE_B = "jf_alpha", "jm_kumo"  # two clearly different speakers (female, male)
 

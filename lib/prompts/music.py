@@ -14,7 +14,7 @@ from functools import cache
 
 import numpy as np
 
-from audionet.lib.errors import ConfigError
+from audionet.lib.core.errors import ConfigError
 from audionet.lib.prompts.sets import check_slots, fill_slots, pick, read_json, read_sections
 
 DESCRIPTIONS_FILE, SLOTS_FILE = "music_descriptions.txt", "music_slots.json"

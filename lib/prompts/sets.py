@@ -12,7 +12,7 @@ import re
 from functools import cache
 from importlib import resources
 
-from audionet.lib.errors import ConfigError
+from audionet.lib.core.errors import ConfigError
 
 SLOT = re.compile(r"\{([a-z_]+?)(\d?)\}")
 # "a" before a vowel sound, for slot values like "a {mood} piece" -> "an eerie piece";

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from audionet.lib.audio import Audio, resample
+from audionet.lib.core.audio import Audio, resample
 
 RATE, N_FFT, HOP, BANDS = 8_000, 256, 160, 24
 FRAME_S = HOP / RATE  # 20 ms per fingerprint frame

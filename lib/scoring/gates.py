@@ -10,7 +10,7 @@ from typing import Optional
 
 import numpy as np
 
-from audionet.lib.audio import MIN_ACTIVE_RATIO, SILENCE_DBFS, Audio, frame_dbfs, silent
+from audionet.lib.core.audio import MIN_ACTIVE_RATIO, SILENCE_DBFS, Audio, frame_dbfs, silent
 from audionet.lib.prompts.spoken import speech_seconds
 
 __all__ = ["MIN_ACTIVE_RATIO", "SILENCE_DBFS", "clipped", "frame_dbfs", "silent", "speech_seconds", "wrong_length"]

@@ -1,6 +1,6 @@
 """The one scoring code path: a round's answers for one service -> verdicts.
 
-Used by the validator (lib/validator_loop.py), the benchmarks and
+Used by the validator (lib/validator/loop.py), the benchmarks and
 `audionet-score`, so each scores exactly what the validator computes.
 Order per round: cheap gates -> VAD gate -> duplicates/replay -> the
 service's own measures (`Service.evaluate`), each evaluator called once on
@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Optional
 
-from audionet.lib.audio import Audio
+from audionet.lib.core.audio import Audio
 from audionet.lib.scoring import rewards
 from audionet.lib.scoring.duplicates import DuplicateFinder, fingerprint, is_copy
 from audionet.lib.scoring.gates import clipped, silent, wrong_length

@@ -13,8 +13,8 @@ from typing import Optional
 
 import numpy as np
 
-from audionet.lib.audio import Audio, frame_dbfs
-from audionet.lib.f0 import f0_summary, voiced_f0
+from audionet.lib.core.audio import Audio, frame_dbfs
+from audionet.lib.core.f0 import f0_summary, voiced_f0
 from audionet.lib.prompts.music import stated_bpm
 from audionet.lib.scoring import rewards
 from audionet.lib.scoring.duplicates import FRAME_S, fingerprint

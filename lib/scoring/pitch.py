@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from audionet.lib.f0 import MIN_VOICED_FRAMES
+from audionet.lib.core.f0 import MIN_VOICED_FRAMES
 
 QUANTILES = np.linspace(0.05, 0.95, 19)
 

@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional
 import numpy as np
 from pydantic import ValidationError
 
-from audionet.lib.audio import Audio
-from audionet.lib.errors import WireError
-from audionet.lib.protocol import (
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.errors import WireError
+from audionet.lib.core.protocol import (
     MAX_PLAIN_REQUEST_BYTES,
     ServiceRequest,
     answer_limit_seconds,
@@ -42,7 +42,7 @@ from audionet.lib.protocol import (
     one_line,
     parse_body,
 )
-from audionet.lib.references import Reference
+from audionet.lib.prompts.references import Reference
 from audionet.models.base import Backend
 from audionet.models.factory import load_backend
 

@@ -12,9 +12,9 @@ from typing import Literal, Optional
 import numpy as np
 from pydantic import Field, field_validator
 
-from audionet.lib.errors import WireError
+from audionet.lib.core.errors import WireError
+from audionet.lib.core.protocol import ServiceRequest, Text, printable
 from audionet.lib.prompts import make_music_prompt, make_seed
-from audionet.lib.protocol import ServiceRequest, Text, printable
 from audionet.lib.services.base import Prompt, Service
 from audionet.models.base import MusicGenerator
 

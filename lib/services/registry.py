@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from audionet.lib.config import CommaList, flag
-from audionet.lib.errors import WireError
-from audionet.lib.protocol import ServiceRequest
+from audionet.lib.core.config import CommaList, flag
+from audionet.lib.core.errors import WireError
+from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.services.base import Service
 
 _SERVICES: dict[str, Service] = {}

@@ -18,10 +18,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from audionet.lib.errors import WireError
+from audionet.lib.core.errors import WireError
+from audionet.lib.core.protocol import MAX_TEXT_CHARS
 from audionet.lib.prompts import make_sentence, spoken_form
 from audionet.lib.prompts.spoken import speech_seconds
-from audionet.lib.protocol import MAX_TEXT_CHARS
 from audionet.lib.services.base import Service, split_seconds
 from audionet.models.baselines.espeak import EspeakSynthesizer
 

@@ -7,8 +7,8 @@ from typing import Literal, Optional
 import numpy as np
 from pydantic import field_validator
 
+from audionet.lib.core.protocol import ServiceRequest, Text, VoiceName, printable
 from audionet.lib.prompts import make_seed, make_sentence
-from audionet.lib.protocol import ServiceRequest, Text, VoiceName, printable
 from audionet.lib.services.base import Prompt
 from audionet.lib.services.speech import (
     CALIBRATION_TEXT,

@@ -15,12 +15,10 @@ from typing import Annotated, Literal, Optional
 import numpy as np
 from pydantic import PrivateAttr, StringConstraints, field_validator
 
-from audionet.lib import corpus
-from audionet.lib.audio import Audio, encode_flac
-from audionet.lib.config import CommaList, flag, is_real_network
-from audionet.lib.errors import ConfigError, WireError
-from audionet.lib.prompts import make_seed, make_sentence
-from audionet.lib.protocol import (
+from audionet.lib.core.audio import Audio, encode_flac
+from audionet.lib.core.config import CommaList, flag, is_real_network
+from audionet.lib.core.errors import ConfigError, WireError
+from audionet.lib.core.protocol import (
     MAX_PLAIN_REQUEST_BYTES,
     MAX_REFERENCE_FLAC_BYTES,
     ServiceRequest,
@@ -28,7 +26,8 @@ from audionet.lib.protocol import (
     decode_reference,
     printable,
 )
-from audionet.lib.references import FileReferences, SynthesisedReferences
+from audionet.lib.prompts import corpus, make_seed, make_sentence
+from audionet.lib.prompts.references import FileReferences, SynthesisedReferences
 from audionet.lib.services.base import Prompt
 from audionet.lib.services.speech import (
     DEFAULT_CHARS_PER_SECOND,

@@ -24,9 +24,9 @@ from typing import Optional
 
 import numpy as np
 
-from audionet.lib.audio import Audio
-from audionet.lib.errors import BackendError, WireError
-from audionet.lib.stop import current
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.errors import BackendError, WireError
+from audionet.lib.core.stop import current
 from audionet.models.base import SpeechSynthesizer
 
 __all__ = ["DEFAULT_VOICE", "SAMPLE_RATE", "VOICES", "EspeakSynthesizer"]

@@ -11,8 +11,8 @@ from typing import Optional
 
 import numpy as np
 
-from audionet.lib.audio import Audio
-from audionet.lib.errors import BackendError
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.errors import BackendError
 from audionet.models.base import Backend, MusicGenerator, SpeechSynthesizer, VoiceCloner
 
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audionet.lib.audio import Audio
-from audionet.lib.errors import WireError
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.errors import WireError
 from audionet.models.base import MusicGenerator
 from audionet.models.baselines.timbres import DRUMS, SAMPLE_RATE, TIMBRES, drum_hit
 

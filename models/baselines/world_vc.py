@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 import pyworld
 
-from audionet.lib.audio import Audio
-from audionet.lib.errors import WireError
-from audionet.lib.f0 import (
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.errors import WireError
+from audionet.lib.core.f0 import (
     F0_CEIL_HZ,
     F0_FLOOR_HZ,
     FRAME_PERIOD_MS,

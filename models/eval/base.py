@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from audionet.lib.audio import Audio
+from audionet.lib.core.audio import Audio
 
 
 class Evaluator(ABC):

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from audionet.lib.audio import Audio, resample
+from audionet.lib.core.audio import Audio, resample
 from audionet.models.eval.base import SpeakerEncoder, TextAudioScorer
 from audionet.models.hf.loading import from_pretrained
 

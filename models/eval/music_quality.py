@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from audionet.lib.audio import Audio, resample
+from audionet.lib.core.audio import Audio, resample
 from audionet.models.eval.base import Evaluator
 
 SAMPLE_RATE = 22_050

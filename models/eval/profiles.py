@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from audionet.lib.errors import BackendError
+from audionet.lib.core.errors import BackendError
 from audionet.models.eval.base import (
     AestheticsPredictor,
     MosPredictor,
@@ -176,7 +176,7 @@ def offline_only(specs: dict[str, str]) -> list[str]:
 def load_evaluators(specs: Optional[dict[str, str]] = None, *, device: str = "auto", warmup: bool = True) -> Evaluators:
     """`specs`: kind -> spec on top of the offline profile (pass `resolve_specs(...)` for another)."""
     chosen = resolve_specs(DEFAULT_PROFILE, specs)
-    from audionet.lib.gpu import resolve_device  # the one device rule for miner, validator and bench
+    from audionet.lib.core.devices import resolve_device  # the one device rule for miner, validator and bench
 
     device = resolve_device(device, flag="--eval.device")
     from audionet.models.eval.vad import SileroVad
@@ -204,7 +204,7 @@ def add_eval_flags(parser, *, profile: bool = True, device_default: str = "auto"
     """--eval.profile, --eval.<kind> and --eval.device, shared by the validator, audionet-score,
     audionet-bench and the evaluation-cost study so all of them judge with the same models (`profile`
     False: a tool that chooses profiles itself takes only the per-kind overrides)."""
-    from audionet.lib.config import flag
+    from audionet.lib.core.config import flag
 
     group = parser.add_argument_group("evaluation models")
     if profile:

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from audionet.lib.audio import Audio, resample
-from audionet.lib.errors import BackendError
-from audionet.lib.requirements import needs
+from audionet.lib.core.audio import Audio, resample
+from audionet.lib.core.errors import BackendError
+from audionet.lib.core.requirements import needs
 from audionet.models.eval.base import MosPredictor
 from audionet.models.hf.loading import hub_file
 

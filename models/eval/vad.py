@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from audionet.lib.audio import Audio, resample
-from audionet.lib.requirements import needs
+from audionet.lib.core.audio import Audio, resample
+from audionet.lib.core.requirements import needs
 from audionet.models.eval.base import VoiceActivityDetector
 
 SAMPLE_RATE = 16_000

@@ -8,7 +8,7 @@
 Why the device decides: CTranslate2 int8 is the fast CPU engine, but CTranslate2 4.x on CUDA loads
 libcublas.so.12 while torch==2.13.0 brings CUDA 13; transformers runs on torch's own CUDA. A CTranslate2
 model on CUDA still works where a CUDA 12 cuBLAS loads (requirements-cuda12.txt, loaded by path from its
-wheel), and says so in one line where it does not (lib/cuda_libs.py).
+wheel), and says so in one line where it does not (lib/core/cuda_libs.py).
 
 Batching: clips up to 30 s (our limit) fit one Whisper window each, so a
 round's clips are turned into log-mel features, stacked, encoded in one
@@ -23,10 +23,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from audionet.lib.audio import Audio, resample
-from audionet.lib.cuda_libs import CTRANSLATE2, require
-from audionet.lib.errors import BackendError
-from audionet.lib.requirements import needs
+from audionet.lib.core.audio import Audio, resample
+from audionet.lib.core.cuda_libs import CTRANSLATE2, require
+from audionet.lib.core.errors import BackendError
+from audionet.lib.core.requirements import needs
 from audionet.models.eval.base import Transcriber
 
 SAMPLE_RATE = 16_000

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from audionet.lib.errors import BackendError
+from audionet.lib.core.errors import BackendError
 
 DTYPES = ("auto", "float32", "float16", "bfloat16")
 
@@ -29,7 +29,7 @@ def resolve_dtype(dtype: str, device: str):
         return getattr(torch, dtype)
     if device.startswith("cuda"):
         # Asked of this device, not the current one: a pool may mix a Turing GPU (no bf16) with an Ampere one.
-        from audionet.lib.gpu import cuda_index
+        from audionet.lib.core.devices import cuda_index
 
         major, _minor = torch.cuda.get_device_capability(cuda_index(device))
         return torch.bfloat16 if major >= 8 else torch.float16

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audionet.lib.audio import Audio
-from audionet.lib.errors import BackendError, WireError
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.errors import BackendError, WireError
 from audionet.models.base import MusicGenerator
 from audionet.models.hf.batching import LengthBucketBatcher
 from audionet.models.hf.loading import (

@@ -16,8 +16,8 @@ import threading
 
 import numpy as np
 
-from audionet.lib.audio import Audio
-from audionet.lib.errors import WireError
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.errors import WireError
 from audionet.models.base import SpeechSynthesizer
 from audionet.models.hf.loading import from_pretrained, place, resolve_dtype, seed_everything
 from audionet.models.sentences import speak_in_sentences

@@ -17,8 +17,8 @@ import threading
 
 import numpy as np
 
-from audionet.lib.audio import Audio, resample
-from audionet.lib.errors import WireError
+from audionet.lib.core.audio import Audio, resample
+from audionet.lib.core.errors import WireError
 from audionet.models.base import VoiceCloner
 from audionet.models.hf.loading import from_pretrained, place, resolve_dtype, seed_everything
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audionet.lib.audio import Audio
-from audionet.lib.errors import BackendError, WireError
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.errors import BackendError, WireError
 from audionet.models.base import VoiceCloner
 from audionet.models.baselines.world_vc import move_toward
 from audionet.models.kokoro.tts import KokoroSynthesizer, _voices_file, model_file

@@ -17,9 +17,9 @@ from importlib import resources
 
 import numpy as np
 
-from audionet.lib.audio import Audio
-from audionet.lib.errors import BackendError, WireError
-from audionet.lib.stop import current
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.errors import BackendError, WireError
+from audionet.lib.core.stop import current
 from audionet.models.base import SpeechSynthesizer
 from audionet.models.sentences import speak_in_sentences
 

@@ -1,9 +1,7 @@
-"""The checkout as the package `audionet`, without installing it: `PYTHONPATH=pythonpath python -m
-audionet.benchmarks gpu-check` (what `make gpu-check` runs). Installed, setup.py's package_dir maps the
-checkout's folders to audionet.lib, audionet.models, ...; here the package's search path is the checkout
-itself, so `audionet.lib` is ./lib and so on. Nothing else is needed from an install: the host's Python
-brings the packages (a step whose packages are missing is reported as skipped)."""
+"""audionet: a Bittensor subnet node for audio (TTS, voice clone, music).
 
-import os
-
-__path__ = [os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))]
+The checkout keeps its top-level folders (lib/, models/, neurons/, benchmarks/); this folder makes them one
+package by links (pythonpath/audionet/lib -> ../../lib, ...). Everything that follows imports resolves
+`audionet.*` through it the same way: Python with `PYTHONPATH=pythonpath` (`make gpu-check`, no install),
+the editable install (a .pth naming this folder), an editor or basedpyright (`make lint`), and the regular
+install, which copies the linked folders into site-packages/audionet/."""

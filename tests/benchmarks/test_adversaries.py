@@ -10,7 +10,7 @@ import pytest
 
 from audionet.benchmarks import adversaries
 from audionet.benchmarks.attacks import CATALOGUE, for_service
-from audionet.lib.gpu import device_slug
+from audionet.lib.core.devices import device_slug
 
 pytestmark = [pytest.mark.timeout(900), pytest.mark.slow]
 # VC references alternate engines round by round (espeak, Kokoro, ...): the espeak cloner wins the

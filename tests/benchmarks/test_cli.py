@@ -11,7 +11,7 @@ import pytest
 from audionet.benchmarks import cli
 from audionet.benchmarks.results import write_result
 from audionet.benchmarks.timing import timed_calls
-from audionet.lib.gpu import device_slug
+from audionet.lib.core.devices import device_slug
 
 
 def test_every_study_is_one_module_with_a_main_that_takes_its_prog():

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from audionet.benchmarks import evaluators
-from audionet.lib.gpu import device_slug
+from audionet.lib.core.devices import device_slug
 
 
 @pytest.mark.slow

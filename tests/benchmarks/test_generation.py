@@ -5,7 +5,7 @@ import json
 import pytest
 
 from audionet.benchmarks import generation
-from audionet.lib.errors import BackendError
+from audionet.lib.core.errors import BackendError
 
 
 def test_one_table_per_device_from_the_pool_flag(tmp_path):

@@ -125,18 +125,17 @@ def test_a_step_whose_packages_are_missing_is_skipped_with_the_one_line_reason(t
 
 
 def test_the_bare_checkout_runs_as_the_package_without_an_install(tmp_path):
-    """pythonpath/ alone maps audionet.* to the checkout: with the editable install's finders removed, the
-    step runner and a step's modules still import, from the checkout's own folders."""
+    """pythonpath/ alone maps audionet.* to the checkout: with no audionet installed (its .pth dropped from
+    sys.path), the step runner and a step's modules import from the checkout's own folders."""
     code = """
-    import sys
-    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
-    sys.path_hooks[:] = [h for h in sys.path_hooks if "editable" not in repr(h).lower()]
-    sys.path_importer_cache.clear()
+    import os, sys
+    sys.path[:] = [p for p in sys.path if not p.endswith("pythonpath")] + [os.environ["CHECKOUT_PATH"]]
     from audionet.benchmarks import gpu_step
     code = gpu_step.main(["services", "--help"])
-    print(code, sys.modules["audionet.lib.services"].__file__, sys.modules["audionet.benchmarks.devices"].__file__)
+    files = (sys.modules[name].__file__ for name in ("audionet.lib.services", "audionet.benchmarks.devices"))
+    print(code, *map(os.path.realpath, files))
     """
-    env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "pythonpath")}
+    env = {**os.environ, "PYTHONPATH": "", "CHECKOUT_PATH": os.path.join(REPO, "pythonpath")}
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         cwd=tmp_path,

@@ -10,7 +10,7 @@ import pytest
 from audionet.benchmarks import incentive
 from audionet.benchmarks.incentive import CURRENT, Candidate, evaluate, rank_reward
 from audionet.benchmarks.incentive_sim import classes_from_report, yuma
-from audionet.lib.scoring.incentive import CURVE
+from audionet.lib.validator.incentive import CURVE
 from tests.files import REPO, load_json
 
 SAMPLES = os.path.join(REPO, incentive.SAMPLES)

@@ -8,7 +8,7 @@ import pytest
 
 from audionet.benchmarks import pool, services
 from audionet.benchmarks.simulated import NOTE
-from audionet.lib.gpu import device_slug
+from audionet.lib.core.devices import device_slug
 from tests.files import load_json, markdown_tables, read_text
 
 pytestmark = pytest.mark.timeout(300)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from audionet.lib.audio import Audio
+from audionet.lib.core.audio import Audio
 from audionet.models.base import MusicGenerator, SpeechSynthesizer, VoiceCloner
 
 

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from audionet.lib.chain import OfflineChain
+from audionet.lib.core.chain import OfflineChain
 from tests.files import REPO
 
 

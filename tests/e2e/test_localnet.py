@@ -12,10 +12,10 @@ from dataclasses import replace
 
 import pytest
 
-from audionet.lib.audio import decode_flac
+from audionet.lib.core.audio import decode_flac
 from audionet.lib.localnet import ROSTER, LocalNet
-from audionet.lib.scoring.incentive import CURVE
-from audionet.lib.scoring.state import ScoreState
+from audionet.lib.validator.incentive import CURVE
+from audionet.lib.validator.state import ScoreState
 from tests.e2e.garbage import GARBAGE_MODELS
 from tests.files import REPO
 from tests.gated import wait_until
@@ -132,7 +132,7 @@ def test_sigterm_stops_every_process_localnet_started(tmp_path):
 
     import httpx
 
-    from audionet.lib.chain import OfflineChain
+    from audionet.lib.core.chain import OfflineChain
 
     workdir = tmp_path / "net"
     process = subprocess.Popen(

@@ -12,13 +12,13 @@ import bittensor as bt
 import httpx
 import pytest
 
-from audionet.lib.auth import sign_request, verify_response
-from audionet.lib.client import miner_health
-from audionet.lib.errors import WireError
+from audionet.lib.core.auth import sign_request, verify_response
+from audionet.lib.core.errors import WireError
+from audionet.lib.core.protocol import sha256_hex, unpack_response
+from audionet.lib.core.wallet import create_wallet
 from audionet.lib.localnet import LocalNet
-from audionet.lib.protocol import sha256_hex, unpack_response
 from audionet.lib.services import TTS
-from audionet.lib.wallet import create_wallet
+from audionet.lib.validator.client import miner_health
 from tests.gated import open_gate, started, wait_until
 from tests.stress.common import log_since, log_size, raise_fd_limit
 from tests.stress.texts import OVERLONG_TEXTS
@@ -221,7 +221,7 @@ def test_a_request_answered_before_a_restart_is_not_answered_again(net):
 def test_overload_is_refused_with_503_and_nothing_is_lost(net):
     import asyncio
 
-    from audionet.lib.audio import encode_flac
+    from audionet.lib.core.audio import encode_flac
     from audionet.models.baselines.espeak import EspeakSynthesizer
 
     validator, miner = wallet(net, "validator"), net.miners[0]

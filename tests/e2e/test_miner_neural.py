@@ -9,13 +9,13 @@ import httpx
 import pytest
 
 from audionet.lib import services
-from audionet.lib.audio import encode_flac
-from audionet.lib.auth import sign_request, verify_response
-from audionet.lib.client import miner_health
-from audionet.lib.gpu import device_slug
+from audionet.lib.core.audio import encode_flac
+from audionet.lib.core.auth import sign_request, verify_response
+from audionet.lib.core.devices import device_slug
+from audionet.lib.core.protocol import sha256_hex, unpack_response
+from audionet.lib.core.wallet import create_wallet
 from audionet.lib.localnet import LocalNet
-from audionet.lib.protocol import sha256_hex, unpack_response
-from audionet.lib.wallet import create_wallet
+from audionet.lib.validator.client import miner_health
 from audionet.models.hf.random_weights import random_spec
 from tests.stress.texts import OVERLONG_TEXTS
 

@@ -9,11 +9,11 @@ import bittensor as bt
 import httpx
 import pytest
 
-from audionet.lib.auth import sign_request, verify_response
-from audionet.lib.client import miner_health
+from audionet.lib.core.auth import sign_request, verify_response
+from audionet.lib.core.protocol import unpack_response
+from audionet.lib.core.wallet import create_wallet
 from audionet.lib.localnet import LocalNet
-from audionet.lib.protocol import unpack_response
-from audionet.lib.wallet import create_wallet
+from audionet.lib.validator.client import miner_health
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -23,10 +23,10 @@ import pytest
 import soundfile as sf
 from pydantic import Field, field_validator
 
-from audionet.lib.audio import Audio
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.protocol import ServiceRequest, Text, printable
 from audionet.lib.localnet import free_port
 from audionet.lib.prompts import make_seed, make_sentence
-from audionet.lib.protocol import ServiceRequest, Text, printable
 from audionet.lib.scoring.rewards import ramp
 from audionet.lib.services import Prompt, Service, registered
 from audionet.models.base import Backend
@@ -157,12 +157,12 @@ def serving(app, port: int):
 def test_a_service_defined_in_one_file_runs_through_miner_validator_and_weights(tone_service, judge, tmp_path, wallets):
     import httpx
 
-    from audionet.lib.auth import AccessPolicy, sign_request
-    from audionet.lib.chain import OfflineChain
-    from audionet.lib.miner_app import MinerService
-    from audionet.lib.protocol import unpack_response
-    from audionet.lib.scoring.incentive import CURVE
-    from audionet.lib.validator_loop import Validator, ValidatorSettings
+    from audionet.lib.core.auth import AccessPolicy, sign_request
+    from audionet.lib.core.chain import OfflineChain
+    from audionet.lib.core.protocol import unpack_response
+    from audionet.lib.miner.app import MinerService
+    from audionet.lib.validator.incentive import CURVE
+    from audionet.lib.validator.loop import Validator, ValidatorSettings
 
     chain = OfflineChain(str(tmp_path / "chain.sqlite"), block_seconds=1.0)
     validator_wallet = wallets("validator")

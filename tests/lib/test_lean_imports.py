@@ -5,8 +5,8 @@ names it and the requirement that installs it."""
 import pytest
 
 from audionet.benchmarks import gpu_check
-from audionet.lib.errors import EXIT_MISSING, MissingDependency
-from audionet.lib.requirements import DISTRIBUTIONS, missing, requirement
+from audionet.lib.core.errors import EXIT_MISSING, MissingDependency
+from audionet.lib.core.requirements import DISTRIBUTIONS, missing, requirement
 from tests.imports import loaded_by, run_python
 
 pytestmark = pytest.mark.timeout(300)
@@ -16,11 +16,12 @@ def test_the_miner_generates_and_encodes_without_the_scoring_stack():
     code = """
     import asyncio
 
-    from audionet.lib import miner_app, services  # the HTTP front the miner serves from
-    from audionet.lib.audio import encode_flac
-    from audionet.lib.pool import Pool, build_replicas, pool_label
+    from audionet.lib.miner import app as miner_app
+    from audionet.lib import services  # the HTTP front the miner serves from
+    from audionet.lib.core.audio import encode_flac
+    from audionet.lib.miner.pool import Pool, build_replicas, pool_label
     from audionet.lib.services import Prompt
-    from audionet.lib.timing import Timer
+    from audionet.lib.core.timing import Timer
     from audionet.neurons.miner import build_parser
 
     flags = ["--netuid", "1", "--services", "tts,music", "--pool.devices", "cpu"]
@@ -74,11 +75,11 @@ def test_every_known_package_names_a_requirement_of_the_project():
 
 
 def test_a_missing_module_of_this_project_is_a_bug_with_its_traceback_not_a_missing_package():
-    from audionet.lib.requirements import needs
+    from audionet.lib.core.requirements import needs
 
     with pytest.raises(ModuleNotFoundError):
         with needs("x"):
-            import audionet.lib.no_such_module  # noqa: F401
+            import audionet.lib.no_such_module  # noqa: F401  # pyright: ignore[reportMissingImports]
     with pytest.raises(MissingDependency):
         with needs("x"):
-            import audionet_no_such_package  # noqa: F401
+            import audionet_no_such_package  # noqa: F401  # pyright: ignore[reportMissingImports]

@@ -7,9 +7,9 @@ import threading
 import numpy as np
 import pytest
 
-from audionet.lib.audio import Audio, resample
-from audionet.lib.errors import BackendError, WireError
-from audionet.lib.f0 import f0_stats
+from audionet.lib.core.audio import Audio, resample
+from audionet.lib.core.errors import BackendError, WireError
+from audionet.lib.core.f0 import f0_stats
 from audionet.models.baselines.espeak import VOICES, EspeakSynthesizer
 from audionet.models.baselines.synth import ProceduralMusicGenerator, plan_music
 from audionet.models.baselines.world_vc import WorldVoiceCloner

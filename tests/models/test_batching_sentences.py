@@ -6,7 +6,7 @@ import time
 import numpy as np
 import pytest
 
-from audionet.lib.audio import Audio
+from audionet.lib.core.audio import Audio
 from audionet.models.hf.batching import LengthBucketBatcher
 from audionet.models.sentences import join_clips, split_sentences
 

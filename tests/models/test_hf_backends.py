@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from audionet.lib import services
-from audionet.lib.audio import Audio
-from audionet.lib.errors import BackendError, WireError
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.errors import BackendError, WireError
 from audionet.lib.services import MUSIC, TTS, VC
 from audionet.models.hf.random_weights import random_spec
 from tests.conftest import tone

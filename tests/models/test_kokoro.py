@@ -4,7 +4,7 @@ Kokoro clone moves toward the reference speaker."""
 import numpy as np
 import pytest
 
-from audionet.lib.errors import BackendError, WireError
+from audionet.lib.core.errors import BackendError, WireError
 from audionet.lib.services import TTS, VC
 
 pytestmark = pytest.mark.timeout(400)
@@ -74,7 +74,7 @@ def test_kokoro_clone_is_closer_to_the_reference_speaker_than_plain_kokoro(kokor
 def test_kokoro_clone_presets_trade_work_for_similarity():
     """fast = nearest voice without pitch matching; quality = best of three pitch-matched candidates by the
     validator's default speaker encoder, so it is never less similar than balanced (one of its candidates)."""
-    from audionet.lib.f0 import voiced_f0
+    from audionet.lib.core.f0 import voiced_f0
     from audionet.lib.scoring.pitch import pitch_accuracy
     from audionet.models.eval.speaker_dvector import DVectorEncoder
 

@@ -3,7 +3,7 @@ callback, Kokoro through onnxruntime's terminate flag; and the spoken-length cou
 
 import pytest
 
-from audionet.lib.stop import Stop, Stopped, running_under
+from audionet.lib.core.stop import Stop, Stopped, running_under
 from audionet.models.baselines.espeak import EspeakSynthesizer
 from tests.stress.texts import OVERLONG_TEXTS
 

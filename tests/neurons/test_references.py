@@ -1,10 +1,10 @@
 """The audionet-references command: exit codes and one-line messages (the download itself is
-covered in tests/lib/test_corpus.py)."""
+covered in tests/lib/prompts/test_corpus.py)."""
 
 import hashlib
 
 from audionet.neurons import references
-from tests.lib.test_corpus import archive, server  # noqa: F401  (fixtures)
+from tests.lib.prompts.test_corpus import archive, server  # noqa: F401  (fixtures)
 
 
 def test_fetch_then_verify(tmp_path, server, archive, capsys):  # noqa: F811

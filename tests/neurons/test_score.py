@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from audionet.lib.audio import Audio, resample
+from audionet.lib.core.audio import Audio, resample
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.services import MUSIC, TTS, VC
 from audionet.neurons import score

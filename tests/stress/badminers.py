@@ -14,10 +14,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audionet.lib.audio import Audio, encode_flac
-from audionet.lib.auth import sign_response
+from audionet.lib.core.audio import Audio, encode_flac
+from audionet.lib.core.auth import sign_response
+from audionet.lib.core.protocol import (
+    MAX_RESPONSE_BYTES,
+    RESPONSE_CONTENT_TYPE,
+    ResponseMeta,
+    pack_response,
+    sha256_hex,
+)
 from audionet.lib.localnet import free_port
-from audionet.lib.protocol import MAX_RESPONSE_BYTES, RESPONSE_CONTENT_TYPE, ResponseMeta, pack_response, sha256_hex
 
 BEHAVIOURS = ("slow", "dead", "drip", "oversized", "wrong_signature", "replay", "hangup")
 CLIP = encode_flac(Audio((0.2 * np.sin(np.arange(44_100) * 0.06)).astype(np.float32), 22_050))

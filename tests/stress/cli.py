@@ -10,8 +10,8 @@ import tempfile
 from tqdm import tqdm
 
 from audionet.benchmarks.results import RESULTS_DIR, command_line, write_result
-from audionet.lib.config import Parser
-from audionet.lib.gpu import device_slug
+from audionet.lib.core.config import Parser
+from audionet.lib.core.devices import device_slug
 from tests.stress import (
     crash,
     floods,

@@ -14,11 +14,11 @@ from typing import Optional
 import httpx
 import numpy as np
 
-from audionet.lib.auth import sign_request
-from audionet.lib.client import miner_health
-from audionet.lib.errors import WireError
+from audionet.lib.core.auth import sign_request
+from audionet.lib.core.errors import WireError
+from audionet.lib.core.wallet import create_wallet
 from audionet.lib.localnet import VALIDATOR_STAKE, LocalNet, MinerProcess
-from audionet.lib.wallet import create_wallet
+from audionet.lib.validator.client import miner_health
 
 
 def rss_mb(pid: int) -> float:

@@ -14,18 +14,18 @@ import time
 
 import httpx
 
-from audionet.lib.auth import sign_request
+from audionet.lib.core.auth import sign_request
+from audionet.lib.core.wallet import create_wallet
 from audionet.lib.localnet import LocalNet
-from audionet.lib.scoring.state import ScoreState
 from audionet.lib.services import TTS, names
-from audionet.lib.wallet import create_wallet
+from audionet.lib.validator.state import ScoreState
 from tests.stress.common import LiveMiner, busy, status_counts
 
 ALPHA = 0.3
 # A child that saves state after state, each one's floats a function of its round, until it is killed.
 SAVER = """
 import random, sys
-from audionet.lib.scoring.state import ScoreState
+from audionet.lib.validator.state import ScoreState
 path, uids, services = sys.argv[1], int(sys.argv[2]), tuple(sys.argv[3].split(","))
 state = ScoreState(services, hotkeys=[f"hk{u}" for u in range(uids)])
 for r in range(1, 10**9):

@@ -10,10 +10,10 @@ import socket
 import threading
 import time
 
-from audionet.lib.audio import encode_flac
-from audionet.lib.auth import sign_request
-from audionet.lib.client import miner_health
+from audionet.lib.core.audio import encode_flac
+from audionet.lib.core.auth import sign_request
 from audionet.lib.services import TTS, VC
+from audionet.lib.validator.client import miner_health
 from audionet.models.baselines.espeak import EspeakSynthesizer
 from tests.stress.common import LiveMiner, latency_figures, post_signed
 from tests.stress.floods import validator_tts

@@ -17,9 +17,9 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from audionet.lib.audio import Audio, encode_flac
-from audionet.lib.auth import sign_request
-from audionet.lib.protocol import MAX_PLAIN_REQUEST_BYTES, MAX_TEXT_CHARS
+from audionet.lib.core.audio import Audio, encode_flac
+from audionet.lib.core.auth import sign_request
+from audionet.lib.core.protocol import MAX_PLAIN_REQUEST_BYTES, MAX_TEXT_CHARS
 from audionet.lib.services import TTS
 from tests.stress.common import (
     LiveMiner,

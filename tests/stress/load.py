@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import httpx
 
-from audionet.lib.auth import sign_request
+from audionet.lib.core.auth import sign_request
 from audionet.lib.services import TTS
 from tests.stress.common import (
     LiveMiner,

@@ -10,9 +10,9 @@ import time
 
 import numpy as np
 
-from audionet.lib.pool import Pool, local_replicas
+from audionet.lib.core.timing import Timer
+from audionet.lib.miner.pool import Pool, local_replicas
 from audionet.lib.services import TTS, TTSRequest
-from audionet.lib.timing import Timer
 from audionet.models.base import SpeechSynthesizer
 from audionet.models.baselines.espeak import EspeakSynthesizer
 

@@ -3,7 +3,7 @@ and notation a caller can pick, 400 characters each (the request cap)."""
 
 from __future__ import annotations
 
-from audionet.lib.protocol import MAX_TEXT_CHARS
+from audionet.lib.core.protocol import MAX_TEXT_CHARS
 
 
 def fill(unit: str) -> str:

@@ -10,13 +10,13 @@ from dataclasses import replace
 
 import httpx
 
-from audionet.lib.chain import OfflineChain
-from audionet.lib.client import MinerClient
+from audionet.lib.core.chain import OfflineChain
+from audionet.lib.core.wallet import create_wallet
 from audionet.lib.localnet import NETUID, LocalNet
-from audionet.lib.scoring.incentive import CURVE
 from audionet.lib.services import TTS
-from audionet.lib.validator_loop import Validator, ValidatorSettings
-from audionet.lib.wallet import create_wallet
+from audionet.lib.validator.client import MinerClient
+from audionet.lib.validator.incentive import CURVE
+from audionet.lib.validator.loop import Validator, ValidatorSettings
 from tests.stress.badminers import BEHAVIOURS, BadMinerServers, make_bad_miner
 
 HONEST_MODEL = "kokoro:"  # the offline TTS backend with real weights

@@ -8,7 +8,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from audionet.lib.errors import ConfigError
+from audionet.lib.core.errors import ConfigError
+from audionet.lib.core.protocol import MAX_TEXT_CHARS
 from audionet.lib.prompts import (
     all_descriptions,
     all_sentences,
@@ -24,7 +25,6 @@ from audionet.lib.prompts import (
 from audionet.lib.prompts.music import genres, tempo_word
 from audionet.lib.prompts.sets import check_slots, read_sections
 from audionet.lib.prompts.tts import MAX_WORDS, MIN_WORDS, fill
-from audionet.lib.protocol import MAX_TEXT_CHARS
 from audionet.lib.services import MusicRequest, TTSRequest
 from tests.files import REPO
 

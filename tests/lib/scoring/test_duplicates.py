@@ -1,6 +1,6 @@
 import numpy as np
 
-from audionet.lib.audio import Audio, resample
+from audionet.lib.core.audio import Audio, resample
 from audionet.lib.scoring.duplicates import DUPLICATE_CORRELATION, DuplicateFinder, fingerprint, similarity
 from tests.speech import VOICE_B
 

@@ -1,6 +1,6 @@
 import numpy as np
 
-from audionet.lib.audio import Audio
+from audionet.lib.core.audio import Audio
 from audionet.lib.scoring.gates import clipped, silent, wrong_length
 from audionet.lib.services import MUSIC, TTS, MusicRequest, TTSRequest
 from tests.conftest import tone

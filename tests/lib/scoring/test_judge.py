@@ -8,14 +8,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from audionet.lib.audio import Audio, encode_flac, resample
-from audionet.lib.client import Answer, Target
+from audionet.lib.core.audio import Audio, encode_flac, resample
 from audionet.lib.scoring import rewards
-from audionet.lib.scoring.incentive import CURVE
 from audionet.lib.scoring.judge import Job, Judge
-from audionet.lib.scoring.round import score_round
-from audionet.lib.scoring.state import ScoreState
 from audionet.lib.services import MUSIC, TTS, VC, MusicRequest, TTSRequest, VCRequest
+from audionet.lib.validator.client import Answer, Target
+from audionet.lib.validator.incentive import CURVE
+from audionet.lib.validator.round import score_round
+from audionet.lib.validator.state import ScoreState
 from tests.speech import VOICE_A, VOICE_B
 
 TEXT = "Alice walked to the harbour at 7 o'clock and waited for the rain to stop."

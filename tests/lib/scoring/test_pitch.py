@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from audionet.lib.f0 import f0_summary
+from audionet.lib.core.f0 import f0_summary
 from audionet.lib.scoring.pitch import pitch_accuracy
 
 RNG = np.random.default_rng(3)

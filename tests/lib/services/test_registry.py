@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from audionet.lib import services
-from audionet.lib.errors import WireError
+from audionet.lib.core.errors import WireError
 from audionet.lib.services import MUSIC, TTS, VC, Prompt
 
 PACKAGE_FOLDERS = ("lib", "models", "neurons", "benchmarks", "scripts")

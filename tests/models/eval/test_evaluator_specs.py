@@ -4,7 +4,7 @@ random weights), resemblyzer, and one-line errors for missing or unknown models.
 import numpy as np
 import pytest
 
-from audionet.lib.errors import BackendError
+from audionet.lib.core.errors import BackendError
 from audionet.lib.scoring.judge import Job, Judge
 from audionet.lib.services import MUSIC, MusicRequest
 from audionet.models.eval.profiles import load_clap, load_evaluators, load_speaker

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from audionet.lib.errors import BackendError, ConfigError
+from audionet.lib.core.errors import BackendError, ConfigError
 from audionet.lib.scoring.judge import Job, Judge
 from audionet.lib.services import MUSIC, TTS, VC, MusicRequest, Prompt, TTSRequest
 from audionet.models.eval.profiles import PROFILES, load_evaluators, load_mos, offline_only, resolve_specs
@@ -54,7 +54,7 @@ def test_the_profile_judges_speech_voice_and_music_with_every_model(judge, speec
         assert key in tts.components and math.isfinite(tts.components[key]), key
     assert tts.components["mos"] == tts.components["mos_utmos"]  # the first predictor is the one tables show
 
-    from audionet.lib.references import Reference
+    from audionet.lib.prompts.references import Reference
 
     reference = Reference(
         "a", speech("Bright sunlight filled the library.", VOICE_A), "Bright sunlight filled the library."
@@ -176,8 +176,8 @@ def test_the_validator_command_stops_with_one_line_before_touching_wallet_or_cha
 
 
 def test_real_network_references_are_recordings_unless_synthesised_is_asked_for(tmp_path, monkeypatch):
-    from audionet.lib import corpus
-    from audionet.lib.references import SynthesisedReferences
+    from audionet.lib.prompts import corpus
+    from audionet.lib.prompts.references import SynthesisedReferences
 
     monkeypatch.setattr(corpus, "DEFAULT_DIR", str(tmp_path / "no-references-yet"))
     with pytest.raises(ConfigError, match="audionet-references fetch") as caught:
@@ -193,14 +193,14 @@ def test_real_network_references_are_recordings_unless_synthesised_is_asked_for(
 def test_synthesised_references_draw_the_engine_first():
     """espeak has 18 voices and Kokoro 5: drawn by (engine, voice) pair espeak took 78% of the
     references; engine first, each engine gets half."""
-    from audionet.lib.references import SynthesisedReferences
+    from audionet.lib.prompts.references import SynthesisedReferences
 
     class Engine:
         def __init__(self, name, voices):
             self.name, self.voices = name, voices
 
         def synthesize(self, text, voice=None, seed=0):
-            from audionet.lib.audio import Audio
+            from audionet.lib.core.audio import Audio
 
             return Audio(np.zeros(16_000, np.float32), 16_000)
 

@@ -5,9 +5,9 @@ the validator's loader, and CTranslate2 on CUDA stopping in one line where no CU
 import numpy as np
 import pytest
 
-from audionet.lib.audio import Audio
-from audionet.lib.cuda_libs import CTRANSLATE2, load
-from audionet.lib.errors import BackendError, MissingDependency
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.cuda_libs import CTRANSLATE2, load
+from audionet.lib.core.errors import BackendError, MissingDependency
 from audionet.models.eval.profiles import load_asr
 from audionet.models.eval.random_weights import random_specs
 from audionet.models.eval.whisper_asr import CT2, TRANSFORMERS, WhisperTranscriber, engine, shipped_model_path

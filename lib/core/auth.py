@@ -1,0 +1,145 @@
+"""btauth/1 both ways, and who may call a miner.
+
+Requests are signed by the validator's hotkey for the miner's hotkey.
+Responses are signed by the miner's hotkey for the validator under the
+pseudo-method RESPONSE, so a signed response can never be replayed as a
+request (the method is part of the signed payload).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Optional
+
+import bittensor as bt
+
+from audionet.lib.core.errors import WireError
+
+RESPONSE_METHOD = "RESPONSE"
+_http_auth = bt.http_auth
+
+
+def sign_request(wallet, path: str, body: bytes, miner_hotkey: str, method: str = "POST") -> dict[str, str]:
+    return _http_auth.sign(wallet, method=method, path=path, body=body, receiver_ss58=miner_hotkey)
+
+
+def sign_response(wallet, path: str, body: bytes, validator_hotkey: str) -> dict[str, str]:
+    return _http_auth.sign(wallet, method=RESPONSE_METHOD, path=path, body=body, receiver_ss58=validator_hotkey)
+
+
+class RestartSafeNonceStore(_http_auth.InMemoryNonceStore):
+    """Replay protection that survives a restart: a nonce from before this process started is refused
+    (the process before may have accepted it, and its memory is gone), so nothing needs persisting."""
+
+    def __init__(self, retention: float = 60.0, started_ns: Optional[int] = None):
+        super().__init__(retention)
+        self.started_ns = time.time_ns() if started_ns is None else started_ns
+
+    def check_and_store(self, hotkey_ss58: str, nonce_ns: int) -> bool:
+        if nonce_ns < self.started_ns:
+            raise WireError("authentication failed: the request was signed before this miner started", status=401)
+        return super().check_and_store(hotkey_ss58, nonce_ns)
+
+
+def _verify(headers: Mapping[str, str], body: bytes, *, method: str, path: str, self_hotkey: str, nonce_store) -> str:
+    try:
+        caller = _http_auth.verify(
+            headers, body, method=method, path=path, self_hotkey_ss58=self_hotkey, nonce_store=nonce_store
+        )
+    except _http_auth.AuthError as error:
+        raise WireError(f"authentication failed ({type(error).__name__}): {error}", status=401) from None
+    return caller.hotkey_ss58
+
+
+def verify_request(
+    headers: Mapping[str, str], body: bytes, path: str, self_hotkey: str, nonce_store, method: str = "POST"
+) -> str:
+    """The authenticated caller's hotkey, or WireError(401)."""
+    return _verify(headers, body, method=method, path=path, self_hotkey=self_hotkey, nonce_store=nonce_store)
+
+
+def verify_response(
+    headers: Mapping[str, str], body: bytes, path: str, *, miner_hotkey: str, self_hotkey: str, nonce_store
+) -> None:
+    """Raise WireError(401) unless the response is signed by `miner_hotkey` for us."""
+    signer = _verify(headers, body, method=RESPONSE_METHOD, path=path, self_hotkey=self_hotkey, nonce_store=nonce_store)
+    if signer != miner_hotkey:
+        raise WireError("response was signed by a different hotkey than the miner's", status=401)
+
+
+def claimed_hotkey(headers: Mapping[str, str]) -> Optional[str]:
+    """The hotkey a request says it is signed by (not yet checked), if it names one."""
+    return next((v for k, v in headers.items() if k.lower() == _http_auth.HEADER_HOTKEY.lower()), None)
+
+
+@dataclass(frozen=True)
+class Member:
+    uid: int
+    stake: float
+    validator_permit: bool
+
+
+def members_of(metagraph: bt.Metagraph) -> dict[str, Member]:
+    return {n.hotkey: Member(n.uid, float(n.total_stake.tao), bool(n.validator_permit)) for n in metagraph.neurons}
+
+
+@dataclass
+class AccessPolicy:
+    """Registered, permitted and staked callers only; a sliding-window rate limit per hotkey."""
+
+    min_stake: float = 0.0
+    require_permit: bool = True
+    rate_limit: int = 120
+    rate_window_s: float = 60.0
+    members: dict[str, Member] = field(default_factory=dict)
+    _recent: dict[str, deque] = field(default_factory=dict, repr=False)
+
+    def update(self, metagraph: bt.Metagraph) -> None:
+        self.members = members_of(metagraph)
+        # Forget callers that left the metagraph so the table stays bounded.
+        for hotkey in list(self._recent):
+            if hotkey not in self.members:
+                del self._recent[hotkey]
+
+    def screen(self, headers: Mapping[str, str]) -> None:
+        """Before the body is read: refuse callers whose *claimed* hotkey could
+        never be admitted, so strangers cannot make us read and hash bodies.
+        The claim earns nothing else: it is only trusted after `verify_request`
+        (the connection stays in the miner's budget for unverified ones)."""
+        claimed = claimed_hotkey(headers)
+        if not claimed:
+            raise WireError(f"authentication failed: missing {_http_auth.HEADER_HOTKEY}", status=401)
+        self.member(claimed)
+
+    def member(self, hotkey: str) -> Member:
+        """The caller's metagraph entry if it may call at all, else WireError(403)."""
+        member = self.members.get(hotkey)
+        if member is None:
+            raise WireError("caller hotkey is not registered on this subnet", status=403)
+        if self.require_permit and not member.validator_permit:
+            raise WireError("caller has no validator permit", status=403)
+        if member.stake < self.min_stake:
+            raise WireError(f"caller stake {member.stake:g} is below the minimum {self.min_stake:g}", status=403)
+        return member
+
+    def admit(self, hotkey: str, now: Optional[float] = None) -> float:
+        """The verified caller's priority (its stake), or WireError 403/429."""
+        member = self.member(hotkey)
+        now = time.monotonic() if now is None else now
+        window = self._recent.setdefault(hotkey, deque())
+        while window and window[0] <= now - self.rate_window_s:
+            window.popleft()
+        if len(window) >= self.rate_limit:
+            raise WireError(f"rate limit: at most {self.rate_limit} requests per {self.rate_window_s:g} s", status=429)
+        window.append(now)
+        return member.stake
+
+    def refund(self, hotkey: str) -> None:
+        """Uncount the request `admit` counted last for `hotkey`: it was refused after all (400, 503).
+        Only accepted requests count toward the rate limit."""
+        window = self._recent.get(hotkey)
+        if window:
+            window.pop()

@@ -1,0 +1,147 @@
+"""The wire protocol: request models, limits and the binary response body.
+
+Requests are small JSON documents (pydantic v2, `extra="forbid"`, every field
+capped). A response body is binary so audio does not pay base64's 33%:
+
+    b"ANR1" | u32 big-endian header length | header JSON | 16-bit FLAC bytes
+
+The header (`ResponseMeta`) and the FLAC both sit inside the body that the
+miner signs, so every byte the validator trusts is covered by the signature.
+The sample rate is read from the FLAC stream, never from the header.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import struct
+import unicodedata
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from audionet.lib.core.audio import Audio, decode_flac
+from audionet.lib.core.errors import WireError
+
+MAX_TEXT_CHARS = 400
+REFERENCE_SECONDS = (1.0, 20.0)
+MAX_REFERENCE_FLAC_BYTES = 1_500_000
+# A request without audio in it: checked against Content-Length (and while streaming)
+# before a byte is parsed. Services that carry audio declare a larger cap.
+MAX_PLAIN_REQUEST_BYTES = 8_192
+MAX_RESPONSE_BYTES = 8_000_000
+MAX_HEADER_BYTES = 16_384
+RESPONSE_MAGIC = b"ANR1"
+RESPONSE_CONTENT_TYPE = "application/x-audionet-response"
+PROTOCOL_VERSION = 1
+HEALTH_PATH = "/v1/health"  # GET: alive (unsigned), or queues, models and devices (signed)
+
+Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)]
+# strict: a seed given as a string, a float or a boolean is refused, not converted
+Seed = Annotated[int, Field(strict=True, ge=0, le=2**32 - 1)]
+VoiceName = Annotated[str, StringConstraints(max_length=32, pattern=r"^[a-z0-9][a-z0-9_+\-]*$")]
+ServiceName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
+Sha256Hex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+
+def path_for(service: str) -> str:
+    return f"/v1/{service}"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+
+
+def printable(text: str) -> str:
+    """A field validator: non-blank text without control characters (C0, DEL, C1; tabs and newlines allowed)."""
+    if any(unicodedata.category(ch) == "Cc" and ch not in "\n\t" for ch in text) or not text.strip():
+        raise ValueError("must be non-blank printable text")
+    return text
+
+
+class ServiceRequest(_Strict):
+    """What every request has: the service it is for (a Literal in each subclass) and a seed."""
+
+    service: str
+    seed: Seed = 0
+
+
+def one_line(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ())) or "body"
+    extra = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return f"invalid request field '{where}': {first.get('msg', 'invalid')}{extra}"
+
+
+def parse_body(model: type[ServiceRequest], body: bytes, max_bytes: int) -> ServiceRequest:
+    """Validate a request body against `model`; raises WireError with one line."""
+    if len(body) > max_bytes:
+        raise WireError(f"request is {len(body)} bytes; the limit is {max_bytes}", status=413)
+    try:
+        return model.model_validate_json(body)
+    except ValidationError as error:
+        raise WireError(one_line(error)) from None
+
+
+def encode_request(request: ServiceRequest) -> bytes:
+    return request.model_dump_json(exclude_none=True).encode()
+
+
+def decode_reference(flac_b64: str) -> Audio:
+    """A reference clip carried in a request, decoded and checked like any audio from the wire."""
+    try:
+        data = base64.b64decode(flac_b64, validate=True)
+    except (binascii.Error, ValueError):
+        raise WireError("reference_flac_b64 is not valid base64") from None
+    low, high = REFERENCE_SECONDS
+    return decode_flac(data, max_seconds=high, min_seconds=low, max_bytes=MAX_REFERENCE_FLAC_BYTES)
+
+
+class ResponseMeta(_Strict):
+    """What the miner says about the clip; signed together with the audio."""
+
+    version: Literal[1] = PROTOCOL_VERSION
+    service: ServiceName
+    model: Annotated[str, StringConstraints(max_length=128)]
+    device: Annotated[str, StringConstraints(max_length=128)]
+    generation_s: float = Field(ge=0.0, le=3600.0, allow_inf_nan=False)
+    seed: Seed
+    request_sha256: Sha256Hex
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def pack_response(meta: ResponseMeta, flac: bytes) -> bytes:
+    header = meta.model_dump_json().encode()
+    return RESPONSE_MAGIC + struct.pack(">I", len(header)) + header + flac
+
+
+def unpack_response(body: bytes) -> tuple[ResponseMeta, bytes]:
+    """Split a response body into its metadata and FLAC bytes (not yet decoded)."""
+    if len(body) > MAX_RESPONSE_BYTES:
+        raise WireError(f"response is {len(body)} bytes; the limit is {MAX_RESPONSE_BYTES}", status=413)
+    if len(body) < 8 or not body.startswith(RESPONSE_MAGIC):
+        raise WireError("response is not an audionet response body")
+    (header_len,) = struct.unpack(">I", body[4:8])
+    if header_len > MAX_HEADER_BYTES or 8 + header_len > len(body):
+        raise WireError("response header length is out of range")
+    try:
+        meta = ResponseMeta.model_validate(json.loads(body[8 : 8 + header_len]))
+    except (ValueError, ValidationError) as error:
+        detail = one_line(error) if isinstance(error, ValidationError) else "header is not JSON"
+        raise WireError(f"bad response metadata: {detail}") from None
+    return meta, body[8 + header_len :]
+
+
+def answer_limit_seconds(max_seconds: float) -> float:
+    """Longest answer accepted for a request that may ask for `max_seconds`: 10% and 1 s of slack."""
+    return max_seconds * 1.1 + 1.0
+
+
+def decode_response_audio(flac: bytes, max_seconds: float) -> Audio:
+    """A miner's FLAC answer, decoded and checked (`max_seconds`: the service's answer limit)."""
+    return decode_flac(flac, max_seconds=max_seconds, max_bytes=MAX_RESPONSE_BYTES)

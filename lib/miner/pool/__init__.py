@@ -1,0 +1,36 @@
+"""The miner's device pool: one model replica per (device, service), per-device parallel counts,
+speed-weighted earliest-finish dispatch behind the stake-ordered waiting line, and Ray actors as
+replicas for more than one host (`ray_actors`, imported only with --pool.backend ray).
+
+    replicas = build_replicas(args, services)            # from --pool.* flags
+    pool = Pool(replicas, Timer("miner", device=pool_label(replicas)))
+    audio, elapsed, device, model, label = await pool.run("tts", request)
+"""
+
+from audionet.lib.miner.pool.build import (
+    add_pool_flags,
+    build_replicas,
+    device_labels,
+    from_backends,
+    local_replicas,
+    parallel_counts,
+    pool_label,
+)
+from audionet.lib.miner.pool.pool import POLICIES, Pool, Result, ServicePool
+from audionet.lib.miner.pool.replica import LocalReplica, Replica
+
+__all__ = [
+    "POLICIES",
+    "LocalReplica",
+    "Pool",
+    "Replica",
+    "Result",
+    "ServicePool",
+    "add_pool_flags",
+    "build_replicas",
+    "device_labels",
+    "from_backends",
+    "local_replicas",
+    "parallel_counts",
+    "pool_label",
+]

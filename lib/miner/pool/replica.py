@@ -1,0 +1,149 @@
+"""One model replica: one backend of one service on one device, with `parallel` slots.
+
+The slots share the one loaded model (several requests at once on one copy): loading a model twice
+on one GPU was slower than one copy serving two requests in the seed-001 measurements. A replica
+knows what the dispatcher needs (free slots, when busy slots should free, its measured speed) and
+runs a request somewhere: `LocalReplica` in its own worker threads on this host,
+`audionet.lib.miner.pool.ray_actors.RayReplica` in a Ray actor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Optional
+
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.protocol import ServiceRequest
+from audionet.lib.core.stop import Stop, running_under
+from audionet.models.base import Backend
+
+ALPHA = 0.3  # weight of the newest measurement in the running average
+CLIP = 2.0  # one measurement moves the average at most this factor up or down (a cold cache, a GC pause)
+MIN_READY_S = 1e-3  # a busy slot that overran its estimate still frees "soon", never "now"
+
+
+class Speed:
+    """Seconds of compute per second of audio: a running average (EMA) of this replica's own
+    requests. Before its first request the replica has only a `prior` (its timed warm-up, in
+    seconds), which the pool scales by the measured replicas' ratio of average to prior."""
+
+    def __init__(self) -> None:
+        self.value: Optional[float] = None
+        self.prior: Optional[float] = None
+        self.samples = 0
+
+    def add(self, elapsed: float, audio_seconds: float) -> None:
+        if audio_seconds <= 0 or elapsed < 0:
+            return
+        sample = elapsed / audio_seconds
+        if self.value is None:
+            self.value = sample
+        else:
+            sample = min(max(sample, self.value / CLIP), self.value * CLIP)
+            self.value += ALPHA * (sample - self.value)
+        self.samples += 1
+
+
+class Replica:
+    """Scheduling state shared by local and Ray replicas; subclasses implement `submit`."""
+
+    def __init__(self, service, parallel: int, label: str, wire_device: str, device: str, model_id: str):
+        if parallel < 1:
+            raise ValueError("a replica needs at least one slot")
+        self.service, self.parallel = service, parallel
+        self.label = label  # unique per device in this pool: timing keys, /v1/health
+        self.wire_device = wire_device  # what answers report: the device kind (GPU name), for the network view
+        self.device, self.model_id = device, model_id
+        self.running: dict[int, tuple[float, float]] = {}  # ticket id -> (monotonic start, expected seconds)
+        self.planned = 0  # requests waiting in the pool that the last plan put here
+        self.speed = Speed()
+        self.served = self.failed = self.abandoned = 0
+
+    @property
+    def free(self) -> int:
+        return self.parallel - len(self.running)
+
+    def ready_times(self, now: float) -> tuple[float, ...]:
+        busy = tuple(max(MIN_READY_S, start + expected - now) for start, expected in self.running.values())
+        return busy + (0.0,) * self.free
+
+    def submit(self, request: ServiceRequest, stop: Stop) -> asyncio.Future:
+        """Start `request`; the future resolves to (audio, generation seconds measured where it ran). `stop` is
+        set when nobody waits for the answer any more: a backend that can stop part-way does."""
+        raise NotImplementedError
+
+    def time_warmup(self) -> float:
+        """Seconds for one warm-up call on this replica (blocking; the speed prior at start-up)."""
+        raise NotImplementedError
+
+    def attach(self, timer) -> None:
+        """Key the backend's stage timings to this replica's device (local replicas only)."""
+
+    def close(self) -> None:
+        """Release threads or actors."""
+
+    def describe(self) -> dict:
+        return {
+            "label": self.label,
+            "device": self.device,
+            "model": self.model_id,
+            "parallel": self.parallel,
+            "busy": len(self.running),
+            "waiting": self.planned,
+            "served": self.served,
+            "failed": self.failed,
+            "abandoned": self.abandoned,
+            "s_per_audio_s": None if self.speed.value is None else round(self.speed.value, 4),
+        }
+
+
+def _bind_cuda(device: str) -> None:
+    """Make the replica's GPU the worker thread's current CUDA device, so code that uses the current
+    device (CUDA graphs, streams, bf16 checks) does not land on cuda:0."""
+    if device.startswith("cuda"):
+        try:
+            import torch
+
+            torch.cuda.set_device(torch.device(device))
+        except Exception:  # no torch CUDA: the backend has already failed to load or runs elsewhere
+            pass
+
+
+class LocalReplica(Replica):
+    """A backend loaded in this process; its `parallel` slots are its own worker threads."""
+
+    def __init__(self, service, backend: Backend, parallel: int, label: str, wire_device: str):
+        super().__init__(service, parallel, label, wire_device, backend.device, backend.model_id)
+        self.backend = backend
+        self.executor = ThreadPoolExecutor(
+            max_workers=parallel,
+            thread_name_prefix=f"{service.name}-{label}",
+            initializer=_bind_cuda,
+            initargs=(backend.device,),
+        )
+
+    def _generate(self, request: ServiceRequest, stop: Stop) -> tuple[Audio, float]:
+        stop.check()  # abandoned before its thread came free
+        started = time.perf_counter()
+        with running_under(stop):
+            audio = self.service.generate(self.backend, request)
+        return audio, time.perf_counter() - started
+
+    def submit(self, request: ServiceRequest, stop: Stop) -> asyncio.Future:
+        return asyncio.get_running_loop().run_in_executor(self.executor, self._generate, request, stop)
+
+    def attach(self, timer) -> None:
+        self.backend.measure = timer.stage_hook(self.service.name, device=self.label)
+
+    def time_warmup(self) -> float:
+        def timed() -> float:
+            started = time.perf_counter()
+            self.backend.warmup()
+            return time.perf_counter() - started
+
+        return self.executor.submit(timed).result()
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)

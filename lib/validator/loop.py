@@ -1,0 +1,218 @@
+"""Validator rounds: sync -> sample miners -> query every service at once ->
+gate and reward -> EMA -> save state -> set weights once per epoch."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+import httpx
+import numpy as np
+
+from audionet.lib import services as registry
+from audionet.lib.core.audio import encode_flac
+from audionet.lib.core.chain import Chain
+from audionet.lib.core.timing import Timer
+from audionet.lib.scoring.judge import Judge
+from audionet.lib.validator.client import Answer, MinerClient, Target
+from audionet.lib.validator.incentive import CURVE, Curve
+from audionet.lib.validator.network_view import NetworkView
+from audionet.lib.validator.round import Scored, score_round
+from audionet.lib.validator.state import ScoreState, atomic_write_json
+
+log = logging.getLogger("validator")
+
+
+def default_timeouts() -> dict[str, float]:
+    """Seconds for the whole exchange, per registered service."""
+    return {service.name: service.timeout_s for service in registry.all_services()}
+
+
+@dataclass
+class ValidatorSettings:
+    state_dir: str
+    curve: Curve = CURVE  # EMA, eligibility and the scores-to-weights curve
+    sample_size: int = 16
+    epoch_length: int = 100  # blocks between set_weights
+    round_interval: float = 12.0
+    timeouts: dict[str, float] = field(default_factory=default_timeouts)
+    services: tuple[str, ...] = field(default_factory=registry.names)
+    seed: Optional[int] = None
+    save_audio_dir: Optional[str] = None  # keep every valid clip as FLAC, for listening
+
+
+class Validator:
+    def __init__(
+        self,
+        wallet,
+        chain: Chain,
+        settings: ValidatorSettings,
+        sources: Optional[dict] = None,
+        judge: Optional[Judge] = None,
+        timer: Optional[Timer] = None,
+    ):
+        """`sources`: service name -> what its `draw` needs (`Service.open_sources`: e.g. reference voices)."""
+        self.wallet, self.chain, self.settings = wallet, chain, settings
+        self.timer = timer or Timer("validator")
+        self.network = NetworkView()  # every miner's signed generation time, by the GPU it reports
+        self.hotkey = wallet.hotkey.ss58_address
+        self.services = {name: registry.get(name) for name in settings.services}
+        self.sources = dict(sources or {})
+        self.judge = judge or Judge.load()
+        self.rng = np.random.default_rng(settings.seed)
+        self.state_path = os.path.join(settings.state_dir, "state.json")
+        self.summary_path = os.path.join(settings.state_dir, "summary.json")
+        self.rounds_path = os.path.join(settings.state_dir, "rounds.jsonl")
+        self.state = ScoreState.load(self.state_path, tuple(self.services), settings.curve)
+        if self.state.round:
+            log.info("restored state: round %d, %d uids", self.state.round, len(self.state.hotkeys))
+
+    def make_request(self, name: str):
+        return self.services[name].draw(self.rng, self.sources.get(name))
+
+    def sample_targets(self, metagraph) -> list[Target]:
+        targets = [Target(n.uid, n.hotkey, n.axon) for n in metagraph.neurons if n.axon and n.hotkey != self.hotkey]
+        if len(targets) > self.settings.sample_size:
+            chosen = self.rng.choice(len(targets), self.settings.sample_size, replace=False)
+            targets = [targets[i] for i in sorted(chosen)]
+        return targets
+
+    async def run_round(self, client: MinerClient) -> list[Scored]:
+        metagraph = await self.chain.metagraph()
+        for uid in self.state.sync(metagraph.hotkeys):
+            log.info("uid %d changed hotkey: its scores start again from 0", uid)
+        targets = self.sample_targets(metagraph)
+        # Each miner gets its own prompt and seed: deterministic models cannot
+        # collide as "duplicates", and a cached or copied answer cannot match.
+        jobs = [(t, self.make_request(s)) for t in targets for s in self.settings.services]
+        answers: list[Answer] = await asyncio.gather(
+            *(client.query(t, self.services[r.service], r, self.settings.timeouts[r.service]) for t, r in jobs)
+        )
+        self._time_round_trips(answers)
+        # Evaluation is CPU/GPU work: off the event loop, so nothing else stalls meanwhile.
+        with self.timer.measure("all", "evaluation", audio_seconds=sum(a.audio.seconds for a in answers if a.ok)):
+            scored = await asyncio.to_thread(score_round, answers, self.judge, self.services, self.timer.measure)
+        for item in scored:
+            uid, service = item.answer.target.uid, item.answer.service
+            self.state.update(service, uid, item.reward)
+            if item.gate is None and item.answer.meta is not None:  # a gated answer's speed is no GPU's speed
+                meta = item.answer.meta
+                self.network.record(meta.device, service, meta.generation_s, item.answer.audio.seconds, uid)
+        self.state.round += 1
+        block = metagraph.block
+        self.state.save(self.state_path)
+        self._log_round(block, scored)
+        if self.settings.save_audio_dir:
+            self._save_audio(scored)
+        if block - self.state.last_weights_block >= self.settings.epoch_length or self.state.last_weights_block < 0:
+            await self.set_weights(block)
+        self.write_summary(block)
+        return scored
+
+    def _time_round_trips(self, answers: list[Answer]) -> None:
+        """Round trip as the validator saw it, per service and per miner (failed queries apart)."""
+        for answer in answers:
+            stage = "roundtrip" if answer.ok else "roundtrip/failed"
+            audio_s = answer.audio.seconds if answer.ok else None
+            self.timer.record(answer.service, stage, answer.latency_s, audio_s)
+            self.timer.record(answer.service, f"{stage}/uid{answer.target.uid}", answer.latency_s, audio_s)
+
+    async def set_weights(self, block: int) -> None:
+        weights = self.state.weights()
+        uids = [uid for uid, w in enumerate(weights) if w > 0]
+        if not uids:
+            log.info("no miner has earned weight (none eligible, or all below the curve's floor); not setting weights")
+            return
+        try:
+            await self.chain.set_weights(uids, [weights[u] for u in uids])
+        except Exception as error:
+            log.error("set_weights failed (will retry next round): %s", error)
+            return
+        self.state.last_weights_block = block
+        self.state.save(self.state_path)
+        log.info("set weights on %d uids at block %d", len(uids), block)
+
+    def _log_round(self, block: int, scored: list[Scored]) -> None:
+        record = {
+            "round": self.state.round,
+            "block": block,
+            "time": time.time(),
+            "alpha": self.settings.curve.alpha,
+            "results": [
+                {
+                    "uid": s.answer.target.uid,
+                    "hotkey": s.answer.target.hotkey,
+                    "service": s.answer.service,
+                    "reward": s.reward,
+                    "score": s.score,
+                    "components": s.components,
+                    "gate": s.gate,
+                    "latency_s": round(s.answer.latency_s, 4),
+                    "model": s.answer.meta.model if s.answer.meta else None,
+                    "audio_s": round(s.answer.audio.seconds, 3) if s.answer.audio is not None else None,
+                    "ema": self.state.scores[s.answer.service][s.answer.target.uid],
+                }
+                for s in scored
+            ],
+        }
+        with open(self.rounds_path, "a") as handle:
+            handle.write(json.dumps(record) + "\n")
+        for s in scored:
+            status = f"reward {s.reward:.3f}" if s.gate is None else f"0 ({s.gate})"
+            log.info("round %d uid %d %s: %s", self.state.round, s.answer.target.uid, s.answer.service, status)
+
+    def _save_audio(self, scored: list[Scored]) -> None:
+        """round-<n>/uid-<uid>-<service>.flac: names from our own counters, never from the wire."""
+        folder = os.path.join(self.settings.save_audio_dir, f"round-{self.state.round:05d}")
+        os.makedirs(folder, exist_ok=True)
+        for item in scored:
+            if item.answer.audio is not None:
+                name = f"uid-{item.answer.target.uid:03d}-{item.answer.service}.flac"
+                with open(os.path.join(folder, name), "wb") as handle:
+                    handle.write(encode_flac(item.answer.audio))
+
+    def write_summary(self, block: int) -> None:
+        weights, combined, estimates = self.state.weights(), self.state.combined(), self.state.estimates()
+        miners = [
+            {
+                "uid": uid,
+                "hotkey": hotkey,
+                "score": combined[uid],
+                "weight": weights[uid],
+                "scores": {s: estimates[s][uid] for s in self.services},
+                "rounds": min(self.state.counts[s][uid] for s in self.services) if self.services else 0,
+            }
+            for uid, hotkey in enumerate(self.state.hotkeys)
+            if hotkey != self.hotkey
+        ]
+        atomic_write_json(
+            self.summary_path,
+            {
+                "round": self.state.round,
+                "block": block,
+                "validator": self.hotkey,
+                "last_weights_block": self.state.last_weights_block,
+                "miners": miners,
+            },
+        )
+
+    async def run(self, rounds: int = 0) -> None:
+        """Run `rounds` rounds (0 = forever), `round_interval` seconds apart."""
+        limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
+        async with httpx.AsyncClient(limits=limits) as http:
+            client = MinerClient(self.wallet, http)
+            done = 0
+            while rounds == 0 or done < rounds:
+                started = time.monotonic()
+                try:
+                    await self.run_round(client)
+                except Exception:
+                    log.exception("round failed; trying again next interval")
+                done += 1
+                if rounds == 0 or done < rounds:
+                    await asyncio.sleep(max(0.0, self.settings.round_interval - (time.monotonic() - started)))

@@ -1,0 +1,140 @@
+"""The miner's one scheduler (`ServicePool`): its stake-ordered line and device dispatch, with requests that
+wait at a gate (espeak-ng behind it, `tests/gated.py`) so the test, not a timer, decides when work ends."""
+
+import asyncio
+
+import pytest
+
+from audionet.lib.core.errors import WireError
+from audionet.lib.core.timing import Timer
+from audionet.lib.miner.pool import LocalReplica
+from audionet.lib.miner.pool.pool import ServicePool
+from audionet.lib.services import TTS, TTSRequest
+from tests.gated import GatedSpeech, open_gate, started, until
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def scheduler(folder, max_waiting=2, timeout_s=None, stoppable=True) -> ServicePool:
+    replica = LocalReplica(TTS, GatedSpeech(str(folder), stoppable), 1, "cpu-gated", "cpu")
+    return ServicePool(TTS, [replica], Timer("test", device="cpu-gated"), max_waiting=max_waiting, timeout_s=timeout_s)
+
+
+def request(word: str) -> TTSRequest:
+    return TTSRequest(text=f"{word} speaks now.")
+
+
+async def outcome(task) -> str:
+    try:
+        await task
+        return "200"
+    except WireError as error:
+        return str(error.status)
+
+
+def test_waiters_run_by_stake_and_overflow_is_refused(tmp_path):
+    async def scenario():
+        pool = scheduler(tmp_path, max_waiting=2)
+        first = asyncio.create_task(pool.run(request("first"), 0))
+        await until(lambda: started(tmp_path) == ["first"])
+        low, high = asyncio.create_task(pool.run(request("low"), 1)), asyncio.create_task(pool.run(request("high"), 50))
+        await until(lambda: pool.waiting == 2)
+        with pytest.raises(WireError) as info:  # no more stake than the last in line: refused itself
+            await pool.run(request("overflow"), 1)
+        open_gate(tmp_path)
+        await asyncio.gather(first, low, high)
+        return info.value.status, pool
+
+    status, pool = asyncio.run(scenario())
+    assert status == 503 and started(tmp_path) == ["first", "high", "low"]
+    assert pool.busy == 0 and pool.waiting == 0
+
+
+def test_a_higher_stake_caller_displaces_the_last_waiter_when_the_line_is_full(tmp_path):
+    async def scenario():
+        pool = scheduler(tmp_path, max_waiting=2)
+        tasks = {"running": asyncio.create_task(pool.run(request("running"), 1))}
+        await until(lambda: pool.busy == 1)
+        for word in ("early", "late"):
+            tasks[word] = asyncio.create_task(pool.run(request(word), 1))
+            await until(lambda: pool.waiting == len(tasks) - 1)
+        with pytest.raises(WireError):  # the cheap answer before a request is parsed: the same rule
+            with pool.place_held(1):
+                pass
+        with pool.place_held(1000):  # would displace the last waiter: not refused
+            pass
+        tasks["equal"] = asyncio.create_task(pool.run(request("equal"), 1))  # no more stake: refused itself
+        tasks["high"] = asyncio.create_task(pool.run(request("high"), 1000))  # displaces the newest of the lowest
+        await until(lambda: tasks["equal"].done() and tasks["late"].done())
+        open_gate(tmp_path)
+        return {word: await outcome(task) for word, task in tasks.items()}, pool
+
+    outcomes, pool = asyncio.run(scenario())
+    assert outcomes == {"running": "200", "early": "200", "late": "503", "equal": "503", "high": "200"}
+    assert started(tmp_path) == ["running", "high", "early"]
+    assert pool.busy == 0 and pool.waiting == 0
+
+
+def test_places_held_while_requests_are_parsed_refuse_the_overflow_early(tmp_path):
+    async def scenario():
+        pool = scheduler(tmp_path, max_waiting=1)  # one slot and one waiting place: room for two
+        with pool.place_held(1), pool.place_held(1):
+            with pytest.raises(WireError) as info:
+                with pool.place_held(1):
+                    pass
+        return info.value.status, pool.held
+
+    assert asyncio.run(scenario()) == (503, 0)
+
+
+def test_a_waiter_that_leaves_frees_its_place_at_once_and_is_never_started(tmp_path):
+    async def scenario():
+        pool = scheduler(tmp_path, max_waiting=1)
+        running = asyncio.create_task(pool.run(request("running"), 1))
+        await until(lambda: pool.busy == 1)
+        leaver = asyncio.create_task(pool.run(request("leaver"), 1))
+        await until(lambda: pool.waiting == 1)
+        leaver.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await leaver
+        waiting_after = pool.waiting
+        newcomer = asyncio.create_task(pool.run(request("newcomer"), 1))  # the line has room again
+        await until(lambda: pool.waiting == 1)
+        open_gate(tmp_path)
+        await asyncio.gather(running, newcomer)
+        return waiting_after, pool
+
+    waiting_after, pool = asyncio.run(scenario())
+    assert waiting_after == 0 and started(tmp_path) == ["running", "newcomer"]
+    assert pool.busy == 0 and pool.waiting == 0
+
+
+def test_a_generation_past_the_timeout_is_abandoned_and_its_slot_freed(tmp_path):
+    async def scenario():
+        pool = scheduler(tmp_path, timeout_s=0.5)
+        stuck = asyncio.create_task(pool.run(request("stuck"), 1))
+        after = asyncio.create_task(pool.run(request("after"), 1))
+        status = await outcome(stuck)
+        open_gate(tmp_path, "after")  # "stuck" stays shut: only its Stop can end it
+        return status, await outcome(after), pool
+
+    status, after, pool = asyncio.run(scenario())
+    assert status == "503" and after == "200" and started(tmp_path) == ["stuck", "after"]
+    replica = pool.replicas[0]
+    assert replica.abandoned == 1 and replica.served == 1 and pool.busy == 0
+
+
+def test_a_backend_that_cannot_stop_keeps_its_slot_busy_until_it_returns(tmp_path):
+    async def scenario():
+        pool = scheduler(tmp_path, timeout_s=0.5, stoppable=False)
+        stuck = asyncio.create_task(pool.run(request("stuck"), 1))
+        status = await outcome(stuck)  # the caller is answered at the timeout
+        after = asyncio.create_task(pool.run(request("after"), 1))
+        await until(lambda: pool.waiting == 1)
+        busy_meanwhile = pool.busy
+        open_gate(tmp_path)
+        return status, busy_meanwhile, await outcome(after), pool
+
+    status, busy_meanwhile, after, pool = asyncio.run(scenario())
+    assert status == "503" and busy_meanwhile == 1 and after == "200"
+    assert started(tmp_path) == ["stuck", "after"] and pool.replicas[0].abandoned == 1 and pool.busy == 0
