@@ -20,8 +20,8 @@ import numpy as np
 from audionet.benchmarks.attacks import Kit, for_service
 from audionet.benchmarks.flags import add_service_flags, one_line_errors, study_parser
 from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
-from audionet.lib import services as registry
 from audionet.lib.core.config import Parser, positive_int
+from audionet.lib.services import registry
 
 HONEST = "honest"
 

@@ -1,4 +1,4 @@
-"""Merge `audionet-bench services` results of several devices into one comparison (seed 000/003 style):
+"""Merge `audionet-bench services` results of several devices into one comparison (docs/methodology.md#per-gpu-service-tables):
 one row per device and service, with a CPU-vs-GPU speed-up column when a CPU result is among the inputs,
 and the quality table per device with each device's reward against the CPU's (GPU should change speed,
 not quality). Writes <out>/comparison/comparison.{json,md,png}.

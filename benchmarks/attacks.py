@@ -208,7 +208,7 @@ CATALOGUE: tuple[Attack, ...] = (
 
 
 def for_service(name: str) -> list[Attack]:
-    from audionet.lib import services as registry
+    from audionet.lib.services import registry
 
     service = registry.get(name)
     return [attack for attack in CATALOGUE if attack.fits(service)]

@@ -27,10 +27,10 @@ from tqdm import tqdm
 from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
 from audionet.benchmarks.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
 from audionet.benchmarks.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
-from audionet.lib import services as registry
 from audionet.lib.core.config import CommaList, Parser, positive_int
 from audionet.lib.core.devices import cpu_model_name, describe_device
 from audionet.lib.core.timing import Timer
+from audionet.lib.services import registry
 
 GOAL_S_PER_CLIP = 0.25  # standard profile on a GPU, a whole round batched
 PARTS = ("profiles", "one-by-one")

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 
 from audionet.benchmarks.results import RESULTS_DIR
-from audionet.lib.core.config import Parser
+from audionet.lib.core.config import Parser, flag
 from audionet.lib.core.errors import BackendError, ConfigError, exit_code
 
 RANDOM_WEIGHTS = os.path.expanduser("~/.cache/audionet/random-weights")
@@ -25,7 +25,7 @@ def study_parser(prog: str, doc: str, where: str = "<out>/<device-slug>/") -> Pa
 def add_service_flags(parser) -> None:
     """--services, --seed, and each service's prompt flags (e.g. VC references): prompts are drawn as the
     validator draws them."""
-    from audionet.lib import services as registry  # imported here: gpu-check's parser loads no service
+    from audionet.lib.services import registry  # imported here: gpu-check's parser loads no service
 
     names = ",".join(registry.names())
     parser.add_argument(
@@ -43,7 +43,7 @@ def add_weights_flags(parser) -> None:
         default="pretrained",
         help="random: same full-size architectures with random weights (timing only)",
     )
-    parser.add_argument("--cache-dir", default=RANDOM_WEIGHTS, help="where --weights random builds its models")
+    flag(parser, "cache-dir", default=RANDOM_WEIGHTS, help="where --weights random builds its models")
 
 
 def one_line_errors(prog: str, call: Callable[[], int]) -> int:

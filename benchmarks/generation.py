@@ -45,25 +45,25 @@ BACKENDS = [
 
 def request(name: str, text: str, size, reference):
     """call(backend, seed) -> Audio: one fixed request of the service through its own factory and call."""
-    from audionet.lib import services as registry
     from audionet.lib.prompts.references import Reference
+    from audionet.lib.services import Prompt, registry
 
     service = registry.get(name)
     voice = Reference("reference", reference, VC_TRANSCRIPT)
 
     def call(backend, seed):
-        prompt = registry.Prompt(text, seed=seed, seconds=size, reference=voice)
+        prompt = Prompt(text, seed=seed, seconds=size, reference=voice)
         return service.generate(backend, service.request(prompt))
 
     return call
 
 
 def time_backend(label, name, spec, text, size, note, args, reference, device: str) -> dict:
-    from audionet.lib import services as registry
+    from audionet.lib.services import registry
     from audionet.models.hf.random_weights import random_spec
 
     started = time.perf_counter()
-    spec = random_spec(spec, args.cache, size="full")
+    spec = random_spec(spec, args.cache_dir, size="full")
     backend = registry.get(name).load_backend(spec, device=device, dtype=args.dtype, warmup=False)
     load_s = time.perf_counter() - started
     if note == RANDOM and hasattr(backend, "min_length_ratio"):
@@ -97,7 +97,13 @@ def main(argv: list[str], prog: str = "audionet-bench generation") -> int:
     parser.add_argument("--only", default="", help="comma-separated substrings of backend labels")
     flag(parser, "pool.devices", default="cpu", help="comma list: cpu | cuda | cuda:N | auto (one table each)")
     parser.add_argument("--dtype", default="auto")
-    parser.add_argument("--cache", default=RANDOM_WEIGHTS, help="where full-size random-weight models are built once")
+    flag(
+        parser,
+        "cache-dir",
+        old=("cache",),
+        default=RANDOM_WEIGHTS,
+        help="where full-size random-weight models are built once",
+    )
     args = parser.parse_args(argv)
     from audionet.models.baselines.espeak import EspeakSynthesizer
 

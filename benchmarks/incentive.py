@@ -118,7 +118,7 @@ def evaluate(candidate: Candidate, classes, rounds: int, seed: int, validators: 
     }
 
 
-def gate_slack(classes: list[MinerClass]) -> float:
+def floor_slack(classes: list[MinerClass]) -> float:
     """Twice the largest round-to-round noise of a neural miner's score, relative to its mean, over the
     services (rounded to 0.05): a good miner two standard errors unlucky is not shut out by the gate."""
     neural = next(c for c in classes if c.kind == "neural")
@@ -133,7 +133,7 @@ def candidates(slack: float, quick: bool = False) -> list[Candidate]:
         grid = [(CURVE.alpha, CURVE.eligible_after, CURVE.service_floor)]
     out = []
     for alpha, eligible, gate in grid:
-        base = Curve(alpha, eligible, floor=0.0, power=1.0, service_floor=gate, gate_slack=slack if gate else 0.0)
+        base = Curve(alpha, eligible, floor=0.0, power=1.0, service_floor=gate, floor_slack=slack if gate else 0.0)
         for floor, power in itertools.product((0.7, 0.8, 0.9), (1, 2)):
             out.append(Candidate("floor + power", replace(base, floor=floor, power=power)))
         out += [Candidate("power of score/max", replace(base, power=p)) for p in (1, 2, 4, 9)]
@@ -157,7 +157,7 @@ def study(classes, rounds: int, seed: int, quick: bool = False, progress=None) -
     """Sweep every candidate with one validator; the preferred passing ones are then run with N copies
     and under Yuma consensus, and the first that keeps every property there too is chosen."""
     swept = []
-    for candidate in candidates(gate_slack(classes), quick):
+    for candidate in candidates(floor_slack(classes), quick):
         swept.append(evaluate(candidate, classes, rounds, seed, copies=False))
         if progress:
             progress()

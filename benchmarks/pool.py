@@ -1,7 +1,7 @@
-"""Pool study (seed 001, heterogeneous devices): every device of --pool.devices measured on its own (as
+"""Pool study (heterogeneous devices, as in docs/methodology.md#parallel-requests-per-gpu): every device of --pool.devices measured on its own (as
 `audionet-bench services` does, whose parallel sweep picks each device's parallel count), then bursts of N
 requests sent at once through the miner's own scheduler (`audionet.lib.miner.pool`: its stake-ordered line and
-device dispatch) for every single device alone, all devices with round-robin dispatch (the seed-001
+device dispatch) for every single device alone, all devices with round-robin dispatch (the parallel-requests study's
 client), and all devices with the miner's speed-weighted dispatch. Measured side by side in one run: the
 same requests, each configuration after a fresh warm-up calibration.
 
@@ -23,7 +23,6 @@ from audionet.benchmarks import devices, pool_report, services
 from audionet.benchmarks.flags import one_line_errors
 from audionet.benchmarks.results import command_line
 from audionet.benchmarks.timing import summarise
-from audionet.lib import services as registry
 from audionet.lib.core.config import positive_int
 from audionet.lib.core.devices import describe_device
 from audionet.lib.core.errors import ConfigError
@@ -31,6 +30,7 @@ from audionet.lib.core.timing import Timer
 from audionet.lib.miner.pool import LocalReplica, Pool, Replica, parallel_counts
 from audionet.lib.miner.pool.build import counts as count_list
 from audionet.lib.miner.pool.replica import Speed
+from audionet.lib.services import registry
 
 WEIGHTED, ROUND_ROBIN = "weighted", "round-robin"
 STUDY_LINE = 10_000
@@ -68,8 +68,8 @@ def fresh_pool(name: str, replicas: Sequence[Replica], policy: str, timer: Timer
 
 def configurations(replicas: Sequence[Replica]) -> list[tuple[str, list[Replica], str]]:
     """(label, replicas, policy): each device alone, then all with round-robin, then all weighted."""
-    alone = [(f"{r.label} alone", [r], WEIGHTED) for r in replicas]
-    everyone = " + ".join(r.label for r in replicas)
+    alone = [(f"{r.name} alone", [r], WEIGHTED) for r in replicas]
+    everyone = " + ".join(r.name for r in replicas)
     return alone + [(everyone, list(replicas), ROUND_ROBIN), (everyone, list(replicas), WEIGHTED)]
 
 
@@ -95,7 +95,7 @@ def study(
             rows.append(
                 {
                     "configuration": label,
-                    "devices": [r.label for r in members],
+                    "devices": [r.name for r in members],
                     "parallel": [r.parallel for r in members],
                     "policy": policy,
                     "batch": n,
@@ -103,7 +103,7 @@ def study(
                     "makespans_s": makespans,
                     "latency_mean_s": float(np.mean(latencies)),
                     "latency_p95_s": float(np.percentile(latencies, 95)),
-                    "served": {r.label: served.get(r.label, 0) for r in members},
+                    "served": {r.name: served.get(r.name, 0) for r in members},
                     "audio_s_per_s": sum(run["audio_s"] for run in runs) / sum(makespans),
                 }
             )
@@ -111,11 +111,11 @@ def study(
         "service": service.name,
         "title": service.title,
         "model": replicas[0].model_id,
-        "devices": [{"label": r.label, "device": r.device, "parallel": r.parallel} for r in replicas],
+        "devices": [{"label": r.name, "device": r.device, "parallel": r.parallel} for r in replicas],
         "batches": list(batches),
         "rounds": rounds,
         "rows": rows,
-        "findings": findings(rows, [r.label for r in replicas]),
+        "findings": findings(rows, [r.name for r in replicas]),
     }
 
 

@@ -1,4 +1,4 @@
-"""The pool study's report: the parallel count per device (seed-001 style, with the flags to use),
+"""The pool study's report: the parallel count per device (as in docs/methodology.md#parallel-requests-per-gpu, with the flags to use),
 the dispatch comparison per burst size, what it shows, and one plot (makespan against burst size)."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def render(summary: dict) -> str:
         "",
     ]
     sections = [
-        ("Parallel requests per device (seed 001)", parallel_table(summary)),
+        ("Parallel requests per device", parallel_table(summary)),
         ("Dispatch: each device alone, all with round-robin, all speed-weighted", dispatch_table(summary)),
         ("What it shows (< 1.00x: the weighted pool is faster)", findings_table(summary)),
         ("Method", METHOD),
@@ -71,7 +71,7 @@ METHOD = """\
   the last answer out. Each configuration starts from nothing measured (a timed warm-up per replica as prior).
   Every round counts (no outliers dropped): a round where round-robin puts a request on the slow device is the
   dispatch being measured, not noise.
-- Round-robin sends request i to device i mod n (the seed-001 client); weighted is the miner's dispatcher
+- Round-robin sends request i to device i mod n (the parallel-requests study's client); weighted is the miner's dispatcher
   (earliest finish with each replica's measured seconds per audio second).
 - The parallel count per device is the smallest whose throughput in the per-device sweep is within 5% of that
   device's best (`--pool.parallel` on the command line overrides it).

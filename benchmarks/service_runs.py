@@ -8,7 +8,7 @@ really send. Each service sizes its own requests (`Service.workload`): a target 
 allows becomes equal segments that one run generates back to back, and the run's audio duration is the sum.
 Speech text length follows the backend's own speaking rate (`Service.calibrate`).
 
-The parallel sweep (seed 001): throughput and latency with 1, 2, 4, ... requests in flight on one device,
+The parallel sweep (docs/methodology.md#parallel-requests-per-gpu): throughput and latency with 1, 2, 4, ... requests in flight on one device,
 through the miner's own call from a thread pool, as a replica's worker threads call it with
 `--pool.parallel N`. The recommendation is the smallest count whose throughput is within 5% of the best:
 more in flight past that point only adds latency."""
@@ -34,7 +34,11 @@ if TYPE_CHECKING:  # judged runs only: a --no-eval run imports no scoring
     from audionet.benchmarks.evaluation import Evaluation
 
 
-MODES = {"quick": 5.0, "balanced": 30.0, "full": 60.0}  # seconds of audio per run (seed 000)
+MODES = {
+    "quick": 5.0,
+    "medium": 30.0,
+    "full": 60.0,
+}  # seconds of audio per run (docs/methodology.md#per-gpu-service-tables)
 GOOD_ENOUGH = 0.95  # the sweep recommends the fewest requests in flight within 5% of the best throughput
 
 

@@ -1,6 +1,6 @@
 """Per-device service tables: generation (miner) and evaluation (validator) times per service, latency per
 audio second, throughput, memory, quality, presets, per-stage breakdown and a parallel sweep, written to
-`<out>/<device-slug>/` (seed 003's per-GPU folder: gpu_info.json, benchmark_summary.json, tables.md, PNGs).
+`<out>/<device-slug>/` (one folder per GPU, docs/methodology.md#per-gpu-service-tables: gpu_info.json, benchmark_summary.json, tables.md, PNGs).
 Every device of --pool.devices is measured on its own; `audionet-bench pool` adds the pool across them.
 
     audionet-bench services --services tts,vc,music --mode quick --runs 5 --warmup 2 --parallel 1,2,4
@@ -22,17 +22,17 @@ from audionet.benchmarks.devices import MeasuredDevice, add_device_flags
 from audionet.benchmarks.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
 from audionet.benchmarks.results import command_line
 from audionet.benchmarks.service_runs import MODES
-from audionet.lib import services as registry
 from audionet.lib.core.config import CommaList, positive_int
 from audionet.lib.core.devices import environment
 from audionet.lib.miner.pool import add_pool_flags
+from audionet.lib.services import registry
 
 
 def build_parser(prog: str = "audionet-bench services") -> argparse.ArgumentParser:
     parser = study_parser(prog, __doc__)
     parser.add_argument("--tag", default="", help="result folder <device-slug>-<tag> (e.g. another backend set)")
     parser.add_argument(
-        "--mode", choices=list(MODES), default="quick", help="audio per run: quick 5 s, balanced 30 s, full 60 s"
+        "--mode", choices=list(MODES), default="quick", help="audio per run: quick 5 s, medium 30 s, full 60 s"
     )
     parser.add_argument("--runs", type=positive_int, default=5, help="measured runs per service")
     parser.add_argument("--warmup", type=int, default=2, help="warm-up runs per service (excluded)")
@@ -51,7 +51,7 @@ def build_parser(prog: str = "audionet-bench services") -> argparse.ArgumentPars
     )
     parser.add_argument(
         "--presets",
-        type=CommaList(allowed=registry.PRESETS, empty=True, what="preset"),
+        type=CommaList(allowed=registry.PRESET_NAMES, empty=True, what="preset"),
         default="",
         help="fast,balanced,quality: also measure these presets where a backend has them "
         "(kokoro-clone:, hf:musicgen); each gets timing and quality rows",

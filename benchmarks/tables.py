@@ -1,8 +1,8 @@
-"""Markdown tables from a benchmark summary: seed 003 (per service average /
+"""Markdown tables from a benchmark summary: BittAudio's per-GPU format (docs/methodology.md#validator-evaluation-tables: per service average /
 max / min seconds and audio duration, for generation and evaluation), seed
 000 (latency per audio second, throughput, memory, compute capability; the
 quality table and quality versus speed per preset), the per-stage breakdown
-and the parallel sweep (seed 001)."""
+and the parallel sweep (docs/methodology.md#parallel-requests-per-gpu)."""
 
 from __future__ import annotations
 
@@ -226,11 +226,11 @@ def render(summary: dict) -> str:
     sections = [
         ("Generation (miners)", timing_table([summary], "generation", note)),
         ("Evaluation (validators)", timing_table([summary], "evaluation", note)),
-        ("Latency, throughput, memory (seed-000 format)", device_table([summary], note)),
+        ("Latency, throughput, memory", device_table([summary], note)),
         ("Quality (what the validator would score)", quality_tables(summary, quality_note)),
         ("Quality versus speed (presets)", quality_speed_table(summary, quality_note)),
         ("Per-stage breakdown", stage_table(summary, note)),
-        ("Parallel requests per device (seed 001)", sweep_table(summary, note)),
+        ("Parallel requests per device", sweep_table(summary, note)),
         ("Methodology", METHODOLOGY),
     ]
     return "".join(f"{line}\n\n" for line in head) + sections_text(sections)
@@ -242,7 +242,7 @@ def sections_text(sections: list[tuple[str, str]]) -> str:
 
 
 METHODOLOGY = """\
-- One run = every request of the mode's workload (quick 5 s, balanced 30 s, full 60 s of audio), generated back to
+- One run = every request of the mode's workload (quick 5 s, medium 30 s, full 60 s of audio), generated back to
   back; a target longer than one request allows (30 s, 400 characters) is split into equal requests.
 - Warm-up runs are excluded. Mean ± 95% CI uses the t-distribution over the runs that are not outliers
   (modified z-score > 3.5, counted in "Runs (outliers)"); min and max are over all runs; raw times are in

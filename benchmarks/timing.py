@@ -1,6 +1,6 @@
 """The one timing helper of the benchmarks: warm-up calls left out, each measured call timed between CUDA
 synchronisations (`lib.timing.cuda_synchronize`: on a GPU a call that only queued kernels has not finished),
-and the run statistics of seed 004: outliers are runs whose modified z-score exceeds 3.5 (Iglewicz &
+and the run statistics of docs/methodology.md#multi-gpu-scaling-statistics: outliers are runs whose modified z-score exceeds 3.5 (Iglewicz &
 Hoaglin: 0.6745 (x - median) / MAD, or (x - median) / (1.253314 x mean absolute deviation) when the MAD is
 0); they are counted and left out of the mean and its 95 % confidence interval (Student t), while the raw
 runs are kept.
@@ -79,7 +79,7 @@ def summarise(values: Sequence[float], drop_outliers: bool = True) -> RunStats:
 
 
 @dataclass
-class Timed:
+class CallTimes:
     """What `timed_calls` measured: seconds and result of each measured call, and the warm-ups' seconds."""
 
     seconds: list[float] = field(default_factory=list)
@@ -99,11 +99,11 @@ def timed_calls(
     device: Optional[str] = None,
     clock: Callable[[], float] = time.perf_counter,
     tick: Callable[[], None] = lambda: None,
-) -> Timed:
+) -> CallTimes:
     """`warmup` calls of `call(0)` (timed apart, never in the statistics), then `call(i)` for each of `runs`
     measured calls, each between CUDA synchronisations of `device`. `clock`: time.process_time to count CPU
     time instead of wall time; `tick` after every call (a progress bar)."""
-    timed = Timed()
+    timed = CallTimes()
     for _ in range(warmup):
         started = clock()
         call(0)

@@ -20,9 +20,9 @@ from typing import Optional
 
 import httpx
 
-from audionet.lib import services as registry
 from audionet.lib.core.chain import OfflineChain
 from audionet.lib.core.wallet import create_wallet
+from audionet.lib.services import registry
 
 NETUID = 1
 VALIDATOR_STAKE = 1000.0

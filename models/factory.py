@@ -69,22 +69,22 @@ def _from_python(target: str, device: str) -> Backend:
 def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
     from audionet.lib.core.devices import resolve_device
     from audionet.models.hf.loading import model_type
-    from audionet.models.hf.musicgen import PRESETS
+    from audionet.models.hf.musicgen import CHECKPOINTS
 
     if not name:
         raise BackendError("hf: spec needs a model id or a local directory, e.g. hf:facebook/musicgen-small")
     by_preset = name in HF_PRESET_ALIASES
     if by_preset:
-        if preset not in PRESETS:
-            raise BackendError(f"unknown music preset {preset!r}; use {', '.join(PRESETS)}")
-        name = PRESETS[preset].model_id
+        if preset not in CHECKPOINTS:
+            raise BackendError(f"unknown music preset {preset!r}; use {', '.join(CHECKPOINTS)}")
+        name = CHECKPOINTS[preset].model_id
     found = model_type(name)
     if found not in HF_BACKENDS:
         raise BackendError(f"model {name} has model_type {found!r}; supported: {', '.join(sorted(HF_BACKENDS))}")
     extra = {"preset": preset} if found in PRESET_AWARE_HF else {}
     backend = check(_attribute(HF_BACKENDS[found]))(name, device=resolve_device(device), dtype=dtype, **extra)
     if by_preset:
-        backend.presets, backend.preset = tuple(PRESETS), preset
+        backend.presets, backend.preset = tuple(CHECKPOINTS), preset
     return backend
 
 

@@ -13,9 +13,9 @@ import signal
 import sys
 import tempfile
 
-from audionet.lib import services as registry
-from audionet.lib.core.config import Parser, positive_int, setup_logging
+from audionet.lib.core.config import Parser, flag, positive_int, setup_logging
 from audionet.lib.localnet import LocalNet, roster_models
+from audionet.lib.services import registry
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,8 +24,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rounds", type=positive_int, default=2, help="validator rounds to run")
     parser.add_argument("--json", dest="json_path", default=None, help="also write the results table here")
     parser.add_argument("--workdir", default=None, help="keep chain, wallets, logs and state here (default: temp)")
-    parser.add_argument(
-        "--eligible-after",
+    flag(
+        parser,
+        "neuron.eligible_after",
+        old=("eligible-after",),
         type=positive_int,
         default=1,
         help="scored rounds before a miner can earn (the validator's default is for a real network)",
@@ -55,7 +57,7 @@ def main(argv=None) -> int:
         net.wait_ready()
         validator_args = [
             "--neuron.eligible_after",
-            str(args.eligible_after),
+            str(args.neuron_eligible_after),
             "--neuron.save_audio",
             os.path.join(workdir, "audio"),
         ]

@@ -10,10 +10,10 @@ import argparse
 import asyncio
 import sys
 
-from audionet.lib import services as registry
 from audionet.lib.core.config import Parser, add_common_flags, flag, positive_int, run_entry_point
 from audionet.lib.core.telemetry import add_telemetry_flags
 from audionet.lib.miner.pool import add_pool_flags
+from audionet.lib.services import registry
 
 STOP_GRACE_S = 2
 
@@ -118,7 +118,7 @@ def run(args, log) -> int:
     from audionet.lib.core.telemetry import lookup_uid, open_telemetry
     from audionet.lib.core.timing import Timer
     from audionet.lib.core.wallet import load_wallet
-    from audionet.lib.miner.app import MinerService
+    from audionet.lib.miner.app import MinerApp
     from audionet.lib.miner.connections import ConnectionGuard, ensure_fd_room, throttle_logs
     from audionet.lib.miner.pool import Pool, build_replicas, pool_label
 
@@ -161,7 +161,7 @@ def run(args, log) -> int:
         default_dir=node_dir(args.subtensor_network, args.netuid, args.wallet_hotkey, "miner"),
         pool=[replica.describe() | {"service": replica.service.name} for replica in pool.replicas()],
     )
-    service = MinerService(
+    service = MinerApp(
         wallet,
         chain,
         pool,

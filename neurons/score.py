@@ -18,8 +18,8 @@ import sys
 import time
 from typing import Optional
 
-from audionet.lib import services as registry
 from audionet.lib.core.config import Parser, flag
+from audionet.lib.services import registry
 
 PROG = "audionet-score"
 EXIT_CODES = """exit status: 0 every file was scored; 1 at least one file could not be read (it is still listed,

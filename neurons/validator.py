@@ -10,9 +10,9 @@ import argparse
 import asyncio
 import sys
 
-from audionet.lib import services as registry
 from audionet.lib.core.config import Parser, add_common_flags, flag, positive_int, run_entry_point
 from audionet.lib.core.telemetry import add_telemetry_flags
+from audionet.lib.services import registry
 from audionet.lib.validator.incentive import CURVE
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import sys
 
 DEFAULT_WALLET_PATH = os.path.expanduser("~/.bittensor/wallets")
 
@@ -20,8 +21,35 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def flag(parser: argparse.ArgumentParser | argparse._ArgumentGroup, name: str, **kwargs) -> None:
-    parser.add_argument(f"--{name}", dest=name.replace(".", "_").replace("-", "_"), **kwargs)
+class OldSpelling(argparse.Action):
+    """A flag's previous spelling, kept for one release: it sets the same value, with one warning line."""
+
+    def __init__(self, option_strings, dest, *, spelling: str, **kwargs):
+        self.spelling = spelling
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: warning: {option_string} is deprecated, use {self.spelling}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def flag(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup, name: str, *, old: tuple[str, ...] = (), **kwargs
+) -> None:
+    """`--name` (dots and dashes become underscores in `args`); `old` spellings of a valued flag still work,
+    each with a deprecation warning."""
+    dest = name.replace(".", "_").replace("-", "_")
+    parser.add_argument(f"--{name}", dest=dest, **kwargs)
+    if old:
+        parser.add_argument(
+            *(f"--{spelling}" for spelling in old),
+            dest=dest,
+            action=OldSpelling,
+            spelling=f"--{name}",
+            type=kwargs.get("type"),
+            default=argparse.SUPPRESS,
+            help=argparse.SUPPRESS,
+        )
 
 
 def add_common_flags(parser: argparse.ArgumentParser) -> None:

@@ -221,7 +221,7 @@ def resolve_devices(devices: str = "auto", flag: str = "") -> list[str]:
     """A comma list of devices (the miner's pool: one model replica per device and service) by the
     same rule as `resolve_device`, item by item. `auto` alone: every visible GPU (cuda:0 .. cuda:N-1),
     else cpu; `cuda` means cuda:0, so a device has one name. A device listed twice gets two replicas
-    (on one GPU that was slower in the seed-001 measurements: list it twice only where measured faster)."""
+    (on one GPU that was slower in the parallel-requests study (docs/methodology.md#parallel-requests-per-gpu): list it twice only where measured faster)."""
     import torch
 
     where = f"{flag}: " if flag else ""

@@ -20,7 +20,6 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
-from audionet.lib import services as registry
 from audionet.lib.core.audio import encode_flac
 from audionet.lib.core.auth import AccessPolicy, RestartSafeNonceStore, claimed_hotkey, sign_response, verify_request
 from audionet.lib.core.chain import Chain
@@ -37,6 +36,7 @@ from audionet.lib.core.timing import Timer
 from audionet.lib.miner.connections import VERIFIED_EXTENSION, Pacer
 from audionet.lib.miner.connections import log as connection_log
 from audionet.lib.miner.pool import Pool, from_backends, pool_label
+from audionet.lib.services import registry
 from audionet.models.base import Backend
 
 log = logging.getLogger("miner")
@@ -101,7 +101,7 @@ def mark_verified(request: Request) -> None:
         verified()
 
 
-class MinerService:
+class MinerApp:
     def __init__(
         self,
         wallet,
@@ -229,10 +229,10 @@ class MinerService:
             "services": {
                 s: {
                     "model": self.pool.model(s),
-                    "busy": self.pool.services[s].busy,
-                    "waiting": self.pool.services[s].waiting,
+                    "busy": self.pool.dispatchers[s].busy,
+                    "waiting": self.pool.dispatchers[s].waiting,
                     "served": self.served[s],
-                    "replicas": self.pool.services[s].describe(),
+                    "replicas": self.pool.dispatchers[s].describe(),
                 }
                 for s in self.services
             },

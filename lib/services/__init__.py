@@ -11,7 +11,7 @@ A new service is one module with a `Service` subclass and one `register` call.
 from audionet.lib.services.base import Prompt, Service
 from audionet.lib.services.music import MusicGeneration, MusicRequest
 from audionet.lib.services.registry import (
-    PRESETS,
+    PRESET_NAMES,
     add_backend_flags,
     add_timeout_flags,
     all_services,
@@ -33,7 +33,7 @@ MUSIC = register(MusicGeneration())
 
 __all__ = [
     "MUSIC",
-    "PRESETS",
+    "PRESET_NAMES",
     "TTS",
     "VC",
     "MusicGeneration",

@@ -61,7 +61,7 @@ def get(name: str) -> Service:
 service_list = CommaList(allowed=names, what="service")
 
 
-PRESETS = ("fast", "balanced", "quality")
+PRESET_NAMES = ("fast", "balanced", "quality")
 
 
 def add_backend_flags(parser, *, roster: bool = False, presets: bool = True) -> None:
@@ -77,7 +77,7 @@ def add_backend_flags(parser, *, roster: bool = False, presets: bool = True) -> 
                 group,
                 f"{service.name}.preset",
                 default="balanced",
-                choices=PRESETS,
+                choices=PRESET_NAMES,
                 help="speed/quality preset of backends that have one (hf:musicgen: small/medium/large; "
                 "kokoro-clone: nearest voice / blend + pitch match / best of 3)",
             )

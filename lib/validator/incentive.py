@@ -12,8 +12,8 @@ chose the constants of `CURVE` from measured score samples (docs/scoring.md#from
    1/alpha scored rounds), or among eligible ones while none is mature. A younger uid counts at most as
    the reference, so one lucky newcomer cannot rescale everybody else.
 4. A service answered at or below `service_floor` of the best closes the gate: the uid earns nothing
-   however good its other services are (the gate opens over the next GATE_WIDTH, so a miner near the
-   floor does not flip between full pay and none). A young uid's floor is lower by `gate_slack` times how
+   however good its other services are (the gate opens over the next FLOOR_WIDTH, so a miner near the
+   floor does not flip between full pay and none). A young uid's floor is lower by `floor_slack` times how
    much more uncertain its estimate is than a long record's (standard errors in units of one round's
    noise: 1 after one round, sqrt(alpha / (2 - alpha)) for a long record): a few unlucky rounds do not
    shut out a good miner, a long record is judged strictly.
@@ -29,7 +29,7 @@ from typing import Optional
 
 import numpy as np
 
-GATE_WIDTH = 0.05  # relative score over which a service's gate goes from closed to open
+FLOOR_WIDTH = 0.05  # relative score over which a service's gate goes from closed to open
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Curve:
     floor: float  # mean relative score at and below which a uid earns 0
     power: float  # steepness above the floor
     service_floor: Optional[float] = None  # relative score of one service that closes the gate (None: no gate)
-    gate_slack: float = 0.0  # how much lower the gate closes for a uid known from one round only (x ~0.95)
+    floor_slack: float = 0.0  # how much lower the gate closes for a uid known from one round only (x ~0.95)
     debias: bool = True  # divide the EMA by 1 - (1 - alpha)^n (False: the EMA as it is, from 0)
 
     @property
@@ -71,13 +71,13 @@ class Curve:
         with np.errstate(over="ignore"):
             return np.sqrt(self.alpha * (1 - beta ** (2 * n)) / ((2 - self.alpha) * (1 - beta**n) ** 2))
 
-    def gate(self, relative: np.ndarray, rounds: np.ndarray) -> np.ndarray:
-        """Per uid: 0 if any service is at or below its floor, 1 from GATE_WIDTH above."""
+    def floor_factor(self, relative: np.ndarray, rounds: np.ndarray) -> np.ndarray:
+        """Per uid: 0 if any service is at or below its floor, 1 from FLOOR_WIDTH above."""
         if self.service_floor is None:
             return np.ones(relative.shape[1])
         young = self.standard_error(rounds) - self.standard_error(np.inf)
-        floor = self.service_floor - self.gate_slack * young
-        return np.clip((relative - floor) / GATE_WIDTH, 0.0, 1.0).prod(axis=0)
+        floor = self.service_floor - self.floor_slack * young
+        return np.clip((relative - floor) / FLOOR_WIDTH, 0.0, 1.0).prod(axis=0)
 
     def relative(self, ema: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(relative score [service, uid], scored rounds [uid]: its fewest in any service) from EMAs and
@@ -100,11 +100,11 @@ class Curve:
         relative, rounds = self.relative(ema, count)
         if relative.shape[0] == 0:
             return np.zeros(rounds.shape)
-        earned = self.gate(relative, rounds) * self.shape(relative.mean(axis=0))
+        earned = self.floor_factor(relative, rounds) * self.shape(relative.mean(axis=0))
         raw = np.where(rounds >= self.eligible_after, earned, 0.0)
         total = raw.sum()
         return raw / total if total > 0 else np.zeros_like(raw)
 
 
 # Chosen by `audionet-bench incentive` (benchmarks/results/cpu-x86_64-2core/incentive-offline.md).
-CURVE = Curve(alpha=0.005, eligible_after=3, floor=0.0, power=1.0, service_floor=0.85, gate_slack=0.6)
+CURVE = Curve(alpha=0.005, eligible_after=3, floor=0.0, power=1.0, service_floor=0.85, floor_slack=0.6)

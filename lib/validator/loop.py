@@ -14,11 +14,11 @@ from typing import Optional
 import httpx
 import numpy as np
 
-from audionet.lib import services as registry
 from audionet.lib.core.audio import encode_flac
 from audionet.lib.core.chain import Chain
 from audionet.lib.core.timing import Timer
 from audionet.lib.scoring.judge import Judge
+from audionet.lib.services import registry
 from audionet.lib.validator.client import Answer, MinerClient, Target
 from audionet.lib.validator.incentive import CURVE, Curve
 from audionet.lib.validator.network_view import NetworkView
@@ -155,7 +155,7 @@ class Validator:
                     "latency_s": round(s.answer.latency_s, 4),
                     "model": s.answer.meta.model if s.answer.meta else None,
                     "audio_s": round(s.answer.audio.seconds, 3) if s.answer.audio is not None else None,
-                    "ema": self.state.scores[s.answer.service][s.answer.target.uid],
+                    "ema": self.state.emas[s.answer.service][s.answer.target.uid],
                 }
                 for s in scored
             ],

@@ -19,7 +19,7 @@ import numpy as np
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.validator.incentive import CURVE, Curve
 
-STATE_VERSION = 2
+STATE_VERSION = 3
 # A version-1 state has EMAs but no round counts; its uids with a score count as scored this many rounds
 # (long enough that the EMA needs no correction for its start at 0).
 V1_ROUNDS = 10_000
@@ -38,7 +38,7 @@ class ScoreState:
 
     services: tuple[str, ...] = ()
     hotkeys: list[str] = field(default_factory=list)
-    scores: dict[str, list[float]] = field(default_factory=dict)  # EMA per service and uid
+    emas: dict[str, list[float]] = field(default_factory=dict)  # EMA of rewards per service and uid
     counts: dict[str, list[int]] = field(default_factory=dict)  # scored rounds per service and uid
     round: int = 0
     last_weights_block: int = -1
@@ -47,15 +47,15 @@ class ScoreState:
     def __post_init__(self) -> None:
         self.services = tuple(self.services)
         for service in self.services:
-            self.scores.setdefault(service, [])
-        for service in self.scores:
+            self.emas.setdefault(service, [])
+        for service in self.emas:
             self.counts.setdefault(service, [])
 
     def sync(self, hotkeys: list[str]) -> list[int]:
         """Follow the metagraph; a uid whose hotkey changed starts again from nothing.
         Returns the uids that were reset."""
         reset = [uid for uid, old in enumerate(self.hotkeys[: len(hotkeys)]) if old != hotkeys[uid]]
-        for table, empty in ((self.scores, 0.0), (self.counts, 0)):
+        for table, empty in ((self.emas, 0.0), (self.counts, 0)):
             for column in table.values():
                 del column[len(hotkeys) :]
                 column.extend([empty] * (len(hotkeys) - len(column)))
@@ -66,7 +66,7 @@ class ScoreState:
 
     def update(self, service: str, uid: int, reward: float) -> float:
         """One scored round of `uid` in `service`; the new EMA."""
-        column = self.scores[service]
+        column = self.emas[service]
         column[uid] = float(self.curve.update(finite_unit(column[uid]), finite_unit(reward)))
         self.counts[service][uid] += 1
         return column[uid]
@@ -76,7 +76,7 @@ class ScoreState:
 
     def estimates(self) -> dict[str, list[float]]:
         """Per scored service and uid: the EMA as an estimate of the mean reward (corrected for its start)."""
-        values = self.curve.estimate(self._matrix(self.scores), self._matrix(self.counts))
+        values = self.curve.estimate(self._matrix(self.emas), self._matrix(self.counts))
         return {s: [float(v) for v in row] for s, row in zip(self.services, values)}
 
     def combined(self) -> list[float]:
@@ -90,7 +90,7 @@ class ScoreState:
         """The curve's L1-normalised weights; all zeros when nobody earned anything."""
         if not self.services or not self.hotkeys:
             return [0.0] * len(self.hotkeys)
-        return [float(w) for w in self.curve.weights(self._matrix(self.scores), self._matrix(self.counts))]
+        return [float(w) for w in self.curve.weights(self._matrix(self.emas), self._matrix(self.counts))]
 
     def to_json(self) -> dict:
         return {
@@ -98,7 +98,7 @@ class ScoreState:
             "round": self.round,
             "last_weights_block": self.last_weights_block,
             "hotkeys": self.hotkeys,
-            "scores": self.scores,
+            "emas": self.emas,
             "counts": self.counts,
         }
 
@@ -115,17 +115,18 @@ class ScoreState:
                 data = json.load(handle)
         except (OSError, ValueError) as error:
             raise ConfigError(f"cannot read validator state {path}: {error}") from None
-        if not isinstance(data, dict) or data.get("version") not in (1, STATE_VERSION):
+        if not isinstance(data, dict) or data.get("version") not in (1, 2, STATE_VERSION):
             raise ConfigError(f"{path}: not a version-{STATE_VERSION} audionet validator state")
-        scores = {s: [finite_unit(v) for v in column] for s, column in dict(data["scores"]).items()}
+        # Versions 1 and 2 called the EMAs "scores".
+        emas = {s: [finite_unit(v) for v in column] for s, column in dict(data.get("emas", data.get("scores"))).items()}
         if data["version"] == 1:
-            counts = {s: [V1_ROUNDS if v > 0 else 0 for v in column] for s, column in scores.items()}
+            counts = {s: [V1_ROUNDS if v > 0 else 0 for v in column] for s, column in emas.items()}
         else:
             counts = {s: [max(0, int(v)) for v in column] for s, column in dict(data["counts"]).items()}
         state = cls(
             services,
             hotkeys=list(data["hotkeys"]),
-            scores=scores,
+            emas=emas,
             counts=counts,
             round=int(data["round"]),
             last_weights_block=int(data["last_weights_block"]),

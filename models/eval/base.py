@@ -2,7 +2,7 @@
 
 Evaluators load once, pick device and dtype once, and take a batch: the
 validator scores a whole round's responses in one call per evaluator, which
-is where a GPU pays off (seed 002: batch size decides the speed-up).
+is where a GPU pays off (batch size decides the speed-up: docs/methodology.md#gpu-optimisation-checklist).
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ class MusicPreset:
     top_k: int
 
 
-PRESETS = {
+CHECKPOINTS = {
     "fast": MusicPreset("facebook/musicgen-small", 3.0, 250),
     "balanced": MusicPreset("facebook/musicgen-medium", 3.0, 250),
     "quality": MusicPreset("facebook/musicgen-large", 3.0, 250),
@@ -67,9 +67,9 @@ class MusicGenMusicGenerator(MusicGenerator):
             MusicgenMelodyForConditionalGeneration,
         )
 
-        if preset not in PRESETS:
-            raise BackendError(f"unknown music preset {preset!r}; use {', '.join(PRESETS)}")
-        self.preset = PRESETS[preset]
+        if preset not in CHECKPOINTS:
+            raise BackendError(f"unknown music preset {preset!r}; use {', '.join(CHECKPOINTS)}")
+        self.preset = CHECKPOINTS[preset]
         self.device, self.dtype = device, resolve_dtype(dtype, device)
         self.processor = from_pretrained(AutoProcessor, name)
         config_type = model_type(name)

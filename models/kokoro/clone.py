@@ -49,7 +49,7 @@ class ClonePreset:
     match_pitch: bool
 
 
-PRESETS = {
+SEARCHES = {
     "fast": ClonePreset((("nearest", 1.0),), match_pitch=False),
     "balanced": ClonePreset((("k", 1.0),), match_pitch=True),
     "quality": ClonePreset((("nearest", 1.0), ("k", 1.0), ("k+1", 2.0)), match_pitch=True),
@@ -74,7 +74,7 @@ def blend_weights(similarity: np.ndarray, top_k: int, temperature: float = TEMPE
 class KokoroVoiceCloner(VoiceCloner):
     device = "cpu"
 
-    presets = tuple(PRESETS)
+    presets = tuple(SEARCHES)
 
     def __init__(
         self, top_k: int = DEFAULT_TOP_K, warp_formants: bool = False, preset: str = "balanced", device: str = "cpu"
@@ -83,8 +83,8 @@ class KokoroVoiceCloner(VoiceCloner):
 
         if top_k < 1:
             raise BackendError("kokoro-clone: top-k must be at least 1")
-        if preset not in PRESETS:
-            raise BackendError(f"unknown kokoro-clone preset {preset!r}; use {', '.join(PRESETS)}")
+        if preset not in SEARCHES:
+            raise BackendError(f"unknown kokoro-clone preset {preset!r}; use {', '.join(SEARCHES)}")
         self.preset = preset
         self.tts = KokoroSynthesizer(device=device)
         self.device = self.tts.device  # the speaker d-vector and WORLD stay on the CPU: small, CPU-bound
@@ -131,7 +131,7 @@ class KokoroVoiceCloner(VoiceCloner):
         del reference_text, seed  # not needed: the voice comes from the embedding; Kokoro is deterministic
         if not np.isfinite(reference.samples).all() or reference.samples.size == 0:
             raise WireError("reference audio is empty or not finite")
-        preset = PRESETS[self.preset]
+        preset = SEARCHES[self.preset]
         target = self.encoder.embed([reference])[0]
         outputs = []
         for which, scale in preset.candidates:

@@ -40,7 +40,7 @@ def check_restored(round_record, state_before: ScoreState):
     """Every EMA in the round follows alpha * reward + (1 - alpha) * restored value, exactly."""
     assert round_record["round"] == state_before.round + 1
     for result in round_record["results"]:
-        old = state_before.scores[result["service"]][result["uid"]]
+        old = state_before.emas[result["service"]][result["uid"]]
         assert result["ema"] == ALPHA * result["reward"] + (1 - ALPHA) * old
 
 

@@ -160,7 +160,7 @@ def test_a_service_defined_in_one_file_runs_through_miner_validator_and_weights(
     from audionet.lib.core.auth import AccessPolicy, sign_request
     from audionet.lib.core.chain import OfflineChain
     from audionet.lib.core.protocol import unpack_response
-    from audionet.lib.miner.app import MinerService
+    from audionet.lib.miner.app import MinerApp
     from audionet.lib.validator.incentive import CURVE
     from audionet.lib.validator.loop import Validator, ValidatorSettings
 
@@ -180,7 +180,7 @@ def test_a_service_defined_in_one_file_runs_through_miner_validator_and_weights(
         miners[name] = (
             uid,
             wallet,
-            MinerService(
+            MinerApp(
                 wallet, OfflineChain(chain.path, wallet=wallet), {"tone": backend}, AccessPolicy(), sync_interval=1.0
             ),
             free_port(),

@@ -30,7 +30,7 @@ path, uids, services = sys.argv[1], int(sys.argv[2]), tuple(sys.argv[3].split(",
 state = ScoreState(services, hotkeys=[f"hk{u}" for u in range(uids)])
 for r in range(1, 10**9):
     rng = random.Random(r)
-    state.scores = {s: [rng.random() for _ in range(uids)] for s in state.services}
+    state.emas = {s: [rng.random() for _ in range(uids)] for s in state.services}
     state.round = r
     state.save(path)
     if r == 1:
@@ -67,7 +67,7 @@ def kill_mid_save(workdir: str, kills: int, uids: int = 256, progress=lambda n: 
         if os.path.exists(path):
             state = ScoreState.load(path, names())  # raises if the file is torn
             loaded += 1
-            exact += state.scores == expected_scores(state.round, uids)
+            exact += state.emas == expected_scores(state.round, uids)
         progress(1)
     return {"kills": kills, "landed_mid_write": mid_write, "state_loads": loaded, "scores_exact": exact}
 
@@ -75,7 +75,7 @@ def kill_mid_save(workdir: str, kills: int, uids: int = 256, progress=lambda n: 
 def check_restored(record: dict, before: ScoreState) -> int:
     """Results of the next round whose EMA is not exactly alpha * reward + (1 - alpha) * restored value."""
     return sum(
-        r["ema"] != ALPHA * r["reward"] + (1 - ALPHA) * before.scores[r["service"]][r["uid"]] for r in record["results"]
+        r["ema"] != ALPHA * r["reward"] + (1 - ALPHA) * before.emas[r["service"]][r["uid"]] for r in record["results"]
     )
 
 

@@ -16,7 +16,7 @@ from audionet.lib.miner.pool.build import (
     parallel_counts,
     pool_label,
 )
-from audionet.lib.miner.pool.pool import POLICIES, Pool, Result, ServicePool
+from audionet.lib.miner.pool.pool import POLICIES, Pool, Result, ServiceDispatcher
 from audionet.lib.miner.pool.replica import LocalReplica, Replica
 
 __all__ = [
@@ -25,7 +25,7 @@ __all__ = [
     "Pool",
     "Replica",
     "Result",
-    "ServicePool",
+    "ServiceDispatcher",
     "add_pool_flags",
     "build_replicas",
     "device_labels",

@@ -7,11 +7,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Optional
 
-from audionet.lib import services as registry
 from audionet.lib.core.config import flag, positive_int
 from audionet.lib.core.devices import describe_device, resolve_devices
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.miner.pool.replica import LocalReplica, Replica
+from audionet.lib.services import registry
 from audionet.models.base import Backend
 
 BACKENDS = ("local", "ray")
@@ -155,5 +155,5 @@ def build_replicas(args, names: Sequence[str]) -> dict[str, list[Replica]]:
 
 def pool_label(replicas: Mapping[str, Sequence[Replica]]) -> str:
     """The timer's own device: the one device label when every replica shares it, else "pool"."""
-    labels = {replica.label for group in replicas.values() for replica in group}
+    labels = {replica.name for group in replicas.values() for replica in group}
     return labels.pop() if len(labels) == 1 else POOL_LABEL

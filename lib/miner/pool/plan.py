@@ -5,7 +5,7 @@ request is expected to end. Requests are taken in line order; each goes to the s
 *finish* first (slot ready time + size x the replica's seconds per audio second); ties go to the
 faster replica. A slow device therefore gets a request only when every faster slot is booked long
 enough that the slow one still finishes first: never for a small burst, more and more as the line
-grows (seed 001: a GTX 1660 beside an RTX 3090 made 6 files slower, 49 s vs 40 s, and helped only
+grows (docs/methodology.md#parallel-requests-per-gpu: a GTX 1660 beside an RTX 3090 made 6 files slower, 49 s vs 40 s, and helped only
 with many files).
 """
 

@@ -14,7 +14,7 @@ leaves), never by polling:
 * dispatch ("weighted", the miner's): the whole line is planned with `plan.plan` on every slot, using
   each replica's measured seconds per audio second; every free slot that the plan fills now starts the
   next request in line, fastest slot first. A request that would finish sooner on a busy fast replica
-  waits for it. "round-robin" (for benchmarks only, the seed-001 client's behaviour) binds request i to
+  waits for it. "round-robin" (for benchmarks only, what the parallel-requests study's client did, docs/methodology.md#parallel-requests-per-gpu) binds request i to
   replica i mod n;
 * every generation is bounded by the service's timeout (`timeouts`): past it, or when its caller leaves,
   the request is abandoned: its caller gets a 503 at once (or nothing, if gone) and its `Stop` is set
@@ -77,7 +77,7 @@ class Ticket:
             self.started.set_exception(error)
 
 
-class ServicePool:
+class ServiceDispatcher:
     """The line of one service (a ticket is a request's place in it), its replicas, and the dispatcher
     between them (every method runs on the event loop)."""
 
@@ -186,7 +186,7 @@ class ServicePool:
             audio, elapsed = work.result()
         except Stopped as error:  # set elsewhere (a shutdown): not the caller's fault
             raise WireError(f"{self.service.name} generation was stopped: {error}", status=503) from None
-        return Result(audio, elapsed, replica.wire_device, replica.model_id, replica.label)
+        return Result(audio, elapsed, replica.hardware, replica.model_id, replica.name)
 
     def dispatch(self) -> None:
         """Start every request the plan puts on a slot free now (nothing to do while no slot is free)."""
@@ -229,15 +229,15 @@ class ServicePool:
         error = None if work.cancelled() else work.exception()  # retrieved even when nobody waits for it
         if ticket.stop.is_set():  # nobody waits for it; its time says nothing about the replica's speed
             replica.abandoned += 1
-            self._record(name, "generation/abandoned", time.monotonic() - began, None, replica.label)
+            self._record(name, "generation/abandoned", time.monotonic() - began, None, replica.name)
         elif work.cancelled() or error is not None:
             replica.failed += 1
-            self._record(name, "generation/failed", time.monotonic() - began, None, replica.label)
+            self._record(name, "generation/failed", time.monotonic() - began, None, replica.name)
         else:
             audio, elapsed = work.result()
             replica.served += 1
             replica.speed.add(elapsed, audio.seconds)
-            self._record(name, "generation", elapsed, audio.seconds, replica.label)
+            self._record(name, "generation", elapsed, audio.seconds, replica.name)
         self.dispatch()
 
     def _record(self, service: str, stage: str, seconds: float, audio_seconds, label: str) -> None:
@@ -256,7 +256,7 @@ class ServicePool:
         log.info(
             "%s speed priors (warm-up s): %s",
             self.service.name,
-            ", ".join(f"{r.label}={r.speed.prior:.3f}" for r in self.replicas),
+            ", ".join(f"{r.name}={r.speed.prior:.3f}" for r in self.replicas),
         )
 
     def describe(self) -> list[dict]:
@@ -282,43 +282,43 @@ class Pool:
     ):
         """`timeouts`: per service, the seconds a generation may take (default: the service's `timeout_s`)."""
         self.timer = timer
-        self.services = {
-            name: ServicePool(group[0].service, group, timer, policy, max_waiting, (timeouts or {}).get(name))
+        self.dispatchers = {
+            name: ServiceDispatcher(group[0].service, group, timer, policy, max_waiting, (timeouts or {}).get(name))
             for name, group in replicas.items()
         }
         for replica in self.replicas():
             replica.attach(timer)
 
     def __contains__(self, name: str) -> bool:
-        return name in self.services
+        return name in self.dispatchers
 
     def names(self) -> list[str]:
-        return list(self.services)
+        return list(self.dispatchers)
 
     def capacity(self, name: str) -> int:
-        return self.services[name].capacity
+        return self.dispatchers[name].capacity
 
     async def run(self, name: str, request: ServiceRequest, priority: float = 0.0) -> Result:
-        return await self.services[name].run(request, priority)
+        return await self.dispatchers[name].run(request, priority)
 
     def place_held(self, name: str, priority: float):
-        return self.services[name].place_held(priority)
+        return self.dispatchers[name].place_held(priority)
 
     def calibrate(self) -> None:
-        for service in self.services.values():
-            service.calibrate()
+        for dispatcher in self.dispatchers.values():
+            dispatcher.calibrate()
 
     def replicas(self) -> list[Replica]:
-        return [replica for service in self.services.values() for replica in service.replicas]
+        return [replica for dispatcher in self.dispatchers.values() for replica in dispatcher.replicas]
 
     def model(self, name: str) -> str:
-        return self.services[name].replicas[0].model_id
+        return self.dispatchers[name].replicas[0].model_id
 
     def devices(self) -> dict[str, dict]:
         """Per device label, over every service: busy, waiting (planned there), served, failed, abandoned."""
         counts = ("busy", "waiting", "served", "failed", "abandoned")
         out: dict[str, dict] = {}
-        for state in (row for service in self.services.values() for row in service.describe()):
+        for state in (row for dispatcher in self.dispatchers.values() for row in dispatcher.describe()):
             row = out.setdefault(state["label"], {"device": state["device"]} | dict.fromkeys(counts, 0))
             for key in counts:
                 row[key] += state[key]

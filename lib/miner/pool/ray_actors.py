@@ -19,10 +19,10 @@ import socket
 import time
 from collections.abc import Mapping
 
-from audionet.lib import services as registry
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.miner.pool.build import parallel_counts, unique
 from audionet.lib.miner.pool.replica import Replica
+from audionet.lib.services import registry
 
 log = logging.getLogger("pool")
 READY_TIMEOUT_S = 900.0  # loading a large model on a fresh node takes minutes

@@ -1,7 +1,7 @@
 """One model replica: one backend of one service on one device, with `parallel` slots.
 
 The slots share the one loaded model (several requests at once on one copy): loading a model twice
-on one GPU was slower than one copy serving two requests in the seed-001 measurements. A replica
+on one GPU was slower than one copy serving two requests in the parallel-requests study (docs/methodology.md#parallel-requests-per-gpu). A replica
 knows what the dispatcher needs (free slots, when busy slots should free, its measured speed) and
 runs a request somewhere: `LocalReplica` in its own worker threads on this host,
 `audionet.lib.miner.pool.ray_actors.RayReplica` in a Ray actor.
@@ -49,12 +49,12 @@ class Speed:
 class Replica:
     """Scheduling state shared by local and Ray replicas; subclasses implement `submit`."""
 
-    def __init__(self, service, parallel: int, label: str, wire_device: str, device: str, model_id: str):
+    def __init__(self, service, parallel: int, label: str, hardware: str, device: str, model_id: str):
         if parallel < 1:
             raise ValueError("a replica needs at least one slot")
         self.service, self.parallel = service, parallel
-        self.label = label  # unique per device in this pool: timing keys, /v1/health
-        self.wire_device = wire_device  # what answers report: the device kind (GPU name), for the network view
+        self.name = label  # unique per device in this pool: timing keys, /v1/health
+        self.hardware = hardware  # what answers report: the device kind (GPU name), for the network view
         self.device, self.model_id = device, model_id
         self.running: dict[int, tuple[float, float]] = {}  # ticket id -> (monotonic start, expected seconds)
         self.planned = 0  # requests waiting in the pool that the last plan put here
@@ -86,7 +86,7 @@ class Replica:
 
     def describe(self) -> dict:
         return {
-            "label": self.label,
+            "label": self.name,
             "device": self.device,
             "model": self.model_id,
             "parallel": self.parallel,
@@ -114,8 +114,8 @@ def _bind_cuda(device: str) -> None:
 class LocalReplica(Replica):
     """A backend loaded in this process; its `parallel` slots are its own worker threads."""
 
-    def __init__(self, service, backend: Backend, parallel: int, label: str, wire_device: str):
-        super().__init__(service, parallel, label, wire_device, backend.device, backend.model_id)
+    def __init__(self, service, backend: Backend, parallel: int, label: str, hardware: str):
+        super().__init__(service, parallel, label, hardware, backend.device, backend.model_id)
         self.backend = backend
         self.executor = ThreadPoolExecutor(
             max_workers=parallel,
@@ -135,7 +135,7 @@ class LocalReplica(Replica):
         return asyncio.get_running_loop().run_in_executor(self.executor, self._generate, request, stop)
 
     def attach(self, timer) -> None:
-        self.backend.measure = timer.stage_hook(self.service.name, device=self.label)
+        self.backend.measure = timer.stage_hook(self.service.name, device=self.name)
 
     def time_warmup(self) -> float:
         def timed() -> float:

@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from audionet.lib.validator.incentive import CURVE, GATE_WIDTH, Curve
+from audionet.lib.validator.incentive import CURVE, FLOOR_WIDTH, Curve
 
 MATURE = 10_000  # scored rounds: a uid known as well as the EMA can know it
 
@@ -46,7 +46,7 @@ def test_one_service_at_the_service_floor_closes_the_gate():
     low = CURVE.service_floor * 0.9
     w = weights(CURVE, [[0.9, 0.9, 0.9], [0.8, 0.8, 0.8 * low], [0.95, 0.95, 0.95]])
     assert w[2] == 0.0 and w[0] == w[1] > 0
-    opening = weights(CURVE, [[0.9, 0.9], [0.8, 0.8 * (CURVE.service_floor + GATE_WIDTH / 2)], [0.95, 0.95]])
+    opening = weights(CURVE, [[0.9, 0.9], [0.8, 0.8 * (CURVE.service_floor + FLOOR_WIDTH / 2)], [0.95, 0.95]])
     assert 0 < opening[1] < opening[0]
 
 

@@ -10,7 +10,7 @@ from audionet.lib.validator.incentive import CURVE
 from audionet.lib.validator.state import V1_ROUNDS, ScoreState
 
 SERVICES = ("tts", "vc", "music")
-EAGER = replace(CURVE, alpha=0.25, eligible_after=1, gate_slack=0.0)  # eligible and judged strictly from round one
+EAGER = replace(CURVE, alpha=0.25, eligible_after=1, floor_slack=0.0)  # eligible and judged strictly from round one
 
 
 def test_ema_follows_the_formula_and_nan_never_reaches_weights():
@@ -35,7 +35,7 @@ def test_the_estimate_is_the_weighted_mean_of_what_a_uid_has_shown():
     state.sync(["a"])
     state.update("tts", 0, 0.8)
     state.update("tts", 0, 0.8)
-    assert state.scores["tts"][0] == pytest.approx(0.8 * (1 - 0.75**2))
+    assert state.emas["tts"][0] == pytest.approx(0.8 * (1 - 0.75**2))
     assert state.estimates()["tts"][0] == pytest.approx(0.8)
     assert state.combined() == [pytest.approx(0.8)]
 
@@ -46,7 +46,7 @@ def test_changed_hotkey_resets_only_that_uid():
     state.update("vc", 0, 1.0)
     state.update("vc", 1, 1.0)
     assert state.sync(["a", "z", "new"]) == [1]
-    assert state.scores["vc"] == [0.25, 0.0, 0.0] and state.counts["vc"] == [1, 0, 0]
+    assert state.emas["vc"] == [0.25, 0.0, 0.0] and state.counts["vc"] == [1, 0, 0]
 
 
 def test_all_zero_scores_give_all_zero_weights():
@@ -80,7 +80,7 @@ def test_save_and_load_restore_exact_floats_atomically(tmp_path):
     assert restored == state and restored.curve == EAGER
     assert os.listdir(tmp_path) == ["state.json"]  # no temp file left behind
     saved = json.load(open(path))
-    assert saved["scores"]["music"][1] == state.scores["music"][1] and saved["counts"]["music"] == [0, 2]
+    assert saved["emas"]["music"][1] == state.emas["music"][1] and saved["counts"]["music"] == [0, 2]
 
 
 def test_a_version_1_state_carries_over_as_long_scored(tmp_path):
@@ -121,5 +121,5 @@ def test_a_miner_weight_combines_the_scored_services_only(tmp_path):
         state.update(service, 1, 0.2 if service == "tts" else 1.0)
     state.save(path)
     tts_only = ScoreState.load(path, ("tts",), EAGER)
-    assert tts_only.weights() == [1.0, 0.0] and tts_only.scores["music"] == state.scores["music"]
+    assert tts_only.weights() == [1.0, 0.0] and tts_only.emas["music"] == state.emas["music"]
     assert ScoreState.load(path, ("vc", "music"), EAGER).weights() == [0.0, 1.0]

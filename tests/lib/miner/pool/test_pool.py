@@ -39,8 +39,8 @@ def test_small_burst_stays_on_the_fast_device_and_beats_round_robin(replicas):
     fast, slow = replicas
     weighted = asyncio.run(burst(fresh_pool("tts", replicas, "weighted"), "tts", requests(2)))
     robin = asyncio.run(burst(fresh_pool("tts", replicas, "round-robin"), "tts", requests(2)))
-    assert weighted["served"] == {fast.label: 2}  # the slow device would finish its request last
-    assert robin["served"] == {fast.label: 1, slow.label: 1}
+    assert weighted["served"] == {fast.name: 2}  # the slow device would finish its request last
+    assert robin["served"] == {fast.name: 1, slow.name: 1}
     assert weighted["makespan_s"] < robin["makespan_s"]
 
 
@@ -50,7 +50,7 @@ def test_large_burst_uses_the_slow_device_and_beats_the_fast_one_alone(replicas)
     pool = fresh_pool("tts", replicas, "weighted")
     both = asyncio.run(burst(pool, "tts", requests(10, seed=1)))
     alone = asyncio.run(burst(fresh_pool("tts", [fast], "weighted"), "tts", requests(10, seed=1)))
-    assert 1 <= both["served"][slow.label] < both["served"][fast.label]
+    assert 1 <= both["served"][slow.name] < both["served"][fast.name]
     assert both["makespan_s"] < alone["makespan_s"]
 
 
@@ -61,12 +61,14 @@ def test_every_replica_times_under_its_own_device_and_the_miner_wide_key_counts_
     pool = fresh_pool("tts", replicas, "weighted", timer)
     asyncio.run(burst(pool, "tts", requests(8, seed=2)))
     snapshot = timer.snapshot()
-    per_device = {label: snapshot[("miner", "tts", "generation", label)].count for label in (fast.label, slow.label)}
+    per_device = {label: snapshot[("miner", "tts", "generation", label)].count for label in (fast.name, slow.name)}
     assert sum(per_device.values()) == snapshot[("miner", "tts", "generation", "pool")].count == 8
     devices = pool.devices()
     assert {label: row["served"] for label, row in devices.items()} == per_device
     assert all(row["busy"] == 0 and row["waiting"] == 0 for row in devices.values())
-    assert "simulated-3x" in slow.label and pool.services["tts"].estimate(slow) > pool.services["tts"].estimate(fast)
+    assert "simulated-3x" in slow.name and pool.dispatchers["tts"].estimate(slow) > pool.dispatchers["tts"].estimate(
+        fast
+    )
 
 
 def test_health_and_signed_answers_name_the_replica_device(replicas, tmp_path, wallets):
@@ -75,7 +77,7 @@ def test_health_and_signed_answers_name_the_replica_device(replicas, tmp_path, w
     from audionet.lib.core.auth import AccessPolicy, sign_request
     from audionet.lib.core.chain import OfflineChain
     from audionet.lib.core.protocol import unpack_response
-    from audionet.lib.miner.app import MinerService
+    from audionet.lib.miner.app import MinerApp
 
     fast, slow = replicas
     chain = OfflineChain(str(tmp_path / "chain.sqlite"))
@@ -85,7 +87,7 @@ def test_health_and_signed_answers_name_the_replica_device(replicas, tmp_path, w
     )
     chain.register(miner.hotkey.ss58_address, miner.coldkeypub.ss58_address)
     pool = fresh_pool("tts", replicas, "weighted")
-    service = MinerService(miner, chain, pool, AccessPolicy())
+    service = MinerApp(miner, chain, pool, AccessPolicy())
     body = json.dumps({"text": "Which device am I on?", "seed": 1}).encode()
     with TestClient(service.app()) as client:
         reply = client.post(
@@ -97,10 +99,10 @@ def test_health_and_signed_answers_name_the_replica_device(replicas, tmp_path, w
     assert reply.status_code == 200, reply.text
     assert public == {"status": "ok"}  # liveness only, for anyone
     meta, _flac = unpack_response(reply.content)
-    assert meta.device == fast.label  # nothing measured yet: the warm-up prior already says which is faster
+    assert meta.device == fast.name  # nothing measured yet: the warm-up prior already says which is faster
     assert service.pool.capacity("tts") == 2
-    assert set(health["devices"]) == {fast.label, slow.label} and health["devices"][fast.label]["served"] == 1
-    assert [r["label"] for r in health["services"]["tts"]["replicas"]] == [fast.label, slow.label]
+    assert set(health["devices"]) == {fast.name, slow.name} and health["devices"][fast.name]["served"] == 1
+    assert [r["label"] for r in health["services"]["tts"]["replicas"]] == [fast.name, slow.name]
 
 
 def test_pool_flags_and_devices(monkeypatch):

@@ -1,4 +1,4 @@
-"""The miner's one scheduler (`ServicePool`): its stake-ordered line and device dispatch, with requests that
+"""The miner's one scheduler (`ServiceDispatcher`): its stake-ordered line and device dispatch, with requests that
 wait at a gate (espeak-ng behind it, `tests/gated.py`) so the test, not a timer, decides when work ends."""
 
 import asyncio
@@ -8,16 +8,18 @@ import pytest
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.timing import Timer
 from audionet.lib.miner.pool import LocalReplica
-from audionet.lib.miner.pool.pool import ServicePool
+from audionet.lib.miner.pool.pool import ServiceDispatcher
 from audionet.lib.services import TTS, TTSRequest
 from tests.gated import GatedSpeech, open_gate, started, until
 
 pytestmark = pytest.mark.timeout(120)
 
 
-def scheduler(folder, max_waiting=2, timeout_s=None, stoppable=True) -> ServicePool:
+def scheduler(folder, max_waiting=2, timeout_s=None, stoppable=True) -> ServiceDispatcher:
     replica = LocalReplica(TTS, GatedSpeech(str(folder), stoppable), 1, "cpu-gated", "cpu")
-    return ServicePool(TTS, [replica], Timer("test", device="cpu-gated"), max_waiting=max_waiting, timeout_s=timeout_s)
+    return ServiceDispatcher(
+        TTS, [replica], Timer("test", device="cpu-gated"), max_waiting=max_waiting, timeout_s=timeout_s
+    )
 
 
 def request(word: str) -> TTSRequest:
