@@ -1,5 +1,5 @@
 """Benchmarks and studies, one command: `audionet-bench <study>` (benchmarks/cli.py)."""
 
-from audionet.benchmarks.results import RESULTS_DIR
+from audionet.benchmarks.common.results import RESULTS_DIR
 
 __all__ = ["RESULTS_DIR"]

@@ -13,10 +13,10 @@ import os
 import sys
 from functools import partial
 
-from audionet.benchmarks.flags import study_parser
-from audionet.benchmarks.quality import CROSS_DEVICE_TOLERANCE
-from audionet.benchmarks.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
-from audionet.benchmarks.tables import (
+from audionet.benchmarks.common.flags import study_parser
+from audionet.benchmarks.common.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
+from audionet.benchmarks.services.quality import CROSS_DEVICE_TOLERANCE
+from audionet.benchmarks.services.tables import (
     QUALITY_FOOTNOTE,
     QUALITY_MEANINGLESS,
     TIMING_ONLY,

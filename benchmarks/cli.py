@@ -1,6 +1,6 @@
 """`audionet-bench <study> [flags]`: every benchmark and study behind one command (`--help` after a study
 lists its flags). Each study is one module with `main(argv, prog)`; it writes its results with
-`benchmarks/results.py` under `<out>/<device-slug>/`, the command that regenerates them at the top."""
+`benchmarks/common/results.py` under `<out>/<device-slug>/`, the command that regenerates them at the top."""
 
 from __future__ import annotations
 
@@ -11,18 +11,21 @@ import sys
 # name -> (module, what it measures)
 STUDIES: dict[str, tuple[str, str]] = {
     "services": (
-        "audionet.benchmarks.services",
+        "audionet.benchmarks.services.main",
         "per device and service: generation and evaluation time, quality, presets, parallel requests",
     ),
-    "pool": ("audionet.benchmarks.pool", "the miner's device pool over two or more devices: dispatch per burst"),
+    "pool": ("audionet.benchmarks.pool.main", "the miner's device pool over two or more devices: dispatch per burst"),
     "aggregate": ("audionet.benchmarks.aggregate", "merge `services` results of several devices into one comparison"),
     "generation": ("audionet.benchmarks.generation", "real-time factor of every generation backend"),
-    "evaluators": ("audionet.benchmarks.evaluators", "evaluation cost: each evaluator, and each evaluation profile"),
+    "evaluators": (
+        "audionet.benchmarks.evaluators.main",
+        "evaluation cost: each evaluator, and each evaluation profile",
+    ),
     "clone-similarity": ("audionet.benchmarks.clone_similarity", "how close each voice-clone path gets to a voice"),
-    "adversaries": ("audionet.benchmarks.adversaries", "cheap and gaming miners against the validator's Judge"),
-    "incentive": ("audionet.benchmarks.incentive", "which scores-to-weights curve pays for quality"),
+    "adversaries": ("audionet.benchmarks.adversaries.main", "cheap and gaming miners against the validator's Judge"),
+    "incentive": ("audionet.benchmarks.incentive.main", "which scores-to-weights curve pays for quality"),
     "wire": ("audionet.benchmarks.wire", "bytes and codec time of a response: binary FLAC vs JSON"),
-    "gpu-check": ("audionet.benchmarks.gpu_check", "on a GPU host: the GPU matrix in one budgeted run"),
+    "gpu-check": ("audionet.benchmarks.gpu_check.main", "on a GPU host: the GPU matrix in one budgeted run"),
 }
 PROG = "audionet-bench"
 

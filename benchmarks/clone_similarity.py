@@ -15,8 +15,8 @@ from functools import partial
 import numpy as np
 from tqdm import tqdm
 
-from audionet.benchmarks.flags import study_parser
-from audionet.benchmarks.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
+from audionet.benchmarks.common.flags import study_parser
+from audionet.benchmarks.common.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
 from audionet.lib.core.devices import device_slug
 from audionet.models.baselines.espeak import EspeakSynthesizer
 from audionet.models.baselines.world_vc import WorldVoiceCloner

@@ -18,9 +18,9 @@ import time
 
 from tqdm import tqdm
 
-from audionet.benchmarks.flags import RANDOM_WEIGHTS, study_parser
-from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
-from audionet.benchmarks.timing import timed_calls
+from audionet.benchmarks.common.flags import RANDOM_WEIGHTS, study_parser
+from audionet.benchmarks.common.results import command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.common.timing import timed_calls
 from audionet.lib.core.config import flag
 from audionet.lib.core.devices import device_slug, resolve_devices
 

@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
-from audionet.benchmarks.flags import study_parser
-from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
-from audionet.benchmarks.timing import timed_calls
+from audionet.benchmarks.common.flags import study_parser
+from audionet.benchmarks.common.results import command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.common.timing import timed_calls
 from audionet.lib.core.audio import Audio, decode_flac, encode_flac
 from audionet.lib.core.devices import device_slug
 from audionet.lib.core.protocol import ResponseMeta, pack_response, sha256_hex, unpack_response

@@ -1,7 +1,7 @@
 """From per-service scores to weights: the EMA, eligibility and the curve, with their constants.
 
 One pure, vectorised function of the validator's per-service EMAs and scored-round counts, used by the
-validator (`ScoreState.weights`) and simulated by the incentive study (`benchmarks/incentive.py`), which
+validator (`ScoreState.weights`) and simulated by the incentive study (`benchmarks/incentive/main.py`), which
 chose the constants of `CURVE` from measured score samples (docs/scoring.md#from-scores-to-weights):
 
 1. Each scored round moves a service's EMA by `alpha` towards the round's reward. The EMA is divided by

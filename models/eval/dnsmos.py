@@ -5,7 +5,7 @@ runs the P.808 model on a mel spectrogram: about 2 s per clip here. We call
 the P.835 network directly on ONE 9.01 s window per clip (the centre of a
 longer clip; a shorter clip is tiled to fill it, as speechmos does), batch
 the round's windows into one ONNX call, and apply speechmos' published
-polynomial calibration. Measured cost: benchmarks/evaluators.py.
+polynomial calibration. Measured cost: benchmarks/evaluators/main.py.
 """
 
 from __future__ import annotations

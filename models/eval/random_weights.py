@@ -2,7 +2,7 @@
 so they load through the very code path the real checkpoints use (by folder instead of HF id).
 
 `size="tiny"`: small dimensions of each architecture, for tests. `size="full"`: the real
-checkpoints' dimensions, for timing (benchmarks/evaluators.py); their scores mean nothing.
+checkpoints' dimensions, for timing (benchmarks/evaluators/main.py); their scores mean nothing.
     Whisper large-v3-turbo / large-v3   d_model 1280, 32 encoder layers, 4 / 32 decoder layers,
                                         128 mels (English vocabulary), in the format of the engine the
                                         device runs it on (models/eval/whisper_asr.engine): converted to

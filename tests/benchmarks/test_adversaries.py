@@ -1,5 +1,5 @@
 """Cheap and gaming miners against the validator's Judge (the short version of
-benchmarks/adversaries.py): under the offline profile no attack beats the best honest offline
+benchmarks/adversaries/main.py): under the offline profile no attack beats the best honest offline
 backend of its service, except the offline music blind spot the docs name; and the gates that
 should catch an attack do."""
 
@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from audionet.benchmarks import adversaries
-from audionet.benchmarks.attacks import CATALOGUE, for_service
+from audionet.benchmarks.adversaries import main as adversaries
+from audionet.benchmarks.adversaries.attacks import CATALOGUE, for_service
 from audionet.lib.core.devices import device_slug
 
 pytestmark = [pytest.mark.timeout(900), pytest.mark.slow]

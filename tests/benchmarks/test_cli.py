@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from audionet.benchmarks import cli
-from audionet.benchmarks.results import write_result
-from audionet.benchmarks.timing import timed_calls
+from audionet.benchmarks.common.results import write_result
+from audionet.benchmarks.common.timing import timed_calls
 from audionet.lib.core.devices import device_slug
 
 

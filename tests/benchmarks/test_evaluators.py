@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from audionet.benchmarks import evaluators
+from audionet.benchmarks.evaluators import main as evaluators
 from audionet.lib.core.devices import device_slug
 
 

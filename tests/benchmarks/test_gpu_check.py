@@ -11,7 +11,7 @@ import textwrap
 import pytest
 import torch
 
-from audionet.benchmarks import gpu_check
+from audionet.benchmarks.gpu_check import main as gpu_check
 from tests.files import REPO, load_json, read_text
 
 pytestmark = pytest.mark.timeout(400)
@@ -130,9 +130,9 @@ def test_the_bare_checkout_runs_as_the_package_without_an_install(tmp_path):
     code = """
     import os, sys
     sys.path[:] = [p for p in sys.path if not p.endswith("pythonpath")] + [os.environ["CHECKOUT_PATH"]]
-    from audionet.benchmarks import gpu_step
+    from audionet.benchmarks.gpu_check import step as gpu_step
     code = gpu_step.main(["services", "--help"])
-    files = (sys.modules[name].__file__ for name in ("audionet.lib.services", "audionet.benchmarks.devices"))
+    files = (sys.modules[name].__file__ for name in ("audionet.lib.services", "audionet.benchmarks.common.devices"))
     print(code, *map(os.path.realpath, files))
     """
     env = {**os.environ, "PYTHONPATH": "", "CHECKOUT_PATH": os.path.join(REPO, "pythonpath")}
@@ -147,5 +147,5 @@ def test_the_bare_checkout_runs_as_the_package_without_an_install(tmp_path):
     assert done.returncode == 0, done.stderr[-1500:]
     assert "usage: audionet-bench services" in done.stdout
     assert done.stdout.splitlines()[-1] == " ".join(
-        ["0", os.path.join(REPO, "lib", "services", "__init__.py"), os.path.join(REPO, "benchmarks", "devices.py")]
+        ["0", os.path.join(REPO, "lib", "services", "__init__.py"), os.path.join(REPO, "benchmarks", "common", "devices.py")]
     )

@@ -7,9 +7,9 @@ import os
 import numpy as np
 import pytest
 
-from audionet.benchmarks import incentive
-from audionet.benchmarks.incentive import CURRENT, Candidate, evaluate, rank_reward
-from audionet.benchmarks.incentive_sim import classes_from_report, yuma
+from audionet.benchmarks.incentive import main as incentive
+from audionet.benchmarks.incentive.main import CURRENT, Candidate, evaluate, rank_reward
+from audionet.benchmarks.incentive.sim import classes_from_report, yuma
 from audionet.lib.validator.incentive import CURVE
 from tests.files import REPO, load_json
 

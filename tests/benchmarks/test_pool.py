@@ -6,8 +6,9 @@ import os
 
 import pytest
 
-from audionet.benchmarks import pool, services
-from audionet.benchmarks.simulated import NOTE
+from audionet.benchmarks.common.simulated import NOTE
+from audionet.benchmarks.pool import main as pool
+from audionet.benchmarks.services import main as services
 from audionet.lib.core.devices import device_slug
 from tests.files import load_json, markdown_tables, read_text
 

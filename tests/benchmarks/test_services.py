@@ -7,13 +7,13 @@ import os
 import pytest
 
 from audionet.benchmarks import aggregate
-from audionet.benchmarks import services as bench_services
-from audionet.benchmarks.quality import (
+from audionet.benchmarks.services import main as bench_services
+from audionet.benchmarks.services.quality import (
     CROSS_DEVICE_TOLERANCE,
     DETERMINISM_TOLERANCE,
     REWARD,
 )
-from audionet.benchmarks.tables import QUALITY_MEANINGLESS, TIMING_ONLY, render
+from audionet.benchmarks.services.tables import QUALITY_MEANINGLESS, TIMING_ONLY, render
 from audionet.lib import services
 from tests.files import load_json, markdown_tables, read_text
 

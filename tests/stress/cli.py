@@ -9,7 +9,7 @@ import tempfile
 
 from tqdm import tqdm
 
-from audionet.benchmarks.results import RESULTS_DIR, command_line, write_result
+from audionet.benchmarks.common.results import RESULTS_DIR, command_line, write_result
 from audionet.lib.core.config import Parser
 from audionet.lib.core.devices import device_slug
 from tests.stress import (

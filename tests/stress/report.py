@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from audionet.benchmarks.results import num, table
+from audionet.benchmarks.common.results import num, table
 
 GROUPS = ("floods", "generation", "crash")  # scenarios made of several measurements
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from audionet.benchmarks.timing import modified_z_scores, summarise, t_interval
+from audionet.benchmarks.common.timing import modified_z_scores, summarise, t_interval
 from audionet.lib.core.timing import Timer, scalars
 from audionet.models.base import Backend
 

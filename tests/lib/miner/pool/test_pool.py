@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from audionet.benchmarks.pool import burst, fresh_pool
-from audionet.benchmarks.simulated import simulated_replicas
+from audionet.benchmarks.common.simulated import simulated_replicas
+from audionet.benchmarks.pool.main import burst, fresh_pool
 from audionet.lib import services
 from audionet.lib.core.devices import resolve_devices
 from audionet.lib.core.errors import BackendError, ConfigError

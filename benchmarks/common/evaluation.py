@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Optional
 
-from audionet.benchmarks.timing import timed_calls
+from audionet.benchmarks.common.timing import timed_calls
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.timing import Timer
 from audionet.lib.scoring.judge import Job, Judge, Verdict

@@ -1,4 +1,4 @@
-"""One gpu-check step in its own process: `python -m audionet.benchmarks.gpu_step <study> [flags]` runs
+"""One gpu-check step in its own process: `python -m audionet.benchmarks.gpu_check.step <study> [flags]` runs
 `audionet-bench <study> [flags]`. A package it needs that is not installed (a ModuleNotFoundError that
 reaches here, or a MissingDependency) ends it with one line naming the package and its requirement and
 exit code 3 (lib/errors.EXIT_MISSING): gpu-check reports the step as skipped, with that line as the reason.

@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from audionet.benchmarks.quality import determinism, quality_result
-from audionet.benchmarks.timing import summarise, timed_calls
+from audionet.benchmarks.common.timing import summarise, timed_calls
+from audionet.benchmarks.services.quality import determinism, quality_result
 from audionet.lib.core.devices import DeviceMonitor
 from audionet.lib.core.timing import Timer
 from audionet.models.base import Backend
 
 if TYPE_CHECKING:  # judged runs only: a --no-eval run imports no scoring
-    from audionet.benchmarks.evaluation import Evaluation
+    from audionet.benchmarks.common.evaluation import Evaluation
 
 
 MODES = {

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from audionet.benchmarks.incentive_sim import Population, Run
+from audionet.benchmarks.incentive.sim import Population, Run
 from audionet.lib.validator.incentive import Curve
 
 CHEAP_OVER_NEURAL = 0.15  # the espeak class earns at most this share of what a neural miner earns

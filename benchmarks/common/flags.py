@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from audionet.benchmarks.results import RESULTS_DIR
+from audionet.benchmarks.common.results import RESULTS_DIR
 from audionet.lib.core.config import Parser, flag
 from audionet.lib.core.errors import BackendError, ConfigError, exit_code
 

@@ -24,9 +24,9 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
-from audionet.benchmarks.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
-from audionet.benchmarks.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
+from audionet.benchmarks.common.evaluation import Evaluation, evaluator_specs
+from audionet.benchmarks.common.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
+from audionet.benchmarks.common.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
 from audionet.lib.core.config import CommaList, Parser, positive_int
 from audionet.lib.core.devices import cpu_model_name, describe_device
 from audionet.lib.core.timing import Timer
@@ -109,7 +109,7 @@ def plot(result: dict, path: str) -> str:
             ax.axhline(GOAL_S_PER_CLIP, color="grey", linestyle="--", label=f"GPU goal, standard ({GOAL_S_PER_CLIP} s)")
             ax.set(ylabel="evaluation seconds per clip (round batched)", title="per profile")
         else:
-            from audionet.benchmarks.evaluator_calls import plot_calls
+            from audionet.benchmarks.evaluators.calls import plot_calls
 
             plot_calls(ax, result[name])
         ax.legend(fontsize=8)
@@ -153,7 +153,7 @@ def measure(args, command: str) -> int:
         result["random"] = result["profiles"]["random"]
         sections.append(profiles_markdown(result["profiles"], args.clips, args.runs))
     if "one-by-one" in args.parts:
-        from audionet.benchmarks.evaluator_calls import calls_markdown, one_by_one
+        from audionet.benchmarks.evaluators.calls import calls_markdown, one_by_one
 
         result["one-by-one"] = one_by_one(args.clips, args.runs, args.eval_device)
         sections.append(calls_markdown(result["one-by-one"], args.clips, args.runs))

@@ -18,10 +18,10 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from audionet.benchmarks.flags import study_parser
-from audionet.benchmarks.incentive_checks import check_all, class_shares, traces
-from audionet.benchmarks.incentive_sim import Group, MinerClass, Population, classes_from_report, simulate
-from audionet.benchmarks.results import RESULTS_DIR, command_line
+from audionet.benchmarks.common.flags import study_parser
+from audionet.benchmarks.common.results import RESULTS_DIR, command_line
+from audionet.benchmarks.incentive.checks import check_all, class_shares, traces
+from audionet.benchmarks.incentive.sim import Group, MinerClass, Population, classes_from_report, simulate
 from audionet.lib.core.config import Parser, positive_int
 from audionet.lib.validator.incentive import CURVE, Curve
 
@@ -194,7 +194,7 @@ def build_parser(prog: str) -> Parser:
 def main(argv: list[str], prog: str = "audionet-bench incentive") -> int:
     from rich.progress import Progress
 
-    from audionet.benchmarks.incentive_report import write
+    from audionet.benchmarks.incentive.report import write
 
     args = build_parser(prog).parse_args(argv)
     try:

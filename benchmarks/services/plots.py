@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from audionet.benchmarks.results import pyplot
-from audionet.benchmarks.results import save_figure as save
+from audionet.benchmarks.common.results import pyplot
+from audionet.benchmarks.common.results import save_figure as save
 
 plt = pyplot()
 
@@ -59,7 +59,7 @@ def sweep_plot(summary: dict, path: str) -> str | None:
 def quality_speed_plot(summary: dict, path: str) -> str | None:
     """Real-time factor (x, log) against the validator's raw reward (y), one point per backend and
     preset: up and to the left is better."""
-    from audionet.benchmarks.tables import configurations
+    from audionet.benchmarks.services.tables import configurations
 
     points = [
         (service, preset, c)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from audionet.benchmarks.quality import REWARD, determinism_text
-from audionet.benchmarks.results import num, table
+from audionet.benchmarks.common.results import num, table
+from audionet.benchmarks.services.quality import REWARD, determinism_text
 
 TIMING_ONLY = "**random weights — timing only** (full-size architectures, output is noise)"
 QUALITY_MEANINGLESS = (
@@ -202,7 +202,7 @@ def render(summary: dict) -> str:
     if note:
         head.append(note)
     if summary.get("simulated"):
-        from audionet.benchmarks.simulated import NOTE
+        from audionet.benchmarks.common.simulated import NOTE
 
         head.append(NOTE)
     head.append(

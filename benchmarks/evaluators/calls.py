@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from tqdm import tqdm
 
-from audionet.benchmarks.results import table
-from audionet.benchmarks.timing import timed_calls
+from audionet.benchmarks.common.results import table
+from audionet.benchmarks.common.timing import timed_calls
 from audionet.lib.core.audio import Audio
 from audionet.lib.scoring.duplicates import fingerprint
 from audionet.models.eval.profiles import load_asr, load_mos, load_speaker

@@ -2,7 +2,7 @@
 --pool.parallel[.<service>]).
 
 `--simulate.slowdown 1,3` (benchmark only) turns `--pool.devices cpu,cpu` into two simulated
-devices on this CPU, the second three times slower (`benchmarks/simulated.py`): how the dispatcher
+devices on this CPU, the second three times slower (`benchmarks/common/simulated.py`): how the dispatcher
 is measured on a machine without GPUs. Every result they produce says "simulated".
 """
 
@@ -12,7 +12,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Optional
 
-from audionet.benchmarks import simulated
+from audionet.benchmarks.common import simulated
 from audionet.lib.core.config import flag
 from audionet.lib.core.devices import describe_device, resolve_devices
 from audionet.lib.core.errors import ConfigError

@@ -5,7 +5,7 @@ attack answer it, and the round is judged together (gates, duplicates, evaluator
 the same request makes the comparison paired: an attack's score differs from the honest one by
 what the attack does, not by which prompt or reference it happened to get.
 The table gives each attack's mean score next to the honest backend's; the per-round scores are
-the samples the incentive study (benchmarks/incentive.py) draws from.
+the samples the incentive study (benchmarks/incentive/main.py) draws from.
 
     audionet-bench adversaries [--rounds 32] [--services tts,vc,music] [--eval.profile offline]
 """
@@ -17,9 +17,9 @@ from statistics import fmean, stdev
 
 import numpy as np
 
-from audionet.benchmarks.attacks import Kit, for_service
-from audionet.benchmarks.flags import add_service_flags, one_line_errors, study_parser
-from audionet.benchmarks.results import command_line, pyplot, save_figure, table, write_result
+from audionet.benchmarks.adversaries.attacks import Kit, for_service
+from audionet.benchmarks.common.flags import add_service_flags, one_line_errors, study_parser
+from audionet.benchmarks.common.results import command_line, pyplot, save_figure, table, write_result
 from audionet.lib.core.config import Parser, positive_int
 from audionet.lib.services import registry
 

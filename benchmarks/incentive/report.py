@@ -6,8 +6,8 @@ import math
 from collections import Counter
 from dataclasses import asdict
 
-from audionet.benchmarks.incentive_checks import REPORTED
-from audionet.benchmarks.results import pyplot, save_figure, table, write_result
+from audionet.benchmarks.common.results import pyplot, save_figure, table, write_result
+from audionet.benchmarks.incentive.checks import REPORTED
 
 
 def _value(check) -> str:

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from audionet.benchmarks.devices import MeasuredDevice, add_device_flags
-from audionet.benchmarks.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
-from audionet.benchmarks.results import command_line
-from audionet.benchmarks.service_runs import MODES
+from audionet.benchmarks.common.devices import MeasuredDevice, add_device_flags
+from audionet.benchmarks.common.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
+from audionet.benchmarks.common.results import command_line
+from audionet.benchmarks.services.runs import MODES
 from audionet.lib.core.config import CommaList, positive_int
 from audionet.lib.core.devices import environment
 from audionet.lib.miner.pool import add_pool_flags
@@ -115,7 +115,7 @@ def presets_result(service, spec: str, backend, names: list[str], run) -> dict:
 
 def judge(args, device: str):
     """The validator's Judge on --eval.device (auto: the first measured device) with the --eval.* models."""
-    from audionet.benchmarks.evaluation import Evaluation, evaluator_specs
+    from audionet.benchmarks.common.evaluation import Evaluation, evaluator_specs
     from audionet.lib.core.devices import resolve_device
     from audionet.models.eval.profiles import specs_from_args
 
@@ -144,7 +144,7 @@ def benchmark(args, command: str, extra_ticks: int = 0, after=None) -> list[str]
     runs inside the same progress bar (the pool study); the folders written."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from audionet.benchmarks.devices import distinct, targets
+    from audionet.benchmarks.common.devices import distinct, targets
 
     specs = resolve_specs(registry.backend_specs(args, list(args.services)), args.weights, args.cache_dir)
     sources = {name: registry.get(name).open_sources(args) for name in args.services}
@@ -172,10 +172,10 @@ def device_folder(args, label: str) -> str:
 def bench_device(bench: Bench, target: MeasuredDevice) -> dict:
     """One device: generation runs, evaluation, presets and the parallel sweep per service, written to its
     folder; its summary."""
-    from audionet.benchmarks.devices import load
-    from audionet.benchmarks.plots import write_plots
-    from audionet.benchmarks.service_runs import make_workloads, run_service, sweep
-    from audionet.benchmarks.tables import render
+    from audionet.benchmarks.common.devices import load
+    from audionet.benchmarks.services.runs import make_workloads, run_service, sweep
+    from audionet.benchmarks.services.plots import write_plots
+    from audionet.benchmarks.services.tables import render
     from audionet.lib.core.devices import cuda_index
     from audionet.lib.core.timing import Timer
     from audionet.models.eval.profiles import chosen_profile

@@ -19,10 +19,12 @@ from functools import partial
 
 import numpy as np
 
-from audionet.benchmarks import devices, pool_report, services
-from audionet.benchmarks.flags import one_line_errors
-from audionet.benchmarks.results import command_line
-from audionet.benchmarks.timing import summarise
+from audionet.benchmarks.common import devices
+from audionet.benchmarks.common.flags import one_line_errors
+from audionet.benchmarks.common.results import command_line
+from audionet.benchmarks.common.timing import summarise
+from audionet.benchmarks.pool import report as pool_report
+from audionet.benchmarks.services import main as services
 from audionet.lib.core.config import positive_int
 from audionet.lib.core.devices import describe_device
 from audionet.lib.core.errors import ConfigError

@@ -6,7 +6,7 @@ one GPU (the steps: `gpu_plan`; what each measures: docs/gpu-hosts.md).
 
 It needs no install step: on a host whose Python has torch and transformers, `PYTHONPATH=pythonpath
 python -m audionet.benchmarks gpu-check` runs the checkout (pythonpath/audionet). Every step is its own
-process (benchmarks/gpu_step.py) with a time limit taken from what is left of the budget; a step that
+process (benchmarks/gpu_check/step.py) with a time limit taken from what is left of the budget; a step that
 runs out is recorded as timed out, a step whose packages are missing as skipped with the one line that
 names them, and the next one runs. Flags gpu-check does not know pass through to the steps (`route`).
 Without a visible CUDA GPU it refuses with one line. `--cpu-smoke` runs a small plan on the CPU (the
@@ -23,8 +23,8 @@ import time
 from dataclasses import dataclass
 from functools import partial
 
-from audionet.benchmarks.flags import study_parser
-from audionet.benchmarks.results import command_line, table, write_result
+from audionet.benchmarks.common.flags import study_parser
+from audionet.benchmarks.common.results import command_line, table, write_result
 from audionet.lib.core.errors import EXIT_MISSING
 
 BUDGET_S = 520.0  # under 9 minutes with start-up and the final report
@@ -33,7 +33,7 @@ MIN_STEP_S = 1.0  # less left than this: the remaining steps are skipped
 GENERATION, EVALUATION = "generation", "evaluation"  # what a step measures, and so which flags it takes
 RANDOM = ["--weights", "random", "--mode", "quick", "--runs", "2", "--warmup", "1", "--parallel", "1,2"]
 RANDOM += ["--sweep-rounds", "1", "--no-eval"]
-RUNNER = "audionet.benchmarks.gpu_step"  # runs each step's study; a missing package ends it with EXIT_MISSING
+RUNNER = "audionet.benchmarks.gpu_check.step"  # runs each step's study; a missing package ends it with EXIT_MISSING
 
 
 @dataclass(frozen=True)

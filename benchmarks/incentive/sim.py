@@ -40,14 +40,14 @@ class MinerClass:
 
 
 def classes_from_report(report: dict) -> list[MinerClass]:
-    """Miner classes from an adversary study report (`benchmarks/adversaries.py` JSON):
+    """Miner classes from an adversary study report (`benchmarks/adversaries/main.py` JSON):
     - neural: the best offline backend of every service (Kokoro, Kokoro clone, procedural music);
     - cheap: the catalogue's cheap engines where a service has one (espeak TTS, the espeak + WORLD cloner),
       the best backend elsewhere (procedural music);
     - one class per other attack: that attack where it applies, the best backend elsewhere (a miner
       that cheats on one service and is honest on the others); `blind spot` where the profile is
       documented as unable to tell the attack from honest work."""
-    from audionet.benchmarks.attacks import CATALOGUE
+    from audionet.benchmarks.adversaries.attacks import CATALOGUE
 
     services = report["services"]
     by_miner: dict[str, dict[str, list[float]]] = {}

@@ -2,7 +2,7 @@
 money at stake and no good model might, from the honest answer to its own prompt (what a miner
 could generate cheaply or once), another miner's answer, or signal tricks.
 
-Used by benchmarks/adversaries.py (the table) and tests/benchmarks/test_adversaries.py.
+Used by benchmarks/adversaries/main.py (the table) and tests/benchmarks/test_adversaries.py.
 An attack is `make(kit, request, own, other) -> Audio`:
     own    the honest backend's answer to the request (raw material a cheap miner could get)
     other  the honest miner's answer from the previous round (what a copier can get hold of:

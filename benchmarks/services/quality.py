@@ -1,7 +1,7 @@
 """What the validator would score, next to how long generation took.
 
 Every clip a benchmark run generates goes through the validator's Judge
-(benchmarks/evaluation.py). Here a run's verdicts become per-run means of the
+(benchmarks/common/evaluation.py). Here a run's verdicts become per-run means of the
 raw reward and of the components people read (MOS, WER, speaker similarity,
 pitch accuracy, text adherence, quality), and the runs become mean ± 95% CI,
 as the timing tables do. A determinism check regenerates the first run with
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from audionet.benchmarks.timing import t_interval
+from audionet.benchmarks.common.timing import t_interval
 from audionet.lib.core.audio import Audio, pcm16
 
 if TYPE_CHECKING:  # judged runs only: a --no-eval run imports no scoring
