@@ -173,8 +173,8 @@ def bench_device(bench: Bench, target: MeasuredDevice) -> dict:
     """One device: generation runs, evaluation, presets and the parallel sweep per service, written to its
     folder; its summary."""
     from audionet.benchmarks.common.devices import load
-    from audionet.benchmarks.services.runs import make_workloads, run_service, sweep
     from audionet.benchmarks.services.plots import write_plots
+    from audionet.benchmarks.services.runs import make_workloads, run_service, sweep
     from audionet.benchmarks.services.tables import render
     from audionet.lib.core.devices import cuda_index
     from audionet.lib.core.timing import Timer

@@ -147,5 +147,9 @@ def test_the_bare_checkout_runs_as_the_package_without_an_install(tmp_path):
     assert done.returncode == 0, done.stderr[-1500:]
     assert "usage: audionet-bench services" in done.stdout
     assert done.stdout.splitlines()[-1] == " ".join(
-        ["0", os.path.join(REPO, "lib", "services", "__init__.py"), os.path.join(REPO, "benchmarks", "common", "devices.py")]
+        [
+            "0",
+            os.path.join(REPO, "lib", "services", "__init__.py"),
+            os.path.join(REPO, "benchmarks", "common", "devices.py"),
+        ]
     )
