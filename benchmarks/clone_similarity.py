@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from tqdm import tqdm
+from rich.progress import track
 
 from audionet.benchmarks.common.flags import study_parser
 from audionet.benchmarks.common.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
@@ -64,7 +64,7 @@ def main(argv: list[str], prog: str = "audionet-bench clone-similarity") -> int:
     }
     default_clone = KokoroVoiceCloner(top_k=2)
     rows = []
-    for source, voice in tqdm(REFERENCES, desc="reference voices"):
+    for source, voice in track(REFERENCES, description="reference voices"):
         tts = espeak if source == "espeak" else kokoro
         reference = tts.synthesize(TRANSCRIPT, voice=voice, seed=1)
         target = encoder.embed([reference])[0]

@@ -16,12 +16,12 @@ import platform
 import statistics
 import time
 
-from tqdm import tqdm
+from rich.progress import track
 
 from audionet.benchmarks.common.flags import RANDOM_WEIGHTS, study_parser
 from audionet.benchmarks.common.results import command_line, pyplot, save_figure, table, write_result
 from audionet.benchmarks.common.timing import timed_calls
-from audionet.lib.core.config import flag
+from audionet.lib.core.config import CommaList, flag
 from audionet.lib.core.devices import device_slug, resolve_devices
 
 TTS_TEXT = "The quick brown fox jumps over the lazy dog. Then it rests in the warm afternoon sun."
@@ -94,7 +94,9 @@ def time_backend(label, name, spec, text, size, note, args, reference, device: s
 def main(argv: list[str], prog: str = "audionet-bench generation") -> int:
     parser = study_parser(prog, __doc__)
     parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--only", default="", help="comma-separated substrings of backend labels")
+    parser.add_argument(
+        "--only", type=CommaList(empty=True, what="backend label"), default=(), help="comma list of label substrings"
+    )
     flag(parser, "pool.devices", default="cpu", help="comma list: cpu | cuda | cuda:N | auto (one table each)")
     parser.add_argument("--dtype", default="auto")
     flag(
@@ -108,17 +110,23 @@ def main(argv: list[str], prog: str = "audionet-bench generation") -> int:
     from audionet.models.baselines.espeak import EspeakSynthesizer
 
     reference = EspeakSynthesizer().synthesize(VC_TRANSCRIPT, voice="en-gb+f3", seed=1)
-    wanted = [b for b in BACKENDS if not args.only or any(s.lower() in b[0].lower() for s in args.only.split(","))]
+    wanted = [b for b in BACKENDS if not args.only or any(s.lower() in b[0].lower() for s in args.only)]
     for device in resolve_devices(args.pool_devices, "--pool.devices"):
         rows = []
-        for entry in tqdm(wanted, desc=f"backends on {device}"):
+        for entry in track(wanted, description=f"backends on {device}"):
             rows.append(time_backend(*entry, args, reference, device))
-            tqdm.write(f"{entry[0]}: RTF {rows[-1]['rtf']} ({rows[-1]['gen_s_mean']} s for {rows[-1]['audio_s']} s)")
+            print(f"{entry[0]}: RTF {rows[-1]['rtf']} ({rows[-1]['gen_s_mean']} s for {rows[-1]['audio_s']} s)")
             write(args.out, device_slug(device), rows, args.runs, command_line(prog, argv))  # kept if interrupted
     return 0
 
 
 def write(out: str, slug: str, rows: list[dict], runs: int, command: str) -> str:
+    data = {"device": slug, "cpu": platform.processor() or platform.machine(), "runs": runs, "rows": rows}
+    return write_result(out, slug, "generation", data, markdown(data), command, lambda path: plot(rows, slug, path))
+
+
+def markdown(data: dict) -> str:
+    rows = data["rows"]
     headers = ["backend", "service", "weights", "audio s", "gen s (mean, min-max)", "RTF", "load s", "load avg"]
     cells = [
         [
@@ -131,12 +139,10 @@ def write(out: str, slug: str, rows: list[dict], runs: int, command: str) -> str
         + [r["rtf"], r["load_s"], r.get("load_avg_1min", "-")]
         for r in rows
     ]
-    markdown = (
-        f"Generation real-time factor on {slug} (warm-up excluded, {runs} run(s) each; lower is faster).\n\n"
-        + table(headers, cells)
+    return (
+        f"Generation real-time factor on {data['device']} (warm-up excluded, {data['runs']} run(s) each; lower is "
+        "faster).\n\n" + table(headers, cells)
     )
-    data = {"device": slug, "cpu": platform.processor() or platform.machine(), "rows": rows}
-    return write_result(out, slug, "generation", data, markdown, command, lambda path: plot(rows, slug, path))
 
 
 def plot(rows: list[dict], slug: str, path: str) -> str:

@@ -23,6 +23,7 @@ from typing import Optional
 from audionet.lib.core.errors import BackendError
 from audionet.lib.core.requirements import needs
 from audionet.models.base import Backend
+from audionet.models.specs import split_spec
 
 # name -> "module:factory"; the factory is called with device=...
 BASELINES: dict[str, str] = {
@@ -125,7 +126,7 @@ def load_backend(
     def check(cls):
         return _checked(cls, interface, spec, label)
 
-    scheme, _, rest = spec.partition(":")
+    scheme, rest = split_spec(spec)
     # A package the backend imports that is not installed: one line naming it and its requirement.
     with needs(f"{label} backend {spec}" if label else spec):
         if scheme == "baseline":

@@ -115,12 +115,12 @@ def run(args, log) -> int:
     from audionet.lib.core.chain import open_chain
     from audionet.lib.core.config import node_dir
     from audionet.lib.core.devices import describe_device
-    from audionet.lib.core.telemetry import lookup_uid, open_telemetry
+    from audionet.lib.core.telemetry import TelemetrySettings, lookup_uid, open_telemetry
     from audionet.lib.core.timing import Timer
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.miner.app import MinerApp
     from audionet.lib.miner.connections import ConnectionGuard, ensure_fd_room, throttle_logs
-    from audionet.lib.miner.pool import Pool, build_replicas, pool_label
+    from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
 
     guard = ConnectionGuard(  # flags checked before minutes of model loading
         args.miner_head_timeout,
@@ -131,7 +131,7 @@ def run(args, log) -> int:
     )
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
-    replicas = build_replicas(args, args.services)
+    replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, args.services))
     policy = AccessPolicy(
         min_stake=args.miner_min_stake, require_permit=not args.miner_allow_no_permit, rate_limit=args.miner_rate_limit
     )
@@ -151,13 +151,16 @@ def run(args, log) -> int:
         except Exception as error:
             log.error("could not publish the endpoint on chain: %s", error)
             return 2
+    telemetry_settings = TelemetrySettings.from_flags(args)
     telemetry = open_telemetry(
-        args,
+        telemetry_settings,
         timer,
         role="miner",
         hotkey=hotkey,
         uid=asyncio.run(lookup_uid(chain, hotkey)),
         device=device_info.as_dict(),
+        netuid=args.netuid,
+        network=args.subtensor_network,
         default_dir=node_dir(args.subtensor_network, args.netuid, args.wallet_hotkey, "miner"),
         pool=[replica.describe() | {"service": replica.service.name} for replica in pool.replicas()],
     )
@@ -177,7 +180,7 @@ def run(args, log) -> int:
         args.axon_ip,
         args.axon_port,
     )
-    telemetry.start(args.telemetry_interval)
+    telemetry.start(telemetry_settings.interval_s)
     config = guard.config(
         service.app(),
         args.axon_ip,

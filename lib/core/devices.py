@@ -14,6 +14,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
+from audionet.lib.core.config import split_list
 from audionet.lib.core.errors import BackendError
 
 SAMPLE_INTERVAL_S = 0.15
@@ -225,7 +226,7 @@ def resolve_devices(devices: str = "auto", flag: str = "") -> list[str]:
     import torch
 
     where = f"{flag}: " if flag else ""
-    items = [part.strip() for part in str(devices).split(",") if part.strip()]
+    items = split_list(devices)
     if items == ["auto"]:
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         return [f"cuda:{index}" for index in range(count)] or ["cpu"]

@@ -60,7 +60,6 @@ DISTRIBUTIONS = {
     "soundfile": "soundfile",
     "speechmos": "speechmos",
     "torch": "torch",
-    "tqdm": "tqdm",
     "transformers": "transformers",
     "utmos_pytorch": "utmos-pytorch",
     "uvicorn": "uvicorn",

@@ -21,7 +21,7 @@ import os
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Protocol
 
 from audionet.lib.core.config import flag
@@ -79,9 +79,19 @@ class WandbSettings:
     name: Optional[str] = None
     off: bool = False
 
+
+@dataclass
+class TelemetrySettings:
+    """--wandb.* and --telemetry.* as typed settings."""
+
+    wandb: WandbSettings = field(default_factory=WandbSettings)
+    interval_s: float = 60.0
+    dir: Optional[str] = None  # None: the neuron's state dir
+
     @classmethod
-    def from_args(cls, args) -> WandbSettings:
-        return cls(args.wandb_project, args.wandb_entity, args.wandb_name, args.wandb_off)
+    def from_flags(cls, args) -> TelemetrySettings:
+        wandb = WandbSettings(args.wandb_project, args.wandb_entity, args.wandb_name, args.wandb_off)
+        return cls(wandb, args.telemetry_interval, args.telemetry_dir)
 
 
 def _finite(value):
@@ -242,7 +252,7 @@ class Telemetry:
 
 
 def open_telemetry(
-    args,
+    settings: TelemetrySettings,
     timer: Timer,
     *,
     role: str,
@@ -253,19 +263,17 @@ def open_telemetry(
     sources: Sequence[Source] = (),
     **config_extra,
 ) -> Telemetry:
-    """Telemetry from the neuron's flags; run config carries role, hotkey, uid, device and version
-    (and `config_extra`, e.g. a miner's pool of devices)."""
+    """Telemetry as the settings say; the run config carries role, hotkey, uid, device and version (and
+    `config_extra`: the netuid and network, a miner's pool of devices)."""
     config = {
         "role": role,
         "hotkey": hotkey,
         "uid": uid,
         "device": device,
         "version": package_version(),
-        "netuid": getattr(args, "netuid", None),
-        "network": getattr(args, "subtensor_network", None),
         **config_extra,
     }
-    return Telemetry(timer, args.telemetry_dir or default_dir, config, WandbSettings.from_args(args), sources)
+    return Telemetry(timer, settings.dir or default_dir, config, settings.wandb, sources)
 
 
 async def lookup_uid(chain, hotkey: str) -> Optional[int]:

@@ -4,8 +4,9 @@ Prompts write numbers either as digits ("42", "$3.50", "7:30", "45%", "3rd",
 "1987") or as words ("forty-two"); Whisper may transcribe either way. Both the
 prompt and the transcript go through `spoken_form`, which rewrites every digit
 form we generate into words, so "$3.50" and "three dollars fifty cents" score
-the same. `normalise_for_wer` adds lower case, no punctuation, hyphens as
-spaces and single spaces: the canonical text WER is computed on.
+the same. `normalise_for_wer` adds lower case, "&" as "and", no punctuation or
+apostrophes, hyphens as spaces and single spaces: the one normaliser WER is
+computed with (prompt and transcript alike).
 """
 
 from __future__ import annotations
@@ -142,10 +143,11 @@ _NOT_WORD = re.compile(r"[^\w' ]+|_")  # \w keeps accented letters: "Bergström"
 
 
 def normalise_for_wer(text: str) -> str:
-    """Lower case, numbers as words, punctuation and hyphens as spaces, one space between words."""
-    text = spoken_form(text.replace("\u2019", "'")).lower()
-    text = _NOT_WORD.sub(" ", text.replace("-", " "))
-    return " ".join(word.strip("'") for word in text.split() if word.strip("'"))
+    """Lower case, numbers as words, "&" as "and", punctuation and hyphens as spaces, apostrophes dropped
+    (Whisper writes both "O'Clock" and "oclock"), one space between words."""
+    text = spoken_form(text.replace("\u2019", "'").replace("&", " and ")).lower()
+    text = _NOT_WORD.sub(" ", text.replace("-", " ")).replace("'", "")
+    return " ".join(text.split())
 
 
 # How long a text takes to say: the length gate (lib/scoring/gates.py) and the services' refusal of text

@@ -13,10 +13,20 @@ import numpy as np
 from audionet.lib.core.audio import MIN_ACTIVE_RATIO, SILENCE_DBFS, Audio, frame_dbfs, silent
 from audionet.lib.prompts.spoken import speech_seconds
 
-__all__ = ["MIN_ACTIVE_RATIO", "SILENCE_DBFS", "clipped", "frame_dbfs", "silent", "speech_seconds", "wrong_length"]
+__all__ = [
+    "MIN_ACTIVE_RATIO",
+    "MIN_SPEECH_RATIO",
+    "SILENCE_DBFS",
+    "clipped",
+    "frame_dbfs",
+    "silent",
+    "speech_seconds",
+    "wrong_length",
+]
 
 CLIP_LEVEL = 0.999
 MAX_CLIPPED_RATIO = 0.01  # more than 1% of samples at full scale = clipped
+MIN_SPEECH_RATIO = 0.3  # speech services: less speech than this (silero VAD) is gated "no_speech"
 
 
 def clipped(audio: Audio) -> Optional[str]:

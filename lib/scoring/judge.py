@@ -1,59 +1,41 @@
-"""The one scoring code path: a round's answers for one service -> verdicts.
+"""The one scoring path: a round's jobs for one service and that service's declared judging -> verdicts.
 
-Used by the validator (lib/validator/loop.py), the benchmarks and
-`audionet-score`, so each scores exactly what the validator computes.
-Order per round: cheap gates -> VAD gate -> duplicates/replay -> the
-service's own measures (`Service.evaluate`), each evaluator called once on
-all surviving clips (batched) -> `Service.combine`.
-
-The Judge knows gates, not services: a service names the gates it wants
-(`Service.gates`, from GATES below) and measures its clips itself.
+Used by the validator (lib/validator/round.py), the benchmarks and `audionet-score`, so each scores
+exactly what the validator computes. Order per round: cheap gates -> VAD gate -> duplicates and replays ->
+the declared analyses, each evaluator called once on every surviving clip (batched) -> the declaration's
+breakdown (lib/scoring/declaration.py). The Judge reads a declaration and the jobs' expectations; it
+never calls back into a service.
 """
 
 from __future__ import annotations
 
-import math
+import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
 from typing import Optional
 
 from audionet.lib.core.audio import Audio
-from audionet.lib.scoring import rewards
+from audionet.lib.scoring.analyses import ANALYSES
+from audionet.lib.scoring.declaration import Analysis, Judging
 from audionet.lib.scoring.duplicates import DuplicateFinder, fingerprint, is_copy
-from audionet.lib.scoring.gates import clipped, silent, wrong_length
+from audionet.lib.scoring.gates import MIN_SPEECH_RATIO, clipped, silent, wrong_length
+from audionet.lib.scoring.jobs import Clip, Job, Verdict
 
-# Every gate a service may name, in the order they are checked and reported.
+log = logging.getLogger("judge")
+
+# Every gate a declaration may name, in the order they are checked and reported.
 GATES = ("missing", "length", "silent", "clipped", "no_speech", "duplicate", "replay")
 Measure = Callable[..., AbstractContextManager]
 
 
-@dataclass
-class Job:
-    request: object  # the service's request model (lib.services.*)
-    audio: Optional[Audio]  # None = missing/undecodable
-    label: str = ""  # miner uid/hotkey or file name, for duplicate reports
-
-
-@dataclass
-class Clip:
-    """An answer that passed the gates, handed to `Service.evaluate` to fill `components`."""
-
-    request: object
-    audio: Audio
-    components: dict[str, float]
-
-
-@dataclass
-class Verdict:
-    score: float  # raw 0..1, finite
-    components: dict[str, float] = field(default_factory=dict)
-    gates: dict[str, Optional[str]] = field(default_factory=dict)
-
-    @property
-    def gate(self) -> Optional[str]:
-        """The first gate that fired, or None."""
-        return next((reason for reason in self.gates.values() if reason), None)
+def check(judging: Judging) -> None:
+    """A declaration's names exist: its gates, and its analyses (by name or as an Analysis)."""
+    unknown = set(judging.gates) - set(GATES)
+    if unknown:
+        raise ValueError(f"{judging.service} names unknown gates {sorted(unknown)}; known: {GATES}")
+    missing = [a for a in judging.analyses if not isinstance(a, Analysis) and a not in ANALYSES]
+    if missing:
+        raise ValueError(f"{judging.service} names unknown analyses {missing}; known: {', '.join(ANALYSES)}")
 
 
 class Judge:
@@ -68,25 +50,23 @@ class Judge:
         return cls(load_evaluators(specs, device=device))
 
     def score(
-        self, service, jobs: Sequence[Job], *, measure: Optional[Measure] = None, remember: bool = True
+        self, judging: Judging, jobs: Sequence[Job], *, measure: Optional[Measure] = None, remember: bool = True
     ) -> list[Verdict]:
-        """Raw verdicts for one round of `service` (a lib.services Service); `remember=False`
-        keeps them out of the cross-round duplicate history (for one-off checks)."""
-        unknown = set(service.gates) - set(GATES)
-        if unknown:
-            raise ValueError(f"{service.name} names unknown gates {sorted(unknown)}; known: {GATES}")
+        """Verdicts for one round of the service `judging` declares; `remember=False` keeps them out of the
+        cross-round duplicate history (for one-off checks)."""
+        check(judging)
 
         def timed(stage: str, clips: Sequence[Audio]) -> AbstractContextManager:
             if measure is None or not clips:
                 return nullcontext()
-            return measure(service.name, stage, audio_seconds=float(sum(c.seconds for c in clips)))
+            return measure(judging.service, stage, audio_seconds=float(sum(c.seconds for c in clips)))
 
-        verdicts = [Verdict(0.0, {}, {name: None for name in service.gates}) for _ in jobs]
+        verdicts = [Verdict(0.0, gates={name: None for name in judging.gates}) for _ in jobs]
         for job, verdict in zip(jobs, verdicts):
             if job.audio is None:
                 verdict.gates["missing"] = "no decodable audio"
                 continue
-            verdict.gates["length"] = wrong_length(job.audio, *service.expected_seconds(job.request))
+            verdict.gates["length"] = wrong_length(job.audio, *job.expect.seconds)
             verdict.gates["silent"] = silent(job.audio)
             verdict.gates["clipped"] = clipped(job.audio)
         live = [i for i, v in enumerate(verdicts) if v.gate is None]
@@ -95,36 +75,39 @@ class Judge:
         with timed("vad", clips):
             ratios = self.evaluators.vad.speech_ratio(clips) if clips else []
         for i, ratio in zip(live, ratios):
-            verdicts[i].components["speech_ratio"] = float(ratio)
-            if "no_speech" in service.gates and ratio < rewards.MIN_SPEECH_RATIO:
+            verdicts[i].measures["speech_ratio"] = float(ratio)
+            if "no_speech" in judging.gates and ratio < MIN_SPEECH_RATIO:
                 verdicts[i].gates["no_speech"] = f"no speech: VAD finds speech in {ratio:.0%} of the clip"
 
-        self._gate_copies(service, jobs, verdicts, live, timed, remember)
+        self._gate_copies(judging, jobs, verdicts, live, timed, remember)
         live = [i for i in live if verdicts[i].gate is None]
         if live:
-            service.evaluate(
-                self.evaluators, [Clip(jobs[i].request, jobs[i].audio, verdicts[i].components) for i in live], timed
-            )
+            survivors = [Clip(jobs[i].audio, jobs[i].expect, verdicts[i].measures) for i in live]
+            for analysis in judging.analyses:
+                run = analysis.run if isinstance(analysis, Analysis) else ANALYSES[analysis]
+                run(self.evaluators, survivors, timed)
         for i in live:
-            verdicts[i].score = service.combine(verdicts[i].components)
-        for verdict in verdicts:
-            verdict.components = {k: float(v) for k, v in verdict.components.items() if math.isfinite(float(v))}
-            verdict.score = 0.0 if verdict.gate else min(1.0, max(0.0, verdict.score))
+            breakdown = judging.breakdown(verdicts[i].measures)
+            verdicts[i].parts, verdicts[i].penalties, verdicts[i].score = (
+                breakdown.parts,
+                breakdown.penalties,
+                breakdown.score,
+            )
         return verdicts
 
-    def _gate_copies(self, service, jobs, verdicts, live, timed, remember: bool) -> None:
+    def _gate_copies(self, judging: Judging, jobs, verdicts, live, timed, remember: bool) -> None:
         """Near-duplicates of each other or of recent rounds; answers that replay the request's own audio."""
         clips = [jobs[i].audio for i in live]
         with timed("duplicates", clips):
             prints = {i: fingerprint(jobs[i].audio) for i in live}
             labels = [job.label or f"#{n}" for n, job in enumerate(jobs)]
             reasons = self.duplicates.check_round(
-                service.name, labels, [prints.get(i) for i in range(len(jobs))], remember=remember
+                judging.service, labels, [prints.get(i) for i in range(len(jobs))], remember=remember
             )
             for i in live:
-                if reasons[i] and "duplicate" in service.gates:
+                if reasons[i] and "duplicate" in judging.gates:
                     verdicts[i].gates["duplicate"] = reasons[i]
-                if "replay" in service.gates and any(
-                    is_copy(prints[i], fingerprint(carried)) for carried in service.carried_audio(jobs[i].request)
+                if "replay" in judging.gates and any(
+                    is_copy(prints[i], fingerprint(carried)) for carried in jobs[i].expect.carried
                 ):
                     verdicts[i].gates["replay"] = "replays the reference clip"

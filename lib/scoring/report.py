@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from audionet.lib.scoring.judge import Verdict
+from audionet.lib.scoring.jobs import Verdict
 
 CAPTION = "score: 0-1, as the validator computes it for each answer (the reward its EMA sees)"
 

@@ -14,15 +14,9 @@ import jiwer
 from audionet.lib.prompts.spoken import normalise_for_wer
 
 
-def normalise_text(text: str) -> str:
-    """The prompts' own WER normaliser (numbers, currency, times as words), plus "&" as "and" and
-    apostrophes dropped, so "O'Clock" and "oclock" (both seen from Whisper) agree."""
-    return " ".join(normalise_for_wer(text.replace("&", " and ")).replace("'", "").split())
-
-
 def word_error_rate(reference: str, heard: str) -> float:
     """WER of `heard` against `reference` after normalisation, capped at 1."""
-    ref, hyp = normalise_text(reference), normalise_text(heard)
+    ref, hyp = normalise_for_wer(reference), normalise_for_wer(heard)
     if not ref:
         return 0.0 if not hyp else 1.0
     if not hyp:

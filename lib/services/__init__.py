@@ -22,6 +22,7 @@ from audionet.lib.services.registry import (
     register,
     registered,
     service_list,
+    sources_from_flags,
     unregister,
 )
 from audionet.lib.services.tts import TextToSpeech, TTSRequest
@@ -54,5 +55,6 @@ __all__ = [
     "register",
     "registered",
     "service_list",
+    "sources_from_flags",
     "unregister",
 ]

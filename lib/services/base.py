@@ -8,26 +8,27 @@ A `Service` subclass binds (like a row of a task registry):
 * the requests: one factory (`request`) that turns a `Prompt` into a checked
   request, and `draw`, which makes the validator's fresh prompts (and a
   benchmark's, sized by `workload`);
-* the judge: its gates, the expected answer length, what it measures
-  (`evaluate`), how the measures combine into a raw 0..1 score;
+* the judge: how it is judged, declared as data (`judging`: gates, analyses, parts and penalties with
+  their 0..1 ranges; lib/scoring/declaration.py), and what a right answer to one request looks like
+  (`expect`: its length, words, description, reference voice);
 * reports: its title and the metrics shown in quality tables.
 
 Miner, validator, localnet, score and bench only iterate the registry
 (`audionet.lib.services`); nothing outside a service module branches on a
 service's name.
 
-The judge's half imports `audionet.lib.scoring` inside the methods that judge, never at module
-level: a miner loads services to generate, and generation imports no scoring stack (jiwer,
-pyworld, the evaluators; tests/lib/services/test_lean_imports.py).
+The judge's half is data: the Judge (lib/scoring/judge.py) runs a service's declaration on its jobs and
+never calls back into the service. A service imports only the declaration and job types, which are data
+and arithmetic: a miner loads services to generate, and generation imports no scoring stack (jiwer,
+pyworld, the evaluators, the Judge; tests/lib/test_lean_imports.py).
 """
 
 from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Optional
+from typing import Any, ClassVar, Optional
 
 import numpy as np
 from pydantic import ValidationError
@@ -43,12 +44,10 @@ from audionet.lib.core.protocol import (
     parse_body,
 )
 from audionet.lib.prompts.references import Reference
+from audionet.lib.scoring.declaration import Judging
+from audionet.lib.scoring.jobs import Expect, Job
 from audionet.models.base import Backend
 from audionet.models.factory import load_backend
-
-if TYPE_CHECKING:
-    from audionet.lib.scoring.judge import Clip
-    from audionet.lib.scoring.measures import Timed
 
 
 @dataclass(frozen=True)
@@ -81,9 +80,8 @@ class Service(ABC):
     inputs: ClassVar[frozenset[str]] = frozenset()  # Prompt fields beyond text and seed: "seconds", "reference"
     seconds_range: ClassVar[tuple[float, float]] = (1.0, 30.0)  # when "seconds" is an input
     text_help: ClassVar[str] = "the text"  # what audionet-score's --text is for this service
-    gates: ClassVar[tuple[str, ...]]  # in order; names the Judge knows (scoring.judge.GATES)
-    weights: ClassVar[Mapping[str, float]]  # reward weight per 0..1 component
-    metrics: ClassVar[tuple[tuple[str, str], ...]]  # (component, column title) in quality tables
+    judging: ClassVar[Judging]  # how its answers are judged (gates, analyses, parts, penalties)
+    metrics: ClassVar[tuple[tuple[str, str], ...]]  # (measure, column title) in quality tables
 
     # --- the wire -------------------------------------------------------------------------
     def parse(self, body: bytes) -> ServiceRequest:
@@ -138,8 +136,13 @@ class Service(ABC):
     def add_flags(self, parser) -> None:
         """Flags for where this service's prompts come from (validator and benchmark)."""
 
-    def open_sources(self, args) -> Any:
-        """What `draw` needs beyond an rng, from the flags of `add_flags` (e.g. reference voices)."""
+    def source_settings(self, args) -> Any:
+        """The flags of `add_flags` as typed settings (None: the service has none). Entry points call it;
+        everything below them takes the settings."""
+        return None
+
+    def open_sources(self, settings: Any = None, *, real_network: bool = False) -> Any:
+        """What `draw` needs beyond an rng (e.g. reference voices), from `source_settings`' settings."""
         return None
 
     @abstractmethod
@@ -159,21 +162,16 @@ class Service(ABC):
     # --- the judge ------------------------------------------------------------------------
     @abstractmethod
     def expected_seconds(self, request: ServiceRequest) -> tuple[float, float]:
-        """The (min, max) duration a correct answer to `request` can have."""
-
-    def carried_audio(self, request: ServiceRequest) -> list[Audio]:
-        """Audio the request itself carried: an answer that replays it is gated ("replay")."""
-        return []
+        """The (min, max) duration a right answer to `request` can have."""
 
     @abstractmethod
-    def evaluate(self, evaluators, clips: Sequence[Clip], timed: Timed) -> None:
-        """Fill each clip's components (0..1 parts and the raw measures people read)."""
+    def expect(self, request: ServiceRequest) -> Expect:
+        """What a right answer to `request` looks like: its duration range, and whichever of the words,
+        description, target length, reference voice and carried audio the declared analyses read."""
 
-    def combine(self, components: Mapping[str, float]) -> float:
-        """The raw 0..1 score from the components: a weighted mean of those present."""
-        from audionet.lib.scoring.rewards import weighted_mean
-
-        return weighted_mean(self.weights, components)
+    def job(self, request: ServiceRequest, audio: Optional[Audio], label: str = "") -> Job:
+        """One answer to `request` as the Judge takes it (`audio` None: missing or undecodable)."""
+        return Job(audio, self.expect(request), label)
 
     def __repr__(self) -> str:
         return f"<service {self.name}>"

@@ -6,7 +6,6 @@ quality (signal statistics) and length; speech sent as music is penalised.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Literal, Optional
 
 import numpy as np
@@ -15,13 +14,14 @@ from pydantic import Field, field_validator
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import ServiceRequest, Text, printable
 from audionet.lib.prompts import make_music_prompt, make_seed
+from audionet.lib.scoring.declaration import Judging, Part, Penalty, Range
+from audionet.lib.scoring.jobs import Expect
 from audionet.lib.services.base import Prompt, Service
 from audionet.models.base import MusicGenerator
 
 MIN_SECONDS, MAX_SECONDS = 1.0, 30.0
 DRAW_SECONDS = (4.0, 10.0)  # what a validator asks for each round
 LENGTH_TOLERANCE = (0.1, 0.5)  # relative, absolute seconds: whichever is larger
-DURATION_SHARE = 0.2  # a clip at the edge of the length tolerance keeps 80%
 
 
 class MusicRequest(ServiceRequest):
@@ -44,10 +44,32 @@ class MusicGeneration(Service):
     inputs = frozenset({"seconds"})
     seconds_range = (MIN_SECONDS, MAX_SECONDS)
     text_help = "the music prompt"
-    gates = ("missing", "length", "silent", "clipped", "duplicate")
-    # Learned judges first where loaded (CLAP, Audiobox Aesthetics); offline, the signal statistics and
-    # the stated tempo keep their old 2.5:1 ratio.
-    weights = {"adherence": 0.35, "aesthetics": 0.3, "quality": 0.25, "tempo_match": 0.1}
+    # Learned judges first where loaded (CLAP, Audiobox Aesthetics); offline, the signal statistics and the
+    # stated tempo keep a 2.5:1 ratio. The penalties take what earns nothing on its own: a clip at the edge of
+    # the length tolerance keeps 80%; speech sent as music, a snippet padded with silence, a looped snippet.
+    AESTHETICS = Range(3.0, 8.0)  # Audiobox axes (1..10): noise and speech-as-music sit low, produced music 6-8
+    judging = Judging(
+        "music",
+        gates=("missing", "length", "silent", "clipped", "duplicate"),
+        analyses=("music_signal", "duration", "clap", "aesthetics", "speech_likeness"),
+        parts=(
+            # CLAP cosine: unrelated text/audio pairs sit near 0, good matches 0.3-0.5.
+            Part("adherence", 0.35, {"clap_cosine": Range(0.05, 0.45)}),
+            # Production quality, content enjoyment and usefulness (complexity is not better when higher).
+            Part("aesthetics", 0.3, {"aes_pq": AESTHETICS, "aes_ce": AESTHETICS, "aes_cu": AESTHETICS}),
+            Part("quality", 0.25, {"quality": Range(0.0, 1.0)}),  # the signal statistics' own 0..1
+            # Relative tempo error against a stated bpm: 6% off scores 1, 25% off 0.
+            Part("tempo_match", 0.1, {"tempo_error": Range(0.25, 0.06)}),
+        ),
+        penalties=(
+            Penalty("duration", "duration_error", Range(0.0, 1.0), share=0.2),
+            Penalty("speech", "speech_likeness", Range(0.3, 0.8)),
+            # Share of non-silent frames: a 30% snippet padded with silence 0.3; the synth at its sparsest 0.65.
+            Penalty("continuity", "active", Range(0.6, 0.35)),
+            # Share of frames recurring exactly at one lag: a looped snippet 1.0, procedural pads up to 0.72.
+            Penalty("loop", "repetition", Range(0.8, 0.98)),
+        ),
+    )
     metrics = (
         ("adherence", "Text adherence (CLAP)"),
         ("tempo_match", "Tempo match (stated bpm)"),
@@ -74,29 +96,5 @@ class MusicGeneration(Service):
         slack = max(relative * request.seconds, absolute)
         return request.seconds - slack, request.seconds + slack
 
-    def evaluate(self, evaluators, clips, timed) -> None:
-        from audionet.lib.scoring import rewards
-        from audionet.lib.scoring.measures import music_signal, production_aesthetics, speech_likeness, text_adherence
-
-        prompts = [clip.request.prompt for clip in clips]
-        music_signal(evaluators, clips, prompts, timed)
-        for clip in clips:
-            low, high = self.expected_seconds(clip.request)
-            clip.components["duration_match"] = rewards.duration_match(
-                clip.audio.seconds, clip.request.seconds, (high - low) / 2
-            )
-        text_adherence(evaluators, clips, prompts, timed)
-        production_aesthetics(evaluators, clips, timed)
-        speech_likeness(evaluators, clips, timed)
-
-    def combine(self, components: Mapping[str, float]) -> float:
-        """The weighted mean, scaled by multipliers that earn nothing on their own: the duration
-        match, the speech penalty, and penalties for silence (a snippet padded to length) and for
-        a looped snippet."""
-        from audionet.lib.scoring import rewards
-
-        score = super().combine(components)
-        score *= (1.0 - DURATION_SHARE) + DURATION_SHARE * components.get("duration_match", 0.0)
-        score *= 1.0 - components.get("speech_penalty", 0.0)
-        score *= rewards.ramp(components.get("active", 1.0), *rewards.CONTINUITY_RANGE)
-        return score * (1.0 - rewards.ramp(components.get("repetition", 0.0), *rewards.REPETITION_RANGE))
+    def expect(self, request: MusicRequest) -> Expect:
+        return Expect(self.expected_seconds(request), description=request.prompt, target_seconds=request.seconds)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Optional
 
 from audionet.lib.core.config import CommaList, flag
 from audionet.lib.core.errors import WireError
@@ -96,9 +98,30 @@ def add_timeout_flags(group, prefix: str, help: str) -> None:
         )
 
 
+def sources_from_flags(args, chosen, *, real_network: bool = False) -> dict:
+    """{service: what its `draw` needs} for the `chosen` services, from their own flags (entry points only)."""
+    return {
+        name: _SERVICES[name].open_sources(_SERVICES[name].source_settings(args), real_network=real_network)
+        for name in chosen
+    }
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """A service's backend as --<service>.model and --<service>.preset choose it."""
+
+    spec: str
+    preset: Optional[str] = None
+
+
+def backend_choices(args, chosen) -> dict[str, ModelChoice]:
+    """{service: ModelChoice} from the --<service>.model (and .preset) flags, for the `chosen` services."""
+    return {name: ModelChoice(getattr(args, f"{name}_model"), getattr(args, f"{name}_preset", None)) for name in chosen}
+
+
 def backend_specs(args, chosen) -> dict[str, str]:
     """{service: spec} from the --<service>.model flags, for the `chosen` services."""
-    return {name: getattr(args, f"{name}_model") for name in chosen}
+    return {name: choice.spec for name, choice in backend_choices(args, chosen).items()}
 
 
 def parse_request(name: str, body: bytes) -> ServiceRequest:

@@ -1,5 +1,5 @@
-"""What the speech services (TTS, voice clone) share: the content rule of their score,
-the length of speech a text asks for (and the refusal of text that cannot be spoken
+"""What the speech services (TTS, voice clone) share: the parts of their score that judge speech
+(naturalness, intelligibility, the content penalty), the length of speech a text asks for (and the refusal of text that cannot be spoken
 within the limit), and texts sized to a target length for benchmark workloads.
 
 How long a text takes to say is measured, not guessed from its characters: espeak-ng reads it at its
@@ -14,16 +14,35 @@ text) becomes equal segments that a benchmark run generates back to back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import MAX_TEXT_CHARS
 from audionet.lib.prompts import make_sentence, spoken_form
 from audionet.lib.prompts.spoken import speech_seconds
+from audionet.lib.scoring.declaration import Part, Penalty, Range
 from audionet.lib.services.base import Service, split_seconds
 from audionet.models.baselines.espeak import EspeakSynthesizer
+
+# Naturalness: the mean of the loaded MOS predictors' scores, each over its own range (fooling one is not
+# enough). DNSMOS OVRL: white noise ~1.1, clean studio speech ~3.5-4; UTMOS: noise ~1.3, clean read
+# speech and good TTS ~4.0-4.4.
+MOS_RANGES = {"mos_dnsmos": Range(1.0, 4.0), "mos_utmos": Range(1.5, 4.3)}
+INTELLIGIBLE = Range(1.0, 0.0)  # word error rate: 0 is every word heard, 1 none
+# The content penalty: an answer that does not say the text is worth nothing, however natural it sounds.
+# It starts at WER 0.7, so the offline ASR's errors on honest speech cost nothing (honest Kokoro reaches
+# WER 0.71 under Whisper tiny.en on names and currencies), and is total at 1.
+CONTENT = Penalty("content", "wer", Range(0.7, 1.0))
+SPEECH_GATES = ("missing", "length", "silent", "clipped", "no_speech", "duplicate")
+
+
+def naturalness(weight: float) -> Part:
+    return Part("naturalness", weight, MOS_RANGES)
+
+
+def intelligibility(weight: float) -> Part:
+    return Part("intelligibility", weight, {"wer": INTELLIGIBLE})
+
 
 CALIBRATION_TEXT = "The quick brown fox jumps over the lazy dog while the band plays on."
 DEFAULT_CHARS_PER_SECOND = 15.0
@@ -70,11 +89,3 @@ class SpeechService(Service):
 
     def expected_seconds(self, request) -> tuple[float, float]:
         return speech_seconds(request.text)
-
-    def combine(self, components: Mapping[str, float]) -> float:
-        """The weighted mean, times the content factor: speech that does not say the text (a
-        replayed reference, a loop, a padded fragment) earns nothing for sounding natural."""
-        from audionet.lib.scoring.rewards import content_factor
-
-        score = super().combine(components)
-        return score * content_factor(components["wer"]) if "wer" in components else score

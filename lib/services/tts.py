@@ -9,12 +9,18 @@ from pydantic import field_validator
 
 from audionet.lib.core.protocol import ServiceRequest, Text, VoiceName, printable
 from audionet.lib.prompts import make_seed, make_sentence
+from audionet.lib.scoring.declaration import Judging
+from audionet.lib.scoring.jobs import Expect
 from audionet.lib.services.base import Prompt
 from audionet.lib.services.speech import (
     CALIBRATION_TEXT,
+    CONTENT,
     DEFAULT_CHARS_PER_SECOND,
+    SPEECH_GATES,
     SpeechService,
     chars_per_second,
+    intelligibility,
+    naturalness,
     segment_chars,
     text_of_length,
 )
@@ -39,8 +45,13 @@ class TextToSpeech(SpeechService):
     timeout_s = 20.0
     max_seconds = 30.0
     text_help = "the text to speak"
-    gates = ("missing", "length", "silent", "clipped", "no_speech", "duplicate")
-    weights = {"naturalness": 0.4, "intelligibility": 0.6}
+    judging = Judging(
+        "tts",
+        gates=SPEECH_GATES,
+        analyses=("mos", "asr"),
+        parts=(naturalness(0.4), intelligibility(0.6)),
+        penalties=(CONTENT,),
+    )
     metrics = (("mos", "MOS (first predictor, 1-5)"), ("wer", "WER"))
 
     def generate(self, backend: SpeechSynthesizer, request: TTSRequest):
@@ -66,7 +77,5 @@ class TextToSpeech(SpeechService):
             for chars in segment_chars(target_seconds, pace, self.max_seconds)
         ]
 
-    def evaluate(self, evaluators, clips, timed) -> None:
-        from audionet.lib.scoring.measures import speech_quality
-
-        speech_quality(evaluators, clips, [clip.request.text for clip in clips], timed)
+    def expect(self, request: TTSRequest) -> Expect:
+        return Expect(self.expected_seconds(request), words=request.text)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import base64
 import os
+from dataclasses import dataclass
 from typing import Annotated, Literal, Optional
 
 import numpy as np
 from pydantic import PrivateAttr, StringConstraints, field_validator
 
 from audionet.lib.core.audio import Audio, encode_flac
-from audionet.lib.core.config import CommaList, flag, is_real_network
+from audionet.lib.core.config import CommaList, flag
 from audionet.lib.core.errors import ConfigError, WireError
 from audionet.lib.core.protocol import (
     MAX_PLAIN_REQUEST_BYTES,
@@ -28,11 +29,17 @@ from audionet.lib.core.protocol import (
 )
 from audionet.lib.prompts import corpus, make_seed, make_sentence
 from audionet.lib.prompts.references import FileReferences, SynthesisedReferences
+from audionet.lib.scoring.declaration import Judging, Part, Range
+from audionet.lib.scoring.jobs import Expect
 from audionet.lib.services.base import Prompt
 from audionet.lib.services.speech import (
+    CONTENT,
     DEFAULT_CHARS_PER_SECOND,
+    SPEECH_GATES,
     SpeechService,
     chars_per_second,
+    intelligibility,
+    naturalness,
     segment_chars,
     text_of_length,
 )
@@ -60,6 +67,15 @@ class VCRequest(ServiceRequest):
         return self._reference
 
 
+@dataclass(frozen=True)
+class ReferenceSettings:
+    """Where voice-clone references come from (--vc.references, --vc.synthesised, --vc.reference_tts)."""
+
+    directory: Optional[str] = None
+    synthesised: bool = False
+    reference_tts: tuple[str, ...] = tuple(DEFAULT_REFERENCE_TTS.split(","))
+
+
 class VoiceClone(SpeechService):
     name = "vc"
     title = "Voice Clone"
@@ -72,8 +88,25 @@ class VoiceClone(SpeechService):
     max_request_bytes = MAX_VC_REQUEST_BYTES
     inputs = frozenset({"reference"})
     text_help = "the text to speak in the reference's voice"
-    gates = ("missing", "length", "silent", "clipped", "no_speech", "duplicate", "replay")
-    weights = {"similarity": 0.4, "intelligibility": 0.25, "f0_match": 0.15, "naturalness": 0.2}
+    judging = Judging(
+        "vc",
+        gates=(*SPEECH_GATES, "replay"),
+        analyses=("speaker", "pitch", "mos", "asr"),
+        parts=(
+            # Speaker-embedding cosine: other voices of the d-vector sit at 0.2-0.6, the same voice at 0.9+.
+            Part("similarity", 0.4, {"speaker_cosine": Range(0.2, 0.9)}),
+            intelligibility(0.25),
+            # Pitch: the median F0 (0 at 6 semitones off) and the pitch range (0 at twice or half the spread).
+            Part(
+                "f0_match",
+                0.15,
+                {"pitch_offset_st": Range(6.0, 0.0), "pitch_spread_log2": Range(1.0, 0.0)},
+                mix={"pitch_offset_st": 0.7, "pitch_spread_log2": 0.3},
+            ),
+            naturalness(0.2),
+        ),
+        penalties=(CONTENT,),
+    )
     metrics = (
         ("speaker_cosine", "Speaker similarity (cosine)"),
         ("f0_rmse_hz", "Pitch RMSE (Hz)"),
@@ -120,14 +153,17 @@ class VoiceClone(SpeechService):
             help="comma-separated TTS specs (any --tts.model spec) whose voices speak fresh reference sentences",
         )
 
-    def open_sources(self, args):
+    def source_settings(self, args) -> ReferenceSettings:
+        return ReferenceSettings(args.vc_references, args.vc_synthesised, tuple(args.vc_reference_tts))
+
+    def open_sources(self, settings: Optional[ReferenceSettings] = None, *, real_network: bool = False):
         """--vc.references; on a real network, the fetched human recordings by default (synthesised
         voices favour cloners built on the same engines, so only with --vc.synthesised); offline,
         fresh sentences spoken by --vc.reference_tts voices (on CPU)."""
-        if args.vc_references:
-            return FileReferences(args.vc_references)
-        network = getattr(args, "subtensor_network", "offline:")  # the validator's; local tools have none
-        if is_real_network(network) and not args.vc_synthesised:
+        settings = settings or ReferenceSettings()
+        if settings.directory:
+            return FileReferences(settings.directory)
+        if real_network and not settings.synthesised:
             if os.path.isdir(corpus.DEFAULT_DIR):
                 return FileReferences(corpus.DEFAULT_DIR)
             raise ConfigError(
@@ -136,7 +172,7 @@ class VoiceClone(SpeechService):
                 "built on the same engines (--vc.synthesised uses them anyway)"
             )
         speakers = []
-        for spec in args.vc_reference_tts:
+        for spec in settings.reference_tts:
             speaker = load_backend(spec, SpeechSynthesizer, device="cpu", label="reference TTS")
             speakers.append((speaker, list(speaker.voices) or [None]))
         return SynthesisedReferences(speakers)
@@ -159,11 +195,6 @@ class VoiceClone(SpeechService):
             for chars in segment_chars(target_seconds, pace, self.max_seconds)
         ]
 
-    def carried_audio(self, request: VCRequest) -> list[Audio]:
-        return [request.reference()]
-
-    def evaluate(self, evaluators, clips, timed) -> None:
-        from audionet.lib.scoring.measures import speech_quality, voice_match
-
-        voice_match(evaluators, clips, [clip.request.reference() for clip in clips], timed)
-        speech_quality(evaluators, clips, [clip.request.text for clip in clips], timed)
+    def expect(self, request: VCRequest) -> Expect:
+        reference = request.reference()
+        return Expect(self.expected_seconds(request), words=request.text, reference=reference, carried=(reference,))

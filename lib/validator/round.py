@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Optional
 
-from audionet.lib.scoring.judge import Job, Judge
+from audionet.lib.scoring.judge import Judge
 from audionet.lib.validator.client import Answer
 from audionet.lib.validator.state import finite_unit
 
@@ -34,11 +34,12 @@ def score_round(answers: list[Answer], judge: Judge, services: Mapping[str, obje
     scored: list[Optional[Scored]] = [None] * len(answers)
     for name in dict.fromkeys(a.service for a in answers):
         indices = [i for i, a in enumerate(answers) if a.service == name]
+        service = services[name]
         jobs = [
-            Job(answers[i].request, answers[i].audio if answers[i].ok else None, f"uid {answers[i].target.uid}")
+            service.job(answers[i].request, answers[i].audio if answers[i].ok else None, f"uid {answers[i].target.uid}")
             for i in indices
         ]
-        verdicts = judge.score(services[name], jobs, measure=measure)
+        verdicts = judge.score(service.judging, jobs, measure=measure)
         for i, verdict in zip(indices, verdicts):
             answer = answers[i]
             gate = f"no valid answer: {answer.error}" if not answer.ok else verdict.gate

@@ -1,4 +1,4 @@
-"""Evaluation profiles and evaluator spec strings -> loaded evaluators (validator, bench, score).
+"""Evaluation profiles, and evaluator specs -> loaded evaluators (validator, bench, score): one table.
 
 A profile is a named set of evaluator specs; a `--eval.<kind>` flag overrides one kind.
 
@@ -10,31 +10,96 @@ A profile is a named set of evaluator specs; a `--eval.<kind>` flag overrides on
 | clap       | none                        | clap:laion/larger_clap_music              | (as standard)        |
 | aesthetics | none                        | audiobox:facebook/audiobox-aesthetics     | (as standard)        |
 
-Other specs: asr `whisper:<size, id or folder>` | none (CTranslate2 on the CPU, transformers on CUDA:
-models/eval/whisper_asr.py); mos a comma list of `dnsmos`,
-`utmos:<HF id, folder or file>` | none; speaker `dvector` | `resemblyzer` | `wavlm:<HF id or
-folder>`; clap `clap:<HF id or folder>` | none; aesthetics `audiobox:<HF id or folder>` | none.
-Specs come from flags, never from the wire. VAD (silero) and the music signal statistics are
-always loaded: the gates depend on them.
+`LOADERS` is the one factory: kind -> scheme -> loader(rest, device), specs split by models/specs.py as
+the generation factory splits its own. Every kind takes `none` (off), and a kind in `MANY` takes a comma
+list (every MOS predictor is asked; naturalness is their mean, harder to game than one). VAD (silero) and
+the music signal statistics are always loaded: the gates depend on them. Specs come from flags, never from
+the wire.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
+from audionet.lib.core.config import split_list
 from audionet.lib.core.errors import BackendError
-from audionet.models.eval.base import (
-    AestheticsPredictor,
-    MosPredictor,
-    SpeakerEncoder,
-    TextAudioScorer,
-    Transcriber,
-    VoiceActivityDetector,
-)
-from audionet.models.eval.music_quality import SignalMusicQuality
+from audionet.models.specs import split_spec
 
-KINDS = ("asr", "mos", "speaker", "clap", "aesthetics")
+
+def _whisper(rest: str, device: str):
+    from audionet.models.eval.whisper_asr import SHIPPED, load_whisper
+
+    return load_whisper(rest or SHIPPED, device)
+
+
+def _dnsmos(rest: str, device: str):
+    from audionet.models.eval.dnsmos import DnsMos
+
+    return DnsMos(device=device)
+
+
+def _utmos(rest: str, device: str):
+    from audionet.models.eval.utmos import DEFAULT_ID, UtmosPredictor
+
+    return UtmosPredictor(rest or DEFAULT_ID, device=device)
+
+
+def _dvector(rest: str, device: str):
+    from audionet.models.eval.speaker_dvector import DVectorEncoder
+
+    return DVectorEncoder()
+
+
+def _resemblyzer(rest: str, device: str):
+    from audionet.models.eval.speaker_resemblyzer import ResemblyzerEncoder
+
+    return ResemblyzerEncoder(device=device)
+
+
+def _wavlm(rest: str, device: str):
+    from audionet.models.eval.hf_models import WavLMSpeakerEncoder
+
+    if not rest:
+        raise BackendError("wavlm: needs an HF id or folder, e.g. wavlm:microsoft/wavlm-base-plus-sv")
+    return WavLMSpeakerEncoder(rest, device=device)
+
+
+def _clap(rest: str, device: str):
+    from audionet.models.eval.hf_models import ClapScorer
+
+    if not rest:
+        raise BackendError("clap: needs an HF id or folder, e.g. clap:laion/larger_clap_music")
+    return ClapScorer(rest, device=device)
+
+
+def _audiobox(rest: str, device: str):
+    from audionet.models.eval.aesthetics import DEFAULT_ID, AudioboxAesthetics
+
+    return AudioboxAesthetics(rest or DEFAULT_ID, device=device)
+
+
+Loader = Callable[[str, str], Any]
+# kind -> scheme -> loader(rest, device); the spec forms each kind takes, for error lines.
+LOADERS: dict[str, dict[str, Loader]] = {
+    "asr": {"whisper": _whisper},
+    "mos": {"dnsmos": _dnsmos, "utmos": _utmos},
+    "speaker": {"dvector": _dvector, "resemblyzer": _resemblyzer, "wavlm": _wavlm},
+    "clap": {"clap": _clap, "hf": _clap},
+    "aesthetics": {"audiobox": _audiobox},
+}
+FORMS = {
+    "asr": "whisper:<model id or folder>",
+    "mos": "a comma list of dnsmos, utmos:<HF id, folder or file>",
+    "speaker": "dvector, resemblyzer or wavlm:<HF id or folder>",
+    "clap": "clap:<HF id or folder>",
+    "aesthetics": "audiobox:<HF id or folder>",
+}
+MANY = ("mos",)  # kinds that take a comma list and load a tuple
+OPTIONAL = ("asr", "mos", "clap", "aesthetics")  # kinds that may be "none"
+KINDS = tuple(LOADERS)
+
 _STANDARD = {
     "asr": "whisper:large-v3-turbo",
     "mos": "utmos:Blinorot/UTMOS-PyTorch,dnsmos",
@@ -53,111 +118,60 @@ PROFILES: dict[str, dict[str, str]] = {
 DEFAULT_PROFILE = "offline"  # where no chain says otherwise (audionet-score, audionet-bench)
 
 
-@dataclass
+def load_evaluator(kind: str, spec: str, device: str):
+    """The evaluator(s) `spec` names for `kind`: one evaluator or None (off), or a tuple for MANY kinds."""
+    if kind not in LOADERS:
+        raise BackendError(f"unknown evaluator kind {kind!r}; expected {', '.join(KINDS)}")
+    parts = split_list(spec) if kind in MANY else [spec]
+    loaded = []
+    for part in parts:
+        scheme, rest = split_spec(part, f"--eval.{kind}")
+        if scheme == "none" and kind in OPTIONAL:
+            continue
+        if scheme not in LOADERS[kind]:
+            off = " or none" if kind in OPTIONAL else ""
+            raise BackendError(f"unknown --eval.{kind} spec {part.strip()!r}; use {FORMS[kind]}{off}")
+        loaded.append(LOADERS[kind][scheme](rest, device))
+    if kind in MANY:
+        return tuple(loaded)
+    return loaded[0] if loaded else None
+
+
 class Evaluators:
-    asr: Optional[Transcriber]
-    mos: tuple[MosPredictor, ...]
-    speaker: SpeakerEncoder
-    clap: Optional[TextAudioScorer]
-    aesthetics: Optional[AestheticsPredictor]
-    vad: VoiceActivityDetector
-    music_quality: SignalMusicQuality
-    device: str
+    """The loaded evaluators by kind (`evaluators.asr`, `.mos`, ...; None or () where a kind is off), plus
+    the VAD and the music signal statistics, which the gates need."""
+
+    def __init__(self, by_kind: dict[str, Any], vad, music_quality, device: str):
+        self.by_kind, self.vad, self.music_quality, self.device = dict(by_kind), vad, music_quality, device
+
+    def __getattr__(self, kind: str):
+        by_kind = self.__dict__.get("by_kind", {})
+        if kind in by_kind:
+            return by_kind[kind]
+        raise AttributeError(f"no evaluator kind {kind!r}")
+
+    def named(self) -> dict[str, tuple]:
+        """Every kind (and vad, music_quality) -> its loaded evaluators, in the table's order."""
+
+        def many(value) -> tuple:
+            return value if isinstance(value, tuple) else (value,) if value is not None else ()
+
+        return {
+            **{kind: many(self.by_kind.get(kind)) for kind in KINDS},
+            "vad": (self.vad,),
+            "music_quality": (self.music_quality,),
+        }
 
     def describe(self) -> dict[str, str]:
-        out = {}
-        for name in ("asr", "mos", "speaker", "clap", "aesthetics", "vad", "music_quality"):
-            value = getattr(self, name)
-            models = value if isinstance(value, tuple) else (value,) if value is not None else ()
-            out[name] = ",".join(m.model_id for m in models) or "none"
-        return out
+        return {kind: ",".join(m.model_id for m in models) or "none" for kind, models in self.named().items()}
 
     def all(self) -> list:
-        return [
-            e
-            for e in (self.asr, *self.mos, self.speaker, self.clap, self.aesthetics, self.vad, self.music_quality)
-            if e is not None
-        ]
+        return [model for models in self.named().values() for model in models]
 
 
-def _split(kind: str, spec: str) -> tuple[str, str]:
-    scheme, _, rest = spec.strip().partition(":")
-    if not scheme:
-        raise BackendError(f"empty --eval.{kind} spec")
-    return scheme, rest
-
-
-def load_asr(spec: str, device: str) -> Optional[Transcriber]:
-    scheme, rest = _split("asr", spec)
-    if scheme == "none":
-        return None
-    if scheme == "whisper":
-        from audionet.models.eval.whisper_asr import SHIPPED, load_whisper
-
-        return load_whisper(rest or SHIPPED, device)
-    raise BackendError(f"unknown --eval.asr spec {spec!r}; use whisper:<model id or folder> or none")
-
-
-def load_mos(spec: str, device: str) -> tuple[MosPredictor, ...]:
-    """A comma list: every predictor is asked, naturalness is their mean (harder to game one)."""
-    predictors = []
-    for one in (part.strip() for part in spec.split(",") if part.strip()):
-        scheme, rest = _split("mos", one)
-        if scheme == "none":
-            continue
-        if scheme == "dnsmos":
-            from audionet.models.eval.dnsmos import DnsMos
-
-            predictors.append(DnsMos(device=device))
-        elif scheme == "utmos":
-            from audionet.models.eval.utmos import DEFAULT_ID, UtmosPredictor
-
-            predictors.append(UtmosPredictor(rest or DEFAULT_ID, device=device))
-        else:
-            raise BackendError(f"unknown --eval.mos spec {one!r}; use dnsmos, utmos:<HF id, folder or file> or none")
-    return tuple(predictors)
-
-
-def load_speaker(spec: str, device: str) -> SpeakerEncoder:
-    scheme, rest = _split("speaker", spec)
-    if scheme == "dvector":
-        from audionet.models.eval.speaker_dvector import DVectorEncoder
-
-        return DVectorEncoder()
-    if scheme == "resemblyzer":
-        from audionet.models.eval.speaker_resemblyzer import ResemblyzerEncoder
-
-        return ResemblyzerEncoder(device=device)
-    if scheme == "wavlm" and rest:
-        from audionet.models.eval.hf_models import WavLMSpeakerEncoder
-
-        return WavLMSpeakerEncoder(rest, device=device)
-    raise BackendError(f"unknown --eval.speaker spec {spec!r}; use dvector, resemblyzer or wavlm:<HF id or folder>")
-
-
-def load_clap(spec: str, device: str) -> Optional[TextAudioScorer]:
-    scheme, rest = _split("clap", spec)
-    if scheme == "none":
-        return None
-    if scheme in ("clap", "hf") and rest:
-        from audionet.models.eval.hf_models import ClapScorer
-
-        return ClapScorer(rest, device=device)
-    raise BackendError(f"unknown --eval.clap spec {spec!r}; use clap:<HF id or folder> or none")
-
-
-def load_aesthetics(spec: str, device: str) -> Optional[AestheticsPredictor]:
-    scheme, rest = _split("aesthetics", spec)
-    if scheme == "none":
-        return None
-    if scheme == "audiobox":
-        from audionet.models.eval.aesthetics import DEFAULT_ID, AudioboxAesthetics
-
-        return AudioboxAesthetics(rest or DEFAULT_ID, device=device)
-    raise BackendError(f"unknown --eval.aesthetics spec {spec!r}; use audiobox:<HF id or folder> or none")
-
-
-def resolve_specs(profile: str = DEFAULT_PROFILE, overrides: Optional[dict[str, str]] = None) -> dict[str, str]:
+def resolve_specs(
+    profile: str = DEFAULT_PROFILE, overrides: Optional[dict[str, Optional[str]]] = None
+) -> dict[str, str]:
     """The profile's specs with `overrides` (kind -> spec; empty values ignored) on top."""
     if profile not in PROFILES:
         raise BackendError(f"unknown evaluation profile {profile!r}; use {', '.join(PROFILES)}")
@@ -177,33 +191,46 @@ def load_evaluators(specs: Optional[dict[str, str]] = None, *, device: str = "au
     """`specs`: kind -> spec on top of the offline profile (pass `resolve_specs(...)` for another)."""
     chosen = resolve_specs(DEFAULT_PROFILE, specs)
     from audionet.lib.core.devices import resolve_device  # the one device rule for miner, validator and bench
-
-    device = resolve_device(device, flag="--eval.device")
+    from audionet.models.eval.music_quality import SignalMusicQuality
     from audionet.models.eval.vad import SileroVad
 
+    device = resolve_device(device, flag="--eval.device")
     # By-id models first: a missing one fails before the shipped ones spend time loading.
-    clap, speaker = load_clap(chosen["clap"], device), load_speaker(chosen["speaker"], device)
-    aesthetics, mos = load_aesthetics(chosen["aesthetics"], device), load_mos(chosen["mos"], device)
-    evaluators = Evaluators(
-        asr=load_asr(chosen["asr"], device),
-        mos=mos,
-        speaker=speaker,
-        clap=clap,
-        aesthetics=aesthetics,
-        vad=SileroVad(),
-        music_quality=SignalMusicQuality(),
-        device=device,
-    )
+    order = sorted(KINDS, key=lambda kind: kind not in ("clap", "speaker", "aesthetics"))
+    by_kind = {kind: load_evaluator(kind, chosen[kind], device) for kind in order}
+    evaluators = Evaluators({k: by_kind[k] for k in KINDS}, SileroVad(), SignalMusicQuality(), device)
     if warmup:
         for evaluator in evaluators.all():
             evaluator.warmup()
     return evaluators
 
 
+@dataclass(frozen=True)
+class EvalSettings:
+    """--eval.profile, --eval.<kind> and --eval.device as typed settings."""
+
+    profile: str = "auto"  # auto: standard on a real network, offline elsewhere
+    overrides: dict[str, Optional[str]] = field(default_factory=dict)
+    device: str = "auto"
+
+    @classmethod
+    def from_flags(cls, args) -> EvalSettings:
+        overrides = {kind: getattr(args, f"eval_{kind}") for kind in KINDS}
+        return cls(getattr(args, "eval_profile", "auto"), overrides, args.eval_device)
+
+    def chosen_profile(self, real_network: bool = False) -> str:
+        return self.profile if self.profile != "auto" else ("standard" if real_network else DEFAULT_PROFILE)
+
+    def specs(self, real_network: bool = False) -> dict[str, str]:
+        """The chosen profile's specs with every --eval.<kind> override on top."""
+        return resolve_specs(self.chosen_profile(real_network), self.overrides)
+
+
 def add_eval_flags(parser, *, profile: bool = True, device_default: str = "auto") -> None:
     """--eval.profile, --eval.<kind> and --eval.device, shared by the validator, audionet-score,
     audionet-bench and the evaluation-cost study so all of them judge with the same models (`profile`
-    False: a tool that chooses profiles itself takes only the per-kind overrides)."""
+    False: a tool that chooses profiles itself takes only the per-kind overrides). `EvalSettings.from_flags`
+    reads them back."""
     from audionet.lib.core.config import flag
 
     group = parser.add_argument_group("evaluation models")
@@ -224,17 +251,3 @@ def add_eval_flags(parser, *, profile: bool = True, device_default: str = "auto"
             f"standard: {PROFILES['standard'][kind]})",
         )
     flag(group, "eval.device", default=device_default, help="auto | cpu | cuda | cuda:N")
-
-
-def chosen_profile(args, real_network: bool = False) -> str:
-    return args.eval_profile if args.eval_profile != "auto" else ("standard" if real_network else DEFAULT_PROFILE)
-
-
-def overrides_from_args(args) -> dict[str, str]:
-    """--eval.<kind> as kind -> spec (None where not given)."""
-    return {kind: getattr(args, f"eval_{kind}") for kind in KINDS}
-
-
-def specs_from_args(args, real_network: bool = False) -> dict[str, str]:
-    """The resolved specs: the chosen profile with every --eval.<kind> override on top."""
-    return resolve_specs(chosen_profile(args, real_network), overrides_from_args(args))

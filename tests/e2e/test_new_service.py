@@ -27,7 +27,8 @@ from audionet.lib.core.audio import Audio
 from audionet.lib.core.protocol import ServiceRequest, Text, printable
 from audionet.lib.localnet import free_port
 from audionet.lib.prompts import make_seed, make_sentence
-from audionet.lib.scoring.rewards import ramp
+from audionet.lib.scoring.declaration import Analysis, Judging, Part, Range
+from audionet.lib.scoring.jobs import Expect
 from audionet.lib.services import Prompt, Service, registered
 from audionet.models.base import Backend
 
@@ -84,6 +85,15 @@ def dominant_hz(audio: Audio) -> float:
     return float(np.argmax(spectrum) * audio.sample_rate / len(audio.samples))
 
 
+def tone_pitch(evaluators, clips, timed) -> None:
+    """The tone's own analysis: its dominant pitch, and how far it is from the pitch the text asks for."""
+    with timed("pitch", [clip.audio for clip in clips]):
+        for clip in clips:
+            hz = dominant_hz(clip.audio)
+            wanted = pitch_of(clip.expect.description)
+            clip.measures.update(pitch_hz=hz, pitch_error_st=abs(12 * math.log2(max(hz, 1.0) / wanted)))
+
+
 class TextToTone(Service):
     name = "tone"
     title = "Text To Tone"
@@ -96,8 +106,12 @@ class TextToTone(Service):
     inputs = frozenset({"seconds"})
     seconds_range = (0.5, 5.0)
     text_help = "the words whose pitch the tone carries"
-    gates = ("missing", "length", "silent", "clipped", "duplicate")
-    weights = {"pitch_match": 1.0}
+    judging = Judging(
+        "tone",
+        gates=("missing", "length", "silent", "clipped", "duplicate"),
+        analyses=(Analysis("tone_pitch", tone_pitch),),
+        parts=(Part("pitch_match", 1.0, {"pitch_error_st": Range(6.0, 0.0)}),),
+    )
     metrics = (("pitch_hz", "Pitch (Hz)"),)
 
     def generate(self, backend, request):
@@ -114,12 +128,8 @@ class TextToTone(Service):
     def expected_seconds(self, request):
         return 0.9 * request.seconds, 1.1 * request.seconds + 0.1
 
-    def evaluate(self, evaluators, clips, timed):
-        with timed("pitch", [clip.audio for clip in clips]):
-            for clip in clips:
-                hz = dominant_hz(clip.audio)
-                semitones = abs(12 * math.log2(max(hz, 1.0) / pitch_of(clip.request.text)))
-                clip.components.update(pitch_hz=hz, pitch_match=1.0 - ramp(semitones, 0.0, 6.0))
+    def expect(self, request):
+        return Expect(self.expected_seconds(request), description=request.text)
 
 
 @pytest.fixture(scope="module")
@@ -237,7 +247,7 @@ def test_the_new_service_is_scored_by_audionet_score(tone_service, judge, tmp_pa
     records = {r["file"]: r for r in json.loads(capsys.readouterr().out)}
     assert code == 0
     right, wrong = records[files[0]], records[files[1]]
-    assert set(right["gates"]) == set(TextToTone.gates) and not any(right["gates"].values())
+    assert set(right["gates"]) == set(TextToTone.judging.gates) and not any(right["gates"].values())
     assert right["score"] > 0.9 and wrong["score"] < 0.2
     assert score.main(["--service", "tone", "--text", text, "--reference", files[0], files[1]]) == 2  # not its input
 

@@ -19,14 +19,15 @@ def test_the_miner_generates_and_encodes_without_the_scoring_stack():
     from audionet.lib.miner import app as miner_app
     from audionet.lib import services  # the HTTP front the miner serves from
     from audionet.lib.core.audio import encode_flac
-    from audionet.lib.miner.pool import Pool, build_replicas, pool_label
+    from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
+    from audionet.lib.services import registry
     from audionet.lib.services import Prompt
     from audionet.lib.core.timing import Timer
     from audionet.neurons.miner import build_parser
 
     flags = ["--netuid", "1", "--services", "tts,music", "--pool.devices", "cpu"]
     args = build_parser().parse_args(flags + ["--tts.model", "baseline:espeak", "--music.model", "baseline:synth"])
-    replicas = build_replicas(args, args.services)
+    replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, args.services))
     pool = Pool(replicas, Timer("miner", device=pool_label(replicas)))
 
     async def serve():

@@ -23,9 +23,9 @@ def kokoro():
 
 @pytest.fixture(scope="module")
 def whisper():
-    from audionet.models.eval.profiles import load_asr
+    from audionet.models.eval.profiles import load_evaluator
 
-    return load_asr("whisper:tiny.en", "cpu")  # the validator's own ASR evaluator
+    return load_evaluator("asr", "whisper:tiny.en", "cpu")  # the validator's own ASR evaluator
 
 
 def test_kokoro_english_is_transcribed_by_whisper(kokoro, whisper):

@@ -62,7 +62,7 @@ def test_tts_speech_ranks_first_noise_and_silence_are_gated(judge, speech, write
     assert code == 0 and list(records) == files
     talk, hiss, quiet = (records[f] for f in files)
     for record in records.values():
-        assert set(record) == RECORD_KEYS and set(record["gates"]) == set(TTS.gates)
+        assert set(record) == RECORD_KEYS and set(record["gates"]) == set(TTS.judging.gates)
         assert all(isinstance(v, float) for v in record["components"].values())
     assert talk["score"] > 0.5 and not any(talk["gates"].values()) and talk["components"]["wer"] < 0.4
     assert hiss["score"] == quiet["score"] == 0.0
@@ -108,7 +108,7 @@ def test_clone_in_the_reference_voice_beats_the_other_voice(judge, speech, write
             other,
         ],
     )
-    assert code == 0 and set(records[same]["gates"]) == set(VC.gates)
+    assert code == 0 and set(records[same]["gates"]) == set(VC.judging.gates)
     assert records[same]["components"]["speaker_cosine"] > records[other]["components"]["speaker_cosine"] + 0.3
     assert records[same]["score"] > records[other]["score"] + 0.1
 
@@ -121,7 +121,7 @@ def test_music_beats_speech_for_a_music_prompt(judge, speech, write, capsys):
     code, records, _ = run_json(judge, capsys, ["--service", "music", "--text", prompt, *files])
     tonal, spoken = records[files[0]], records[files[1]]
     assert code == 0 and not any(tonal["gates"].values())
-    assert tonal["components"]["duration_match"] == 1.0  # no --seconds: judged against its own length
+    assert tonal["components"]["duration_error"] == 0.0  # no --seconds: judged against its own length
     assert tonal["score"] > spoken["score"] + 0.3 and spoken["components"]["speech_penalty"] > 0.5
 
 

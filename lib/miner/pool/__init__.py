@@ -2,18 +2,18 @@
 speed-weighted earliest-finish dispatch behind the stake-ordered waiting line, and Ray actors as
 replicas for more than one host (`ray_actors`, imported only with --pool.backend ray).
 
-    replicas = build_replicas(args, services)            # from --pool.* flags
+    replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, services))
     pool = Pool(replicas, Timer("miner", device=pool_label(replicas)))
-    audio, elapsed, device, model, label = await pool.run("tts", request)
+    audio, elapsed, hardware, model, name = await pool.run("tts", request)
 """
 
 from audionet.lib.miner.pool.build import (
+    PoolSettings,
     add_pool_flags,
     build_replicas,
     device_labels,
     from_backends,
     local_replicas,
-    parallel_counts,
     pool_label,
 )
 from audionet.lib.miner.pool.pool import POLICIES, Pool, Result, ServiceDispatcher
@@ -30,7 +30,7 @@ __all__ = [
     "build_replicas",
     "device_labels",
     "from_backends",
+    "PoolSettings",
     "local_replicas",
-    "parallel_counts",
     "pool_label",
 ]

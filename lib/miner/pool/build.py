@@ -1,13 +1,14 @@
-"""The pool flags (miner and audionet-bench define them here, once) and the replicas they ask for."""
+"""The pool flags (miner and audionet-bench define them here, once), the typed settings entry points read
+them into (`PoolSettings.from_flags`), and the replicas the settings ask for."""
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Optional
 
-from audionet.lib.core.config import flag, positive_int
+from audionet.lib.core.config import CommaList, flag, positive_int
 from audionet.lib.core.devices import describe_device, resolve_devices
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.miner.pool.replica import LocalReplica, Replica
@@ -18,13 +19,8 @@ BACKENDS = ("local", "ray")
 POOL_LABEL = "pool"  # the miner-wide timing device when replicas run on several devices
 
 
-def counts(text: str) -> tuple[int, ...]:
-    """argparse type: "2,1" -> (2, 1); repeats are kept (one count per device)."""
-    try:
-        values = tuple(positive_int(part.strip()) for part in str(text).split(","))
-    except (ValueError, argparse.ArgumentTypeError):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma list of positive counts") from None
-    return values
+# argparse type: "2,1" -> (2, 1); repeats are kept (one count per device).
+counts = CommaList(convert=positive_int, repeats=True, what="positive count")
 
 
 def add_pool_flags(parser, *, backends: bool = True, parallel_default: Optional[str] = "1") -> None:
@@ -80,18 +76,43 @@ def add_pool_flags(parser, *, backends: bool = True, parallel_default: Optional[
     )
 
 
-def parallel_counts(args, name: str, devices: int) -> list[int]:
-    """The per-device counts for service `name`: its own flag where given, else --pool.parallel."""
-    own = getattr(args, f"pool_parallel_{name}", None)
-    values = list(own or args.pool_parallel)
-    if len(values) == 1:
-        return values * devices
-    if len(values) != devices:
-        which = f"--pool.parallel.{name}" if own else "--pool.parallel"
-        raise ConfigError(
-            f"{which} gives {len(values)} counts for {devices} devices; give one count, or one per device"
+@dataclass(frozen=True)
+class PoolSettings:
+    """--pool.*, --ray.* and --dtype as typed settings."""
+
+    devices: str = "auto"  # comma list: auto | cpu | cuda | cuda:N
+    parallel: Optional[tuple[int, ...]] = (1,)  # per device, or one for all (None: a benchmark recommends)
+    parallel_by_service: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    backend: str = "local"
+    ray_address: str = "auto"
+    ray_gpus: Optional[float] = None
+    dtype: str = "auto"
+
+    @classmethod
+    def from_flags(cls, args) -> PoolSettings:
+        own = {s.name: getattr(args, f"pool_parallel_{s.name}", None) for s in registry.all_services()}
+        return cls(
+            devices=args.pool_devices,
+            parallel=args.pool_parallel,
+            parallel_by_service={name: counts for name, counts in own.items() if counts},
+            backend=getattr(args, "pool_backend", "local"),
+            ray_address=getattr(args, "ray_address", "auto"),
+            ray_gpus=getattr(args, "ray_gpus", None),
+            dtype=getattr(args, "dtype", "auto"),
         )
-    return values
+
+    def parallel_counts(self, name: str, devices: int) -> list[int]:
+        """The per-device counts for service `name`: its own counts where given, else the pool's."""
+        own = self.parallel_by_service.get(name)
+        values = list(own or self.parallel or (1,))
+        if len(values) == 1:
+            return values * devices
+        if len(values) != devices:
+            which = f"--pool.parallel.{name}" if own else "--pool.parallel"
+            raise ConfigError(
+                f"{which} gives {len(values)} counts for {devices} devices; give one count, or one per device"
+            )
+        return values
 
 
 def device_labels(devices: Sequence[str]) -> list[str]:
@@ -132,22 +153,20 @@ def from_backends(backends: Mapping[str, Backend]) -> dict[str, list[Replica]]:
     return {name: local_replicas(registry.get(name), [backend], [1]) for name, backend in backends.items()}
 
 
-def build_replicas(args, names: Sequence[str]) -> dict[str, list[Replica]]:
-    """Every replica the flags ask for: for each service, one per device (--pool.devices), each with
-    its parallel count, loaded with --<service>.model, --<service>.preset and --dtype."""
-    specs = registry.backend_specs(args, names)
-    if getattr(args, "pool_backend", "local") == "ray":
+def build_replicas(settings: PoolSettings, models: Mapping[str, registry.ModelChoice]) -> dict[str, list[Replica]]:
+    """Every replica the settings ask for: for each service in `models`, one per device, each with its
+    parallel count, loaded with its model spec and preset."""
+    if settings.backend == "ray":
         from audionet.lib.miner.pool.ray_actors import ray_replicas
 
-        return ray_replicas(args, specs)
-    devices = resolve_devices(args.pool_devices, flag="--pool.devices")
+        return ray_replicas(settings, models)
+    devices = resolve_devices(settings.devices, flag="--pool.devices")
     replicas = {}
-    for name, spec in specs.items():
+    for name, model in models.items():
         service = registry.get(name)
-        parallel = parallel_counts(args, name, len(devices))
-        preset = getattr(args, f"{name}_preset", None)
+        parallel = settings.parallel_counts(name, len(devices))
         backends = [
-            service.load_backend(spec, device=d, dtype=getattr(args, "dtype", "auto"), preset=preset) for d in devices
+            service.load_backend(model.spec, device=d, dtype=settings.dtype, preset=model.preset) for d in devices
         ]
         replicas[name] = local_replicas(service, backends, parallel)
     return replicas

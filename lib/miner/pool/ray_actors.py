@@ -19,10 +19,12 @@ import socket
 import time
 from collections.abc import Mapping
 
+from audionet.lib.core.config import split_list
 from audionet.lib.core.errors import ConfigError
-from audionet.lib.miner.pool.build import parallel_counts, unique
+from audionet.lib.miner.pool.build import PoolSettings, unique
 from audionet.lib.miner.pool.replica import Replica
 from audionet.lib.services import registry
+from audionet.lib.services.registry import ModelChoice
 
 log = logging.getLogger("pool")
 READY_TIMEOUT_S = 900.0  # loading a large model on a fresh node takes minutes
@@ -99,7 +101,7 @@ def connect(address: str):
 def ray_devices(text: str, cluster_gpus: float) -> list[str]:
     """--pool.devices for Ray: auto = one replica per GPU of the cluster (else one on a CPU), or a comma
     list of cpu and cuda, one replica each. Ray chooses the GPU, so cuda:N is refused."""
-    items = [part.strip() for part in str(text).split(",") if part.strip()]
+    items = split_list(text)
     if items == ["auto"]:
         return ["cuda"] * int(cluster_gpus) or ["cpu"]
     if not items or any(item not in ("cpu", "cuda") for item in items):
@@ -110,27 +112,26 @@ def ray_devices(text: str, cluster_gpus: float) -> list[str]:
     return items
 
 
-def ray_replicas(args, specs: Mapping[str, str]) -> dict[str, list[Replica]]:
+def ray_replicas(settings: PoolSettings, models: Mapping[str, ModelChoice]) -> dict[str, list[Replica]]:
     """One actor per (listed device, service); blocks until every actor has loaded its backend."""
-    ray = connect(args.ray_address)
+    ray = connect(settings.ray_address)
     cluster_gpus = float(ray.cluster_resources().get("GPU", 0.0))
-    devices = ray_devices(args.pool_devices, cluster_gpus)
-    gpus = args.ray_gpus if args.ray_gpus is not None else 1.0 / len(specs)
-    wanted = gpus * devices.count("cuda") * len(specs)
+    devices = ray_devices(settings.devices, cluster_gpus)
+    gpus = settings.ray_gpus if settings.ray_gpus is not None else 1.0 / len(models)
+    wanted = gpus * devices.count("cuda") * len(models)
     if wanted > cluster_gpus + 1e-9:
         raise ConfigError(
-            f"the pool asks Ray for {wanted:g} GPUs ({devices.count('cuda')} GPU replicas x {len(specs)} services x "
+            f"the pool asks Ray for {wanted:g} GPUs ({devices.count('cuda')} GPU replicas x {len(models)} services x "
             f"--ray.gpus {gpus:g}); the cluster has {cluster_gpus:g}"
         )
     actor_class = ray.remote(ReplicaActor)
     pending = {}
-    for name, spec in specs.items():
-        counts = parallel_counts(args, name, len(devices))
-        preset = getattr(args, f"{name}_preset", None)
+    for name, model in models.items():
+        counts = settings.parallel_counts(name, len(devices))
         for device, count in zip(devices, counts):
             resources = {"num_gpus": gpus} if device == "cuda" else {"num_cpus": 1}
             actor = actor_class.options(max_concurrency=count, max_restarts=RESTARTS, **resources).remote(
-                name, spec, "cuda:0" if device == "cuda" else "cpu", args.dtype, preset
+                name, model.spec, "cuda:0" if device == "cuda" else "cpu", settings.dtype, model.preset
             )
             pending.setdefault(name, []).append((actor, count))
     log.info("waiting for %d Ray replica(s) to load", sum(len(group) for group in pending.values()))

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from audionet.lib.core.audio import Audio, encode_flac, resample
-from audionet.lib.scoring import rewards
-from audionet.lib.scoring.judge import Job, Judge
+from audionet.lib.scoring.analyses import tempo_error
+from audionet.lib.scoring.judge import Judge
 from audionet.lib.services import MUSIC, TTS, VC, MusicRequest, TTSRequest, VCRequest
 from audionet.lib.validator.client import Answer, Target
 from audionet.lib.validator.incentive import CURVE
@@ -47,11 +47,11 @@ def test_real_speech_outscores_noise_silence_reversed_and_truncated(judge, speec
         "reversed": Audio(clip.samples[::-1].copy(), clip.sample_rate),
         "truncated": half,
     }
-    jobs = [Job(TTSRequest(text=TEXT), audio, name) for name, audio in candidates.items()]
-    verdicts = dict(zip(candidates, judge.score(TTS, jobs)))
+    jobs = [TTS.job(TTSRequest(text=TEXT), audio, name) for name, audio in candidates.items()]
+    verdicts = dict(zip(candidates, judge.score(TTS.judging, jobs)))
     best = verdicts["speech"]
     assert best.gate is None and best.components["wer"] < 0.4, best
-    assert set(best.gates) == set(TTS.gates) and 0 < best.score <= 1
+    assert set(best.gates) == set(TTS.judging.gates) and 0 < best.score <= 1
     for name in ("noise", "silence", "reversed", "truncated"):
         assert verdicts[name].score < best.score - 0.2, (name, verdicts[name])
     assert verdicts["silence"].gates["silent"] and verdicts["noise"].gates["no_speech"]
@@ -69,11 +69,11 @@ def test_clone_in_reference_voice_beats_other_voice_and_replay_scores_zero(judge
     reference = request.reference()
     replayed = Audio(resample(reference, 16_000).samples * 0.5, 16_000)  # resampled and quieter
     jobs = [
-        Job(request, speech(TARGET, VOICE_A), "same"),
-        Job(request, speech(TARGET, VOICE_B), "other"),
-        Job(request, replayed, "replay"),
+        VC.job(request, speech(TARGET, VOICE_A), "same"),
+        VC.job(request, speech(TARGET, VOICE_B), "other"),
+        VC.job(request, replayed, "replay"),
     ]
-    same, other, replay = judge.score(VC, jobs)
+    same, other, replay = judge.score(VC.judging, jobs)
     assert same.gate is None and other.gate is None
     assert same.components["speaker_cosine"] > other.components["speaker_cosine"] + 0.3
     assert same.score > other.score + 0.2
@@ -93,11 +93,16 @@ def test_tonal_music_outscores_noise_and_speech(judge, speech):
     music = ProceduralMusicGenerator().generate(prompt, seconds, seed=1)
     request = MusicRequest(prompt=prompt, seconds=seconds)
     tonal, hiss, spoken = judge.score(
-        MUSIC, [Job(request, music, "synth"), Job(request, noise(seconds), "noise"), Job(request, talk, "speech")]
+        MUSIC.judging,
+        [
+            MUSIC.job(request, music, "synth"),
+            MUSIC.job(request, noise(seconds), "noise"),
+            MUSIC.job(request, talk, "speech"),
+        ],
     )
     assert tonal.gate is None and tonal.score > 0.6, tonal
     assert hiss.score < tonal.score - 0.3 and spoken.score < tonal.score - 0.3
-    assert spoken.components["speech_penalty"] > 0.5
+    assert spoken.penalties["speech"] < 0.5  # speech sent as music keeps under half its score
 
 
 def test_music_at_the_asked_tempo_outscores_music_at_another_tempo(judge):
@@ -107,10 +112,12 @@ def test_music_at_the_asked_tempo_outscores_music_at_another_tempo(judge):
     request = MusicRequest(prompt="upbeat folk with acoustic guitar and drums, 96 bpm", seconds=8.0)
     on_tempo = synth.generate(request.prompt, 8.0, seed=2)
     off_tempo = synth.generate("upbeat folk with acoustic guitar and drums, 130 bpm", 8.0, seed=2)
-    right, wrong = judge.score(MUSIC, [Job(request, on_tempo, "a"), Job(request, off_tempo, "b")], remember=False)
+    right, wrong = judge.score(
+        MUSIC.judging, [MUSIC.job(request, on_tempo, "a"), MUSIC.job(request, off_tempo, "b")], remember=False
+    )
     assert right.components["bpm"] == pytest.approx(96, rel=0.06) and right.components["tempo_match"] == 1.0
     assert wrong.components["tempo_match"] < 0.2 and wrong.score < right.score - 0.1
-    assert rewards.tempo_match(48.0, 96) == rewards.tempo_match(192.0, 96) == 1.0  # half / double time
+    assert tempo_error(48.0, 96) == tempo_error(192.0, 96) == 0.0  # half / double time is the same tempo
 
 
 def test_near_duplicates_score_zero_within_a_round_and_across_rounds(judge, speech):
@@ -119,16 +126,18 @@ def test_near_duplicates_score_zero_within_a_round_and_across_rounds(judge, spee
     flipped[len(flipped) // 2] *= -1.0
     request = TTSRequest(text=TEXT)
     jobs = [
-        Job(request, clip, "uid 1"),
-        Job(request, Audio(clip.samples * 0.7, clip.sample_rate), "uid 2"),
-        Job(request, Audio(flipped, clip.sample_rate), "uid 3"),
-        Job(request, speech(TEXT, VOICE_B), "uid 4"),
+        TTS.job(request, clip, "uid 1"),
+        TTS.job(request, Audio(clip.samples * 0.7, clip.sample_rate), "uid 2"),
+        TTS.job(request, Audio(flipped, clip.sample_rate), "uid 3"),
+        TTS.job(request, speech(TEXT, VOICE_B), "uid 4"),
     ]
-    verdicts = judge.score(TTS, jobs)
+    verdicts = judge.score(TTS.judging, jobs)
     assert [v.score == 0.0 for v in verdicts] == [True, True, True, False], verdicts
     assert "uid 2" in verdicts[0].gates["duplicate"]
     # Next round: a miner resubmits uid 4's clip at a new gain.
-    (later,) = judge.score(TTS, [Job(request, Audio(jobs[3].audio.samples * 1.2, clip.sample_rate), "uid 5")])
+    (later,) = judge.score(
+        TTS.judging, [TTS.job(request, Audio(jobs[3].audio.samples * 1.2, clip.sample_rate), "uid 5")]
+    )
     assert later.score == 0.0 and "earlier answer (uid 4)" in later.gates["duplicate"]
 
 
@@ -164,6 +173,28 @@ def test_measure_hook_sees_each_evaluator(judge, speech):
         seen.append((service, stage, audio_seconds))
         yield
 
-    judge.score(TTS, [Job(TTSRequest(text=TEXT), speech(TEXT), "a")], measure=measure)
+    judge.score(TTS.judging, [TTS.job(TTSRequest(text=TEXT), speech(TEXT), "a")], measure=measure)
     assert {stage for _, stage, _ in seen} == {"vad", "duplicates", "mos/dnsmos", "asr"}
     assert all(service == "tts" and seconds > 1.0 for service, _, seconds in seen)
+
+
+def test_every_verdicts_breakdown_follows_from_its_declaration_and_measures_alone(judge, speech):
+    """ "Why did this clip get 0.4?" is answered by the service's declaration and the verdict's raw measures:
+    recomputing the breakdown from them gives the verdict's parts, penalties and score exactly."""
+    from audionet.models.baselines.synth import ProceduralMusicGenerator
+
+    music = MusicRequest(prompt="calm piano ballad, 70 bpm", seconds=5.0)
+    vc = vc_request(speech)
+    rounds = [
+        (TTS, [TTS.job(TTSRequest(text=TEXT), speech(TEXT), "a"), TTS.job(TTSRequest(text=TEXT), noise(4.0), "b")]),
+        (VC, [VC.job(vc, speech(TARGET, VOICE_A), "a"), VC.job(vc, speech(TARGET, VOICE_B), "b")]),
+        (MUSIC, [MUSIC.job(music, ProceduralMusicGenerator().generate(music.prompt, 5.0, seed=3), "a")]),
+    ]
+    for service, jobs in rounds:
+        for verdict in judge.score(service.judging, jobs, remember=False):
+            if verdict.gate is None:
+                again = service.judging.breakdown(verdict.measures)
+                assert (again.parts, again.penalties, again.score) == (verdict.parts, verdict.penalties, verdict.score)
+                assert verdict.score > 0 and set(verdict.measures) >= {
+                    m for p in service.judging.parts for m in p.measures if m in verdict.measures
+                }

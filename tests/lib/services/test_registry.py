@@ -18,16 +18,11 @@ REPO = pathlib.Path(__file__).resolve().parents[3]
 
 def test_builtin_services_are_registered_in_order_and_complete():
     assert services.names()[:3] == ("tts", "vc", "music")
+    from audionet.lib.scoring.judge import check
+
     for service in services.all_services():
-        assert set(service.weights) and set(service.gates) <= {
-            "missing",
-            "length",
-            "silent",
-            "clipped",
-            "no_speech",
-            "duplicate",
-            "replay",
-        }
+        assert service.judging.service == service.name and service.judging.parts
+        check(service.judging)  # every gate and analysis it names exists
         assert service.request_model.model_fields["service"].default == service.name
         assert service.answer_limit_s > service.max_seconds
 
@@ -65,13 +60,18 @@ def test_one_request_factory_validates_every_prompt():
     assert 4.0 <= drawn.seconds <= 10.0 and drawn.prompt
 
 
-def test_reward_formulas_reweight_missing_components_and_penalise_speech_like_music():
-    assert TTS.combine({"naturalness": 0.5, "intelligibility": 1.0}) == pytest.approx(0.8)
-    assert TTS.combine({"intelligibility": 0.9}) == pytest.approx(0.9)  # no MOS model: not a 0 for everyone
-    music = {"quality": 0.8, "duration_match": 1.0}
-    assert MUSIC.combine(music) == pytest.approx(0.8)
-    assert MUSIC.combine({**music, "speech_penalty": 1.0}) == 0.0
-    assert MUSIC.combine({**music, "duration_match": 0.0}) == pytest.approx(0.8 * 0.8)
+def test_declared_scores_reweight_missing_parts_and_penalise_speech_like_music():
+    def score(service, **measures):
+        return service.judging.breakdown(measures).score
+
+    # DNSMOS 2.5 is naturalness 0.5 over its 1-4 range; WER 0 is full intelligibility.
+    assert score(TTS, mos_dnsmos=2.5, wer=0.0) == pytest.approx(0.4 * 0.5 + 0.6 * 1.0)
+    assert score(TTS, wer=0.1) == pytest.approx(0.9)  # no MOS model: not a 0 for everyone
+    assert score(TTS, mos_dnsmos=4.0, wer=1.0) == 0.0  # says none of the words: the content penalty takes all
+    music = {"quality": 0.8, "duration_error": 0.0}
+    assert score(MUSIC, **music) == pytest.approx(0.8)
+    assert score(MUSIC, **music, speech_likeness=0.9) == 0.0
+    assert score(MUSIC, **{**music, "duration_error": 1.0}) == pytest.approx(0.8 * 0.8)  # at the gate's edge
 
 
 def service_name_branches(path: pathlib.Path) -> list[str]:

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from audionet.lib.core.errors import BackendError
-from audionet.lib.scoring.judge import Job, Judge
+from audionet.lib.scoring.judge import Judge
 from audionet.lib.services import MUSIC, MusicRequest
-from audionet.models.eval.profiles import load_clap, load_evaluators, load_speaker
+from audionet.models.eval.profiles import load_evaluator, load_evaluators
 from audionet.models.eval.random_weights import random_model
 from tests.speech import VOICE_A, VOICE_B
 
@@ -26,21 +26,21 @@ def test_clap_by_folder_scores_music_deterministically(tiny_clap):
     assert judge.evaluators.describe()["clap"] == f"clap:{tiny_clap}"
     request = MusicRequest(prompt="calm ambient with pad, slow", seconds=12.0)
     clip = ProceduralMusicGenerator().generate(request.prompt, 12.0, seed=3)  # longer than CLAP's 10 s window
-    first = judge.score(MUSIC, [Job(request, clip, "a")], remember=False)[0]
-    again = judge.score(MUSIC, [Job(request, clip, "a")], remember=False)[0]
+    first = judge.score(MUSIC.judging, [MUSIC.job(request, clip, "a")], remember=False)[0]
+    again = judge.score(MUSIC.judging, [MUSIC.job(request, clip, "a")], remember=False)[0]
     assert "adherence" in first.components and -1.0 <= first.components["clap_cosine"] <= 1.0
     assert first.components["clap_cosine"] == again.components["clap_cosine"]  # centre crop, not random
 
 
 def test_wavlm_xvector_by_folder(tmp_path, speech):
     folder = random_model("microsoft/wavlm-base-plus-sv", str(tmp_path), size="tiny")
-    encoder = load_speaker(f"wavlm:{folder}", "cpu")
+    encoder = load_evaluator("speaker", f"wavlm:{folder}", "cpu")
     vectors = encoder.embed([speech("One small step.", VOICE_A), speech("A giant leap.", VOICE_B)])
     assert vectors.shape == (2, 24) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 
 
 def test_resemblyzer_separates_voices(speech):
-    encoder = load_speaker("resemblyzer", "cpu")
+    encoder = load_evaluator("speaker", "resemblyzer", "cpu")
     a1, a2, b = encoder.embed(
         [
             speech("The harbour was quiet tonight.", VOICE_A),
@@ -68,6 +68,6 @@ def test_bad_or_missing_models_are_one_line_errors(kind, spec, message):
 
 
 def test_device_flag_is_checked():
-    assert load_clap("none", "cpu") is None
+    assert load_evaluator("clap", "none", "cpu") is None
     with pytest.raises(BackendError, match="--eval.device"):
         load_evaluators({}, device="tpu", warmup=False)

@@ -8,10 +8,11 @@ import math
 import numpy as np
 import pytest
 
+from audionet.lib.core.config import is_real_network
 from audionet.lib.core.errors import BackendError, ConfigError
-from audionet.lib.scoring.judge import Job, Judge
-from audionet.lib.services import MUSIC, TTS, VC, MusicRequest, Prompt, TTSRequest
-from audionet.models.eval.profiles import PROFILES, load_evaluators, load_mos, offline_only, resolve_specs
+from audionet.lib.scoring.judge import Judge
+from audionet.lib.services import MUSIC, TTS, VC, MusicRequest, Prompt, TTSRequest, registry
+from audionet.models.eval.profiles import PROFILES, load_evaluator, load_evaluators, offline_only, resolve_specs
 from audionet.models.eval.random_weights import random_specs
 from tests.speech import VOICE_A, VOICE_B
 
@@ -49,7 +50,7 @@ def test_the_profile_judges_speech_voice_and_music_with_every_model(judge, speec
         "utmos:" in describe["mos"] and "dnsmos" in describe["mos"] and describe["aesthetics"].startswith("audiobox:")
     )
     clip = speech(TEXT)
-    (tts,) = judge.score(TTS, [Job(TTSRequest(text=TEXT), clip, "a")], remember=False)
+    (tts,) = judge.score(TTS.judging, [TTS.job(TTSRequest(text=TEXT), clip, "a")], remember=False)
     for key in ("mos_utmos", "mos_dnsmos", "mos", "naturalness", "wer", "intelligibility"):
         assert key in tts.components and math.isfinite(tts.components[key]), key
     assert tts.components["mos"] == tts.components["mos_utmos"]  # the first predictor is the one tables show
@@ -61,16 +62,22 @@ def test_the_profile_judges_speech_voice_and_music_with_every_model(judge, speec
     )
     request = VC.request(Prompt(TEXT, reference=reference))
     same, other = judge.score(
-        VC, [Job(request, speech(TEXT, VOICE_A), "same"), Job(request, speech(TEXT, VOICE_B), "b")], remember=False
+        VC.judging,
+        [VC.job(request, speech(TEXT, VOICE_A), "same"), VC.job(request, speech(TEXT, VOICE_B), "b")],
+        remember=False,
     )
     assert -1.0 <= same.components["speaker_cosine"] <= 1.0 and "similarity" in other.components
 
     synth = MUSIC.load_backend("baseline:synth", warmup=False)
     music = MusicRequest(prompt="calm piano, 80 bpm", seconds=6.0)
-    (verdict,) = judge.score(MUSIC, [Job(music, synth.generate(music.prompt, 6.0, seed=1), "m")], remember=False)
+    (verdict,) = judge.score(
+        MUSIC.judging, [MUSIC.job(music, synth.generate(music.prompt, 6.0, seed=1), "m")], remember=False
+    )
     for key in ("clap_cosine", "adherence", "aes_pq", "aes_ce", "aes_cu", "aes_pc", "aesthetics", "quality"):
         assert key in verdict.components and math.isfinite(verdict.components[key]), key
-    again = judge.score(MUSIC, [Job(music, synth.generate(music.prompt, 6.0, seed=1), "m")], remember=False)[0]
+    again = judge.score(
+        MUSIC.judging, [MUSIC.job(music, synth.generate(music.prompt, 6.0, seed=1), "m")], remember=False
+    )[0]
     assert again.components == verdict.components  # reproducible: same audio, same verdict
 
 
@@ -115,7 +122,7 @@ def test_a_checkpoint_of_the_wrong_shape_or_a_missing_model_is_one_line(tmp_path
 
     torch.save({"not": torch.zeros(1)}, tmp_path / "utmos_state_dict.pt")
     with pytest.raises(BackendError, match="does not fit the UTMOS architecture"):
-        load_mos(f"utmos:{tmp_path}", "cpu")
+        load_evaluator("mos", f"utmos:{tmp_path}", "cpu")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     for kind, spec in (
         ("mos", "utmos:Blinorot/UTMOS-PyTorch"),
@@ -180,14 +187,17 @@ def test_real_network_references_are_recordings_unless_synthesised_is_asked_for(
     from audionet.lib.prompts.references import SynthesisedReferences
 
     monkeypatch.setattr(corpus, "DEFAULT_DIR", str(tmp_path / "no-references-yet"))
+
+    def sources(*flags, network="finney"):
+        args = validator_args(*flags)
+        return registry.sources_from_flags(args, ["vc"], real_network=is_real_network(network))["vc"]
+
     with pytest.raises(ConfigError, match="audionet-references fetch") as caught:
-        VC.open_sources(validator_args())
+        sources()
     assert "\n" not in str(caught.value)
-    sources = VC.open_sources(validator_args("--vc.synthesised", "--vc.reference_tts", "baseline:espeak"))
-    assert isinstance(sources, SynthesisedReferences)
-    offline = validator_args("--vc.reference_tts", "baseline:espeak")
-    offline.subtensor_network = "offline:chain.sqlite"
-    assert isinstance(VC.open_sources(offline), SynthesisedReferences)  # offline chains keep synthesised references
+    assert isinstance(sources("--vc.synthesised", "--vc.reference_tts", "baseline:espeak"), SynthesisedReferences)
+    offline = sources("--vc.reference_tts", "baseline:espeak", network="offline:chain.sqlite")
+    assert isinstance(offline, SynthesisedReferences)  # offline chains keep synthesised references
 
 
 def test_synthesised_references_draw_the_engine_first():

@@ -8,7 +8,7 @@ import pytest
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.cuda_libs import CTRANSLATE2, load
 from audionet.lib.core.errors import BackendError, MissingDependency
-from audionet.models.eval.profiles import load_asr
+from audionet.models.eval.profiles import load_evaluator
 from audionet.models.eval.random_weights import random_specs
 from audionet.models.eval.whisper_asr import CT2, TRANSFORMERS, WhisperTranscriber, engine, shipped_model_path
 from audionet.models.eval.whisper_hf import TransformersWhisper
@@ -42,7 +42,7 @@ def clips(count: int) -> list[Audio]:
 
 
 def test_the_transformers_engine_loads_a_saved_folder_through_the_validators_loader(tiny_transformers_whisper):
-    asr = load_asr(f"whisper:{tiny_transformers_whisper}", "cpu")
+    asr = load_evaluator("asr", f"whisper:{tiny_transformers_whisper}", "cpu")
     assert isinstance(asr, TransformersWhisper) and asr.device == "cpu"
     assert asr.model_id == f"whisper:{tiny_transformers_whisper}"
     asr.max_new_tokens = 8  # a random decoder never stops: a short cap keeps the test short

@@ -14,7 +14,7 @@ from audionet.lib import services
 from audionet.lib.core.devices import resolve_devices
 from audionet.lib.core.errors import BackendError, ConfigError
 from audionet.lib.core.timing import Timer
-from audionet.lib.miner.pool import add_pool_flags, device_labels, parallel_counts
+from audionet.lib.miner.pool import PoolSettings, add_pool_flags, device_labels
 from audionet.lib.services import TTS
 
 pytestmark = pytest.mark.timeout(300)
@@ -112,9 +112,10 @@ def test_pool_flags_and_devices(monkeypatch):
     add_pool_flags(parser)
     args = parser.parse_args(["--pool.devices", "cpu,cpu", "--pool.parallel", "2,1", "--pool.parallel.music", "1"])
     assert resolve_devices(args.pool_devices) == ["cpu", "cpu"] and resolve_devices("auto") == ["cpu"]
-    assert parallel_counts(args, "tts", 2) == [2, 1] and parallel_counts(args, "music", 2) == [1, 1]
+    settings = PoolSettings.from_flags(args)
+    assert settings.parallel_counts("tts", 2) == [2, 1] and settings.parallel_counts("music", 2) == [1, 1]
     with pytest.raises(ConfigError, match="--pool.parallel gives 2 counts for 3 devices"):
-        parallel_counts(args, "tts", 3)
+        settings.parallel_counts("tts", 3)
     for bad, fragment in (
         ("cuda:1", "no CUDA GPU"),
         ("auto,cpu", "auto alone"),

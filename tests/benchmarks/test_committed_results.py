@@ -1,0 +1,65 @@
+"""Every committed study result re-renders unchanged from its JSON: the Markdown people read is a function
+of the data the study measured, so a change to a study's code that would alter a committed table shows up
+here, and a table can always be regenerated without measuring again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.files import REPO
+
+RESULTS = Path(REPO) / "benchmarks" / "results"
+
+
+def markdown_of(json_path: Path) -> tuple[Path, str]:
+    """(the committed Markdown file, what the study's renderer writes there from the JSON)."""
+    from audionet.benchmarks import aggregate, clone_similarity, generation, wire
+    from audionet.benchmarks.adversaries import main as adversaries
+    from audionet.benchmarks.evaluators import main as evaluators
+    from audionet.benchmarks.pool import report as pool
+    from audionet.benchmarks.services import tables
+    from tests.stress import report as reliability
+
+    data = json.loads(json_path.read_text())
+    name = json_path.stem
+    if name == "benchmark_summary":  # services: tables.md carries its own command line
+        return json_path.with_name("tables.md"), tables.render(data)
+    if name == "comparison":
+        summaries = [json.loads((RESULTS / f / "benchmark_summary.json").read_text()) for f in data["folders"]]
+        body = aggregate.comparison(summaries)
+    else:
+        renderers = {
+            "generation": generation.markdown,
+            "wire": wire.markdown,
+            "evaluators": evaluators.markdown,
+            "clone-similarity": clone_similarity.markdown,
+            "pool": pool.render,
+            "reliability": reliability.render,
+        }
+        render = adversaries.markdown if name.startswith("adversaries-") else renderers[name]
+        body = render(data)
+    return json_path.with_suffix(".md"), f"Regenerate: `{data['command']}`\n\n{body.rstrip()}\n"
+
+
+def committed() -> list[Path]:
+    skipped = ("gpu_info.json",)  # device facts, no table of their own
+    # The incentive study renders from its simulation's objects, not its JSON alone (its report is rebuilt
+    # with the study).
+    found = [p for p in sorted(RESULTS.rglob("*.json")) if p.name not in skipped and "incentive" not in p.name]
+    return found
+
+
+@pytest.mark.parametrize("json_path", committed(), ids=lambda p: str(p.relative_to(RESULTS)))
+def test_the_committed_markdown_is_what_its_json_renders(json_path):
+    markdown_path, rendered = markdown_of(json_path)
+    assert markdown_path.read_text() == rendered
+
+
+def test_every_committed_table_has_its_json():
+    tables = {p for p in RESULTS.rglob("*.md")}
+    rendered = {markdown_of(p)[0] for p in committed()}
+    incentive = {p for p in tables if "incentive" in p.name}
+    assert tables - incentive == rendered

@@ -1,0 +1,57 @@
+"""A service's judging as data: ranges, parts, penalties, and the breakdown that is the whole arithmetic
+from raw measures to a score."""
+
+import math
+
+import pytest
+
+from audionet.lib.scoring.declaration import Judging, Part, Penalty, Range
+from audionet.lib.services import MUSIC, TTS, VC
+
+
+def test_a_range_maps_either_way_and_clips_and_a_non_finite_value_is_the_floor():
+    assert Range(1.0, 4.0)(2.5) == 0.5 and Range(1.0, 4.0)(9.0) == 1.0 and Range(1.0, 4.0)(0.0) == 0.0
+    assert Range(1.0, 0.0)(0.25) == 0.75  # lower is better
+    assert Range(0.0, 1.0)(math.nan) == 0.0 and Range(1.0, 0.0)(math.inf) == 0.0 and Range(0.0, 1.0)(None) == 0.0
+
+
+def test_a_part_is_the_mixed_mean_of_its_measures_present_and_absent_when_none_is():
+    part = Part("p", 1.0, {"a": Range(0, 1), "b": Range(0, 1)}, mix={"a": 3.0})
+    assert part.value({"a": 1.0, "b": 0.0}) == pytest.approx(0.75)
+    assert part.value({"b": 0.5}) == 0.5 and part.value({"c": 1.0}) is None
+
+
+def test_a_penalty_is_one_when_unmeasured_and_full_when_the_measure_failed():
+    penalty = Penalty("loop", "repetition", Range(0.8, 0.98), share=0.5)
+    assert penalty.factor({}) == 1.0 and penalty.factor({"repetition": 0.5}) == 1.0
+    assert (
+        penalty.factor({"repetition": 0.89}) == pytest.approx(0.75) and penalty.factor({"repetition": math.nan}) == 0.5
+    )
+
+
+def test_the_breakdown_renormalises_over_parts_present_then_applies_every_penalty():
+    judging = Judging(
+        "x",
+        gates=(),
+        analyses=(),
+        parts=(Part("a", 3.0, {"m": Range(0, 1)}), Part("b", 1.0, {"n": Range(0, 1)})),
+        penalties=(Penalty("half", "k", Range(0, 1), share=0.5),),
+    )
+    assert judging.breakdown({"m": 1.0}).score == 1.0  # "b" unmeasured: left out, not a 0
+    both = judging.breakdown({"m": 1.0, "n": 0.0, "k": 1.0})
+    assert both.parts == {"a": 1.0, "b": 0.0} and both.penalties == {"half": 0.5} and both.score == pytest.approx(0.375)
+    assert judging.breakdown({}).score == 0.0 and judging.measure_names() == {"m", "n", "k"}
+
+
+def test_voice_clone_pitch_counts_the_median_offset_and_the_spread():
+    f0 = next(p for p in VC.judging.parts if p.name == "f0_match")
+    assert f0.value({"pitch_offset_st": 0.0, "pitch_spread_log2": 0.0}) == pytest.approx(1.0)
+    assert f0.value({"pitch_offset_st": 12.0, "pitch_spread_log2": 0.0}) == pytest.approx(0.3)  # an octave off
+    assert f0.value({"pitch_offset_st": math.inf, "pitch_spread_log2": math.inf}) == 0.0  # nothing voiced
+
+
+def test_every_built_in_declaration_names_weights_and_ranges_once():
+    for judging in (TTS.judging, VC.judging, MUSIC.judging):
+        names = [p.name for p in judging.parts] + [p.name for p in judging.penalties]
+        assert len(names) == len(set(names)) and all(p.weight > 0 for p in judging.parts)
+        assert all(r.zero != r.one for p in judging.parts for r in p.measures.values())
