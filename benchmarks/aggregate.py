@@ -1,4 +1,4 @@
-"""Merge `audionet-bench services` results of several devices into one comparison (docs/methodology.md#per-gpu-service-tables):
+"""Merge `audionet-bench device-tables` results of several devices into one comparison (docs/methodology.md#per-gpu-service-tables):
 one row per device and service, with a CPU-vs-GPU speed-up column when a CPU result is among the inputs,
 and the quality table per device with each device's reward against the CPU's (GPU should change speed,
 not quality). Writes <out>/comparison/comparison.{json,md,png}.
@@ -15,8 +15,8 @@ from functools import partial
 
 from audionet.benchmarks.common.flags import study_parser
 from audionet.benchmarks.common.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
-from audionet.benchmarks.services.quality import CROSS_DEVICE_TOLERANCE
-from audionet.benchmarks.services.tables import (
+from audionet.benchmarks.device_tables.quality import CROSS_DEVICE_TOLERANCE
+from audionet.benchmarks.device_tables.tables import (
     QUALITY_FOOTNOTE,
     QUALITY_MEANINGLESS,
     TIMING_ONLY,
@@ -124,7 +124,7 @@ def comparison_plot(summaries: list[dict], path: str) -> str:
 
 
 def aggregate(folders: list[str], out: str, command: str) -> str:
-    """The comparison of the `services` result folders; its stem."""
+    """The comparison of the `device-tables` result folders; its stem."""
     summaries = [load(folder) for folder in folders]
     data = {
         "devices": [device_label(s) for s in summaries],
@@ -136,7 +136,7 @@ def aggregate(folders: list[str], out: str, command: str) -> str:
 
 def main(argv: list[str], prog: str = "audionet-bench aggregate") -> int:
     parser = study_parser(prog, __doc__, where="<out>/comparison/")
-    parser.add_argument("dirs", nargs="+", help="device folders written by audionet-bench services")
+    parser.add_argument("dirs", nargs="+", help="device folders written by audionet-bench device-tables")
     args = parser.parse_args(argv)
     try:
         aggregate(args.dirs, args.out, command_line(prog, argv))

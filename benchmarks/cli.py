@@ -10,12 +10,15 @@ import sys
 
 # name -> (module, what it measures)
 STUDIES: dict[str, tuple[str, str]] = {
-    "services": (
-        "audionet.benchmarks.services.main",
+    "device-tables": (
+        "audionet.benchmarks.device_tables.main",
         "per device and service: generation and evaluation time, quality, presets, parallel requests",
     ),
     "pool": ("audionet.benchmarks.pool.main", "the miner's device pool over two or more devices: dispatch per burst"),
-    "aggregate": ("audionet.benchmarks.aggregate", "merge `services` results of several devices into one comparison"),
+    "aggregate": (
+        "audionet.benchmarks.aggregate",
+        "merge `device-tables` results of several devices into one comparison",
+    ),
     "generation": ("audionet.benchmarks.generation", "real-time factor of every generation backend"),
     "evaluators": (
         "audionet.benchmarks.evaluators.main",
@@ -28,6 +31,7 @@ STUDIES: dict[str, tuple[str, str]] = {
     "gpu-check": ("audionet.benchmarks.gpu_check.main", "on a GPU host: the GPU matrix in one budgeted run"),
 }
 PROG = "audionet-bench"
+OLD_NAMES = {"services": "device-tables"}  # renamed studies: the old name works for a release, with a warning
 
 
 def usage() -> str:
@@ -42,6 +46,9 @@ def main(argv=None) -> int:
         print(usage())
         return 0 if argv else 2
     name, rest = argv[0], argv[1:]
+    if name in OLD_NAMES:
+        print(f"{PROG}: warning: the study {name!r} is now {OLD_NAMES[name]!r}", file=sys.stderr)
+        name = OLD_NAMES[name]
     if name not in STUDIES:
         print(f"{PROG}: unknown study {name!r}; one of: {', '.join(STUDIES)}", file=sys.stderr)
         return 2

@@ -1,4 +1,4 @@
-"""The devices `audionet-bench services` and `pool` measure, from the miner's own pool flags (--pool.devices,
+"""The devices `audionet-bench device-tables` and `pool` measure, from the miner's own pool flags (--pool.devices,
 --pool.parallel[.<service>]).
 
 `--simulate.slowdown 1,3` (benchmark only) turns `--pool.devices cpu,cpu` into two simulated

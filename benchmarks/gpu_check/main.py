@@ -44,7 +44,7 @@ class Step:
     kind: str = GENERATION
 
 
-def bench(name: str, limit: float, *flags: str, study: str = "services") -> Step:
+def bench(name: str, limit: float, *flags: str, study: str = "device-tables") -> Step:
     return Step(name, limit, (study, *flags))
 
 

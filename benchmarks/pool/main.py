@@ -1,5 +1,5 @@
 """Pool study (heterogeneous devices, as in docs/methodology.md#parallel-requests-per-gpu): every device of --pool.devices measured on its own (as
-`audionet-bench services` does, whose parallel sweep picks each device's parallel count), then bursts of N
+`audionet-bench device-tables` does, whose parallel sweep picks each device's parallel count), then bursts of N
 requests sent at once through the miner's own scheduler (`audionet.lib.miner.pool`: its stake-ordered line and
 device dispatch) for every single device alone, all devices with round-robin dispatch (the parallel-requests study's
 client), and all devices with the miner's speed-weighted dispatch. Measured side by side in one run: the
@@ -23,8 +23,8 @@ from audionet.benchmarks.common import devices
 from audionet.benchmarks.common.flags import one_line_errors
 from audionet.benchmarks.common.results import command_line
 from audionet.benchmarks.common.timing import summarise
+from audionet.benchmarks.device_tables import main as services
 from audionet.benchmarks.pool import report as pool_report
-from audionet.benchmarks.services import main as services
 from audionet.lib.core.config import positive_int
 from audionet.lib.core.devices import describe_device
 from audionet.lib.core.errors import ConfigError

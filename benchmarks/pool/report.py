@@ -4,7 +4,7 @@ the dispatch comparison per burst size, what it shows, and one plot (makespan ag
 from __future__ import annotations
 
 from audionet.benchmarks.common.results import num, pyplot, save_figure, table, write_result
-from audionet.benchmarks.services.tables import SWEEP_HEADERS, mean_ci, sections_text, sweep_cells
+from audionet.benchmarks.device_tables.tables import SWEEP_HEADERS, mean_ci, sections_text, sweep_cells
 
 
 def parallel_table(summary: dict) -> str:

@@ -31,6 +31,15 @@ def test_usage_lists_the_studies_and_an_unknown_one_is_one_line(capsys):
     assert cli.main([]) == 2
 
 
+def test_a_renamed_study_still_runs_by_its_old_name_with_one_warning(capsys):
+    with pytest.raises(SystemExit) as done:
+        cli.main(["services", "--help"])
+    assert done.value.code == 0
+    captured = capsys.readouterr()
+    assert captured.err == "audionet-bench: warning: the study 'services' is now 'device-tables'\n"
+    assert "usage: audionet-bench device-tables" in captured.out
+
+
 def test_a_study_runs_through_the_entry_and_writes_beside_its_command(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "audionet.benchmarks", "wire", "--seconds", "1", "--runs", "1", "--out", str(tmp_path)],

@@ -18,9 +18,9 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
     """(the committed Markdown file, what the study's renderer writes there from the JSON)."""
     from audionet.benchmarks import aggregate, clone_similarity, generation, wire
     from audionet.benchmarks.adversaries import main as adversaries
+    from audionet.benchmarks.device_tables import tables
     from audionet.benchmarks.evaluators import main as evaluators
     from audionet.benchmarks.pool import report as pool
-    from audionet.benchmarks.services import tables
     from tests.stress import report as reliability
 
     data = json.loads(json_path.read_text())

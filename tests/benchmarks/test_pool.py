@@ -7,8 +7,8 @@ import os
 import pytest
 
 from audionet.benchmarks.common.simulated import NOTE
+from audionet.benchmarks.device_tables import main as services
 from audionet.benchmarks.pool import main as pool
-from audionet.benchmarks.services import main as services
 from audionet.lib.core.devices import device_slug
 from tests.files import load_json, markdown_tables, read_text
 

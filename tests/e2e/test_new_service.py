@@ -253,7 +253,7 @@ def test_the_new_service_is_scored_by_audionet_score(tone_service, judge, tmp_pa
 
 
 def test_the_new_service_gets_benchmark_tables(tone_service, tmp_path):
-    from audionet.benchmarks.services import main as bench_services
+    from audionet.benchmarks.device_tables import main as bench_services
     from tests.files import markdown_tables
 
     out = tmp_path / "bench"

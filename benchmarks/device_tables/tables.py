@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from audionet.benchmarks.common.results import num, table
-from audionet.benchmarks.services.quality import REWARD, determinism_text
+from audionet.benchmarks.device_tables.quality import REWARD, determinism_text
 
 TIMING_ONLY = "**random weights — timing only** (full-size architectures, output is noise)"
 QUALITY_MEANINGLESS = (

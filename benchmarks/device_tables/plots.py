@@ -1,4 +1,4 @@
-"""PNG plots of a `services` summary: time per run, the parallel sweep, quality against speed."""
+"""PNG plots of a `device-tables` summary: time per run, the parallel sweep, quality against speed."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def sweep_plot(summary: dict, path: str) -> str | None:
 def quality_speed_plot(summary: dict, path: str) -> str | None:
     """Real-time factor (x, log) against the validator's raw reward (y), one point per backend and
     preset: up and to the left is better."""
-    from audionet.benchmarks.services.tables import configurations
+    from audionet.benchmarks.device_tables.tables import configurations
 
     points = [
         (service, preset, c)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 
 from audionet.benchmarks.common.timing import summarise, timed_calls
-from audionet.benchmarks.services.quality import determinism, quality_result
+from audionet.benchmarks.device_tables.quality import determinism, quality_result
 from audionet.lib.core.devices import DeviceMonitor
 from audionet.lib.core.timing import Timer
 from audionet.models.base import Backend

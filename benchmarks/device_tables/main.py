@@ -3,8 +3,8 @@ audio second, throughput, memory, quality, presets, per-stage breakdown and a pa
 `<out>/<device-slug>/` (one folder per GPU, docs/methodology.md#per-gpu-service-tables: gpu_info.json, benchmark_summary.json, tables.md, PNGs).
 Every device of --pool.devices is measured on its own; `audionet-bench pool` adds the pool across them.
 
-    audionet-bench services --services tts,vc,music --mode quick --runs 5 --warmup 2 --parallel 1,2,4
-    audionet-bench services --weights random --tts.model hf:facebook/mms-tts-eng --pool.devices cuda:0,cuda:1
+    audionet-bench device-tables --services tts,vc,music --mode quick --runs 5 --warmup 2 --parallel 1,2,4
+    audionet-bench device-tables --weights random --tts.model hf:facebook/mms-tts-eng --pool.devices cuda:0,cuda:1
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from functools import partial
 from audionet.benchmarks.common.devices import MeasuredDevice, add_device_flags
 from audionet.benchmarks.common.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
 from audionet.benchmarks.common.results import command_line
-from audionet.benchmarks.services.runs import MODES
+from audionet.benchmarks.device_tables.runs import MODES
 from audionet.lib.core.config import CommaList, positive_int
 from audionet.lib.core.devices import environment
 from audionet.lib.miner.pool import add_pool_flags
 from audionet.lib.services import registry
 
 
-def build_parser(prog: str = "audionet-bench services") -> argparse.ArgumentParser:
+def build_parser(prog: str = "audionet-bench device-tables") -> argparse.ArgumentParser:
     parser = study_parser(prog, __doc__)
     parser.add_argument("--tag", default="", help="result folder <device-slug>-<tag> (e.g. another backend set)")
     parser.add_argument(
@@ -126,7 +126,7 @@ def judge(args, device: str):
 
 @dataclass
 class Bench:
-    """One `services` run: the flags, the services with their specs and prompt sources, the Judge (None with
+    """One `device-tables` run: the flags, the services with their specs and prompt sources, the Judge (None with
     --no-eval), the sweep's levels, the progress bar, and every backend loaded (the pool study reuses them)."""
 
     args: argparse.Namespace
@@ -173,9 +173,9 @@ def bench_device(bench: Bench, target: MeasuredDevice) -> dict:
     """One device: generation runs, evaluation, presets and the parallel sweep per service, written to its
     folder; its summary."""
     from audionet.benchmarks.common.devices import load
-    from audionet.benchmarks.services.plots import write_plots
-    from audionet.benchmarks.services.runs import make_workloads, run_service, sweep
-    from audionet.benchmarks.services.tables import render
+    from audionet.benchmarks.device_tables.plots import write_plots
+    from audionet.benchmarks.device_tables.runs import make_workloads, run_service, sweep
+    from audionet.benchmarks.device_tables.tables import render
     from audionet.lib.core.devices import cuda_index
     from audionet.lib.core.timing import Timer
     from audionet.models.eval.profiles import EvalSettings
@@ -234,7 +234,7 @@ def bench_device(bench: Bench, target: MeasuredDevice) -> dict:
     return summary
 
 
-def main(argv: list[str], prog: str = "audionet-bench services") -> int:
+def main(argv: list[str], prog: str = "audionet-bench device-tables") -> int:
     args = build_parser(prog).parse_args(argv)
 
     def run() -> int:

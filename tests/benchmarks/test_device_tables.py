@@ -1,4 +1,4 @@
-"""audionet-bench services end to end in quick mode with the baselines, and the
+"""audionet-bench device-tables end to end in quick mode with the baselines, and the
 aggregation of two real result dirs."""
 
 import math
@@ -7,13 +7,13 @@ import os
 import pytest
 
 from audionet.benchmarks import aggregate
-from audionet.benchmarks.services import main as bench_services
-from audionet.benchmarks.services.quality import (
+from audionet.benchmarks.device_tables import main as bench_services
+from audionet.benchmarks.device_tables.quality import (
     CROSS_DEVICE_TOLERANCE,
     DETERMINISM_TOLERANCE,
     REWARD,
 )
-from audionet.benchmarks.services.tables import QUALITY_MEANINGLESS, TIMING_ONLY, render
+from audionet.benchmarks.device_tables.tables import QUALITY_MEANINGLESS, TIMING_ONLY, render
 from audionet.lib import services
 from tests.files import load_json, markdown_tables, read_text
 
@@ -96,7 +96,9 @@ def finite(cell: str) -> float:
 def test_quick_run_writes_every_file_with_finite_numbers(full_run):
     for name in SLUG_FILES + ("parallel.png",):
         assert os.path.getsize(os.path.join(full_run, name)) > 0, name
-    assert read_text(os.path.join(full_run, "tables.md")).startswith("Regenerate: `audionet-bench services --services")
+    assert read_text(os.path.join(full_run, "tables.md")).startswith(
+        "Regenerate: `audionet-bench device-tables --services"
+    )
     summary = load_json(os.path.join(full_run, "benchmark_summary.json"))
     info = load_json(os.path.join(full_run, "gpu_info.json"))
     assert os.path.basename(full_run) == summary["slug"] == info["slug"]
@@ -251,7 +253,7 @@ def test_bad_flags_are_one_line(tmp_path, capsys):
             bench_services.main([*flags, "--out", str(tmp_path)])
         assert stop.value.code == 2
     errors = capsys.readouterr().err.strip().splitlines()
-    assert len(errors) == 2 and all(line.startswith("audionet-bench services: error: ") for line in errors), errors
+    assert len(errors) == 2 and all(line.startswith("audionet-bench device-tables: error: ") for line in errors), errors
 
 
 def test_aggregate_two_result_dirs(full_run, small_run, tmp_path):
