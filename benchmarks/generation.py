@@ -60,7 +60,7 @@ def request(name: str, text: str, size, reference):
 
 def time_backend(label, name, spec, text, size, note, args, reference, device: str) -> dict:
     from audionet.lib.services import registry
-    from audionet.models.hf.random_weights import random_spec
+    from audionet.models.random_weights import random_spec
 
     started = time.perf_counter()
     spec = random_spec(spec, args.cache_dir, size="full")

@@ -8,7 +8,7 @@ from audionet.lib.core.errors import BackendError
 from audionet.lib.scoring.judge import Job, Judge
 from audionet.lib.services import MUSIC, MusicRequest
 from audionet.models.eval.profiles import load_clap, load_evaluators, load_speaker
-from audionet.models.eval.random_weights import random_model
+from audionet.models.random_weights import random_model
 from tests.speech import VOICE_A, VOICE_B
 
 
