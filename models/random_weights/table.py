@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from audionet.models.random_weights import evaluators, generation
+from audionet.models.random_weights import diffusion, evaluators, generation
 
 SIZES = ("tiny", "full")
 
@@ -87,6 +87,42 @@ CLAP_FULL = dict(
     projection_dim=512,
 )
 
+T5_BASE = dict(d_model=768, d_kv=64, d_ff=3072, num_layers=12, num_heads=12)
+# stabilityai/stable-audio-open-1.0: diffusers' defaults are its config (DiT 24 layers x 24 heads, 1024-latent
+# window = 47.5 s at 44.1 kHz; Oobleck VAE, hop 2048; T5-base; cosine DPM-Solver scheduler).
+STABLE_AUDIO_FULL = dict(vae={}, text=T5_BASE, transformer={}, scheduler={})
+STABLE_AUDIO_TINY = dict(
+    vae=dict(encoder_hidden_size=4, downsampling_ratios=[8, 8, 8], channel_multiples=[1, 2, 2])
+    | dict(decoder_channels=4, decoder_input_channels=8, audio_channels=2, sampling_rate=44_100),
+    text=dict(d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4),
+    transformer=dict(sample_size=256, in_channels=8, out_channels=8, num_layers=2, attention_head_dim=8)
+    | dict(num_attention_heads=4, num_key_value_attention_heads=2, cross_attention_dim=32, time_proj_dim=16),
+    scheduler={},
+)
+# ACE-Step 1.5 turbo (2B): diffusers' defaults for the DiT and condition encoder are its config (hidden 2048,
+# 24 layers, 16 heads of 128, in_channels 192), guidance distilled (is_turbo); Qwen3-Embedding-0.6B text encoder;
+# Oobleck VAE at 48 kHz with a 1920 hop (25 latents a second) at diffusers' default widths.
+QWEN3_EMBEDDING_06B = dict(hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16)
+QWEN3_EMBEDDING_06B |= dict(num_key_value_heads=8, head_dim=128, max_position_embeddings=32_768)
+ACE_STEP_FULL = dict(
+    vae=dict(downsampling_ratios=[2, 4, 4, 6, 10], sampling_rate=48_000),
+    text=QWEN3_EMBEDDING_06B,
+    transformer=dict(is_turbo=True),
+    condition={},
+)
+_ACE_TINY_BLOCK = dict(hidden_size=32, intermediate_size=64, num_attention_heads=4, num_key_value_heads=2)
+_ACE_TINY_BLOCK |= dict(head_dim=8, rope_theta=10_000.0, sliding_window=16)
+ACE_STEP_TINY = dict(
+    vae=dict(encoder_hidden_size=4, downsampling_ratios=[8, 8, 30], channel_multiples=[1, 2, 2])
+    | dict(decoder_channels=4, decoder_input_channels=8, audio_channels=2, sampling_rate=48_000),
+    text=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4)
+    | dict(num_key_value_heads=2, head_dim=8, max_position_embeddings=4096),
+    transformer=_ACE_TINY_BLOCK | dict(num_hidden_layers=2, in_channels=24, audio_acoustic_hidden_dim=8, is_turbo=True),
+    condition=_ACE_TINY_BLOCK
+    | dict(timbre_hidden_dim=8, num_lyric_encoder_hidden_layers=2)
+    | dict(num_timbre_encoder_hidden_layers=2),
+)
+
 # Whisper stand-ins exist per engine: the CTranslate2 format for the CPU, transformers' for CUDA.
 WHISPER_TRANSFORMERS_SUFFIX = "-transformers"
 
@@ -117,6 +153,10 @@ GENERATION: dict[str, StandIn] = {
         generation.dia,
         {"tiny": DIA_TINY, "full": dict(codec=DAC_44K | dict(encoder_hidden_size=64, decoder_hidden_size=1536))},
     ),
+    "stabilityai/stable-audio-open-1.0": StandIn(
+        diffusion.stable_audio, {"tiny": STABLE_AUDIO_TINY, "full": STABLE_AUDIO_FULL}
+    ),
+    "ACE-Step/Ace-Step1.5": StandIn(diffusion.ace_step, {"tiny": ACE_STEP_TINY, "full": ACE_STEP_FULL}),
 }
 EVALUATORS: dict[str, StandIn] = {
     "microsoft/wavlm-base-plus-sv": StandIn(
