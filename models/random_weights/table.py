@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from audionet.models.random_weights import diffusion, evaluators, generation
+from audionet.models.random_weights import diffusion, evaluators, generation, speech_lm
 
 SIZES = ("tiny", "full")
 
@@ -123,6 +123,21 @@ ACE_STEP_TINY = dict(
     | dict(num_timbre_encoder_hidden_layers=2),
 )
 
+# sesame/csm-1b: CsmConfig's defaults are its config (Llama backbone 2048 x 16 layers, depth decoder 1024 x 4,
+# 32 Mimi codebooks); MimiConfig's defaults are kyutai/mimi (24 kHz, 12.5 frames a second). The code vocabulary is
+# the codec's 2048 (csm-1b's has 3 more ids, which random weights would sample and a trained model never emits).
+_CSM_CODES = dict(vocab_size=2048, codebook_pad_token_id=2047)
+CSM_FULL = dict(backbone=dict(hidden_size=2048) | _CSM_CODES, depth=dict(vocab_size=2048), codec={})
+_CSM_TINY_BLOCK = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4)
+_CSM_TINY_BLOCK |= dict(num_key_value_heads=2, head_dim=8)
+CSM_TINY = dict(
+    backbone=_CSM_TINY_BLOCK | dict(num_codebooks=4, vocab_size=64, codebook_pad_token_id=63, text_vocab_size=300),
+    depth=_CSM_TINY_BLOCK | dict(num_codebooks=4, vocab_size=64, max_position_embeddings=5),
+    codec=dict(hidden_size=16, num_filters=4, codebook_size=64, codebook_dim=16, num_quantizers=4)
+    | dict(vector_quantization_hidden_dimension=16, upsample_groups=16, num_hidden_layers=1, intermediate_size=32)
+    | dict(num_attention_heads=2, num_key_value_heads=2, head_dim=8),
+)
+
 # Whisper stand-ins exist per engine: the CTranslate2 format for the CPU, transformers' for CUDA.
 WHISPER_TRANSFORMERS_SUFFIX = "-transformers"
 
@@ -157,6 +172,7 @@ GENERATION: dict[str, StandIn] = {
         diffusion.stable_audio, {"tiny": STABLE_AUDIO_TINY, "full": STABLE_AUDIO_FULL}
     ),
     "ACE-Step/Ace-Step1.5": StandIn(diffusion.ace_step, {"tiny": ACE_STEP_TINY, "full": ACE_STEP_FULL}),
+    "sesame/csm-1b": StandIn(speech_lm.csm, {"tiny": CSM_TINY, "full": CSM_FULL}),
 }
 EVALUATORS: dict[str, StandIn] = {
     "microsoft/wavlm-base-plus-sv": StandIn(
