@@ -76,7 +76,7 @@ def time_backend(label, name, spec, text, size, note, args, reference, device: s
     from audionet.lib.services import registry
     from audionet.models.random_weights import random_spec
 
-    if name == "music" and args.music_seconds:
+    if "seconds" in registry.get(name).inputs and args.music_seconds:  # the services asked for a length
         size = args.music_seconds
     peak = peak_memory(device)
     started = time.perf_counter()
@@ -180,7 +180,7 @@ def musicgen_ratios(rows: list[dict]) -> list[str]:
         return []
     lines = []
     for row in rows:
-        if row["service"] == "music" and row["weights"] == RANDOM and row is not base[0]:
+        if row["service"] == base[0]["service"] and row["weights"] == RANDOM and row is not base[0]:
             if row["audio_s"] == base[0]["audio_s"] and base[0]["gen_s_mean"]:
                 ratio = row["gen_s_mean"] / base[0]["gen_s_mean"]
                 lines.append(f"{row['backend']}: {ratio:.3f} x MusicGen-small's time for the same {row['audio_s']} s.")
