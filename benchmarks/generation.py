@@ -1,12 +1,15 @@
 """Real-time factor (generation seconds per audio second) of every generation backend.
 
 Baselines, Kokoro and the Kokoro clone run with their real (shipped) weights;
-VITS/MMS, SpeechT5, MusicGen-small and Dia are the full-size architectures with
-random weights ("random weights — timing only": their output is noise).
+VITS/MMS, SpeechT5, MusicGen-small, Dia, Stable Audio Open 1.0, ACE-Step 1.5 turbo and CSM-1B are the
+full-size architectures with random weights ("random weights — timing only": their output is noise).
+Diffusion music's time is also given as a ratio to MusicGen-small's for the same audio length, measured in
+the same run.
 Warm-up excluded. One result per device named in --pool.devices (the miner's flag and device rule):
 <out>/<device-slug>/generation.{json,md,png}, written after every backend.
 
     audionet-bench generation [--runs 2] [--only kokoro,musicgen] [--pool.devices cpu,cuda:0]
+        [--music-seconds 15] [--speech-seconds 30]   (what gpu-check asks of each family; peak GB on CUDA)
 """
 
 from __future__ import annotations
@@ -40,7 +43,18 @@ BACKENDS = [
     ("SpeechT5 + HiFi-GAN", "tts", "hf:microsoft/speecht5_tts", TTS_TEXT, None, RANDOM),
     ("MusicGen-small (5 s, CFG 3)", "music", "hf:facebook/musicgen-small", MUSIC_PROMPT, 5.0, RANDOM),
     ("Dia-1.6B clone", "vc", "hf:nari-labs/Dia-1.6B-0626", VC_TEXT, None, RANDOM),
+    (
+        "Stable Audio Open 1.0 (5 s, 50 steps, CFG 7)",
+        "music",
+        "hf:stabilityai/stable-audio-open-1.0",
+        MUSIC_PROMPT,
+        5.0,
+        RANDOM,
+    ),
+    ("ACE-Step 1.5 turbo 2B (5 s, 8 steps)", "music", "hf:ACE-Step/Ace-Step1.5", MUSIC_PROMPT, 5.0, RANDOM),
+    ("CSM-1B clone", "vc", "hf:sesame/csm-1b", VC_TEXT, None, RANDOM),
 ]
+MUSICGEN = "MusicGen-small"  # diffusion music's time is given as a ratio to this row's, for the same length
 
 
 def request(name: str, text: str, size, reference):
@@ -60,8 +74,11 @@ def request(name: str, text: str, size, reference):
 
 def time_backend(label, name, spec, text, size, note, args, reference, device: str) -> dict:
     from audionet.lib.services import registry
-    from audionet.models.hf.random_weights import random_spec
+    from audionet.models.random_weights import random_spec
 
+    if "seconds" in registry.get(name).inputs and args.music_seconds:  # the services asked for a length
+        size = args.music_seconds
+    peak = peak_memory(device)
     started = time.perf_counter()
     spec = random_spec(spec, args.cache_dir, size="full")
     backend = registry.get(name).load_backend(spec, device=device, dtype=args.dtype, warmup=False)
@@ -69,7 +86,7 @@ def time_backend(label, name, spec, text, size, note, args, reference, device: s
     if note == RANDOM and hasattr(backend, "min_length_ratio"):
         backend.min_length_ratio = 4.0  # random stop heads end at once: force a speech-like length
     if note == RANDOM and hasattr(backend, "max_seconds"):
-        backend.max_seconds = 2.0  # random Dia never emits end-of-speech: 2 s (172 steps) per request
+        backend.max_seconds = args.speech_seconds  # random Dia and CSM never emit end-of-speech
     call = request(name, text, size, reference)
     timed = timed_calls(lambda run: call(backend, run + 1), runs=args.runs, warmup=1, device=backend.device)
     times, seconds = timed.seconds, [audio.seconds for audio in timed.results]
@@ -88,7 +105,18 @@ def time_backend(label, name, spec, text, size, note, args, reference, device: s
         "rtf": round(mean_t / mean_a, 3) if mean_a else None,
         "runs": args.runs,
         "load_avg_1min": round(os.getloadavg()[0], 2),  # other jobs on the machine skew timings
+        "peak_gb": peak(),
     }
+
+
+def peak_memory(device: str):
+    """() -> the device's peak allocated GB since this call (CUDA), or None (CPU)."""
+    if not device.startswith("cuda"):
+        return lambda: None
+    import torch
+
+    torch.cuda.reset_peak_memory_stats(device)
+    return lambda: round(torch.cuda.max_memory_allocated(device) / 2**30, 2)
 
 
 def main(argv: list[str], prog: str = "audionet-bench generation") -> int:
@@ -99,6 +127,10 @@ def main(argv: list[str], prog: str = "audionet-bench generation") -> int:
     )
     flag(parser, "pool.devices", default="cpu", help="comma list: cpu | cuda | cuda:N | auto (one table each)")
     parser.add_argument("--dtype", default="auto")
+    parser.add_argument("--music-seconds", type=float, default=0.0, help="music length for every music row")
+    parser.add_argument(
+        "--speech-seconds", type=float, default=2.0, help="what random-weight clone models (Dia, CSM) speak"
+    )
     flag(
         parser,
         "cache-dir",
@@ -127,7 +159,9 @@ def write(out: str, slug: str, rows: list[dict], runs: int, command: str) -> str
 
 def markdown(data: dict) -> str:
     rows = data["rows"]
+    peak = any(r.get("peak_gb") for r in rows)  # measured on CUDA only: no column for a CPU run
     headers = ["backend", "service", "weights", "audio s", "gen s (mean, min-max)", "RTF", "load s", "load avg"]
+    headers += ["peak GB"] if peak else []
     cells = [
         [
             r["backend"],
@@ -137,12 +171,27 @@ def markdown(data: dict) -> str:
             f"{r['gen_s_mean']} ({r['gen_s_min']}-{r['gen_s_max']})",
         ]
         + [r["rtf"], r["load_s"], r.get("load_avg_1min", "-")]
+        + ([r.get("peak_gb") or "-"] if peak else [])
         for r in rows
     ]
     return (
         f"Generation real-time factor on {data['device']} (warm-up excluded, {data['runs']} run(s) each; lower is "
-        "faster).\n\n" + table(headers, cells)
+        "faster).\n\n" + table(headers, cells) + "".join(f"\n{line}\n" for line in musicgen_ratios(rows))
     )
+
+
+def musicgen_ratios(rows: list[dict]) -> list[str]:
+    """Each other music row's generation time over MusicGen-small's for the same audio length (same run)."""
+    base = [r for r in rows if r["backend"].startswith(MUSICGEN)]
+    if not base:
+        return []
+    lines = []
+    for row in rows:
+        if row["service"] == base[0]["service"] and row["weights"] == RANDOM and row is not base[0]:
+            if row["audio_s"] == base[0]["audio_s"] and base[0]["gen_s_mean"]:
+                ratio = row["gen_s_mean"] / base[0]["gen_s_mean"]
+                lines.append(f"{row['backend']}: {ratio:.3f} x MusicGen-small's time for the same {row['audio_s']} s.")
+    return lines
 
 
 def plot(rows: list[dict], slug: str, path: str) -> str:

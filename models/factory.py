@@ -1,8 +1,9 @@
 """Spec strings -> generation backends (one factory, switched on the spec's scheme).
 
     baseline:<name>          offline floors: espeak (TTS), world (voice clone), synth (music)
-    hf:<HF id or local dir>  transformers; the config's model_type picks the backend class:
-                             musicgen / musicgen_melody, vits / speecht5, dia
+    hf:<HF id or local dir>  a diffusers pipeline (model_index.json's class picks the backend: StableAudioPipeline,
+                             AceStepPipeline) or a transformers model (the config's model_type picks it:
+                             musicgen / musicgen_melody, vits / speecht5, dia, csm)
     hf:musicgen              the MusicGen checkpoint of the preset (fast / balanced / quality =
                              small / medium / large)
     kokoro:<voice>           Kokoro-82M ONNX TTS (empty voice: jf_alpha); on the GPU where onnxruntime-gpu is installed
@@ -38,6 +39,12 @@ HF_BACKENDS: dict[str, str] = {
     "vits": "audionet.models.hf.tts:VitsSynthesizer",
     "speecht5": "audionet.models.hf.tts:SpeechT5Synthesizer",
     "dia": "audionet.models.hf.vc:DiaVoiceCloner",
+    "csm": "audionet.models.hf.csm:CsmVoiceCloner",
+}
+# _class_name in a diffusers model_index.json -> "module:class" of the backend that serves it.
+DIFFUSERS_BACKENDS: dict[str, str] = {
+    "StableAudioPipeline": "audionet.models.hf.diffusion:StableAudioMusicGenerator",
+    "AceStepPipeline": "audionet.models.hf.diffusion:AceStepMusicGenerator",
 }
 HF_PRESET_ALIASES = ("musicgen",)  # hf:musicgen -> the checkpoint of the preset
 PRESET_AWARE_HF = ("musicgen", "musicgen_melody")  # backend classes that take preset=
@@ -69,7 +76,7 @@ def _from_python(target: str, device: str) -> Backend:
 
 def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
     from audionet.lib.core.devices import resolve_device
-    from audionet.models.hf.loading import model_type
+    from audionet.models.hf.loading import model_type, pipeline_class
     from audionet.models.hf.musicgen import CHECKPOINTS
 
     if not name:
@@ -79,11 +86,18 @@ def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
         if preset not in CHECKPOINTS:
             raise BackendError(f"unknown music preset {preset!r}; use {', '.join(CHECKPOINTS)}")
         name = CHECKPOINTS[preset].model_id
-    found = model_type(name)
-    if found not in HF_BACKENDS:
-        raise BackendError(f"model {name} has model_type {found!r}; supported: {', '.join(sorted(HF_BACKENDS))}")
-    extra = {"preset": preset} if found in PRESET_AWARE_HF else {}
-    backend = check(_attribute(HF_BACKENDS[found]))(name, device=resolve_device(device), dtype=dtype, **extra)
+    pipeline = pipeline_class(name)
+    if pipeline is not None:
+        if pipeline not in DIFFUSERS_BACKENDS:
+            supported = ", ".join(sorted(DIFFUSERS_BACKENDS))
+            raise BackendError(f"model {name} is a diffusers {pipeline or 'pipeline'}; supported: {supported}")
+        cls, extra = _attribute(DIFFUSERS_BACKENDS[pipeline]), {"preset": preset}
+    else:
+        found = model_type(name)
+        if found not in HF_BACKENDS:
+            raise BackendError(f"model {name} has model_type {found!r}; supported: {', '.join(sorted(HF_BACKENDS))}")
+        cls, extra = _attribute(HF_BACKENDS[found]), {"preset": preset} if found in PRESET_AWARE_HF else {}
+    backend = check(cls)(name, device=resolve_device(device), dtype=dtype, **extra)
     if by_preset:
         backend.presets, backend.preset = tuple(CHECKPOINTS), preset
     return backend

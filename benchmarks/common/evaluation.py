@@ -26,7 +26,7 @@ def evaluator_specs(specs: dict[str, str], weights: str, cache_dir: str, device:
     runs it on `device`."""
     if weights == "pretrained":
         return specs
-    from audionet.models.eval.random_weights import random_specs
+    from audionet.models.random_weights import random_specs
 
     return random_specs(specs, cache_dir, device=device)
 

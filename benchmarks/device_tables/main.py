@@ -72,9 +72,9 @@ def resolve_specs(specs: dict[str, str], weights: str, cache_dir: str) -> dict[s
     """--weights random: each hf:<known id> becomes the same architecture with random weights."""
     if weights == "pretrained":
         return specs
-    from audionet.models.hf.random_weights import random_spec
+    from audionet.models.random_weights import random_specs
 
-    return {service: random_spec(spec, cache_dir) for service, spec in specs.items()}
+    return random_specs(specs, cache_dir)
 
 
 def per_service_ticks(args) -> int:

@@ -52,6 +52,12 @@ def evaluation(name: str, limit: float, *flags: str) -> Step:
     return Step(name, limit, ("evaluators", "--parts", "profiles", *flags), EVALUATION)
 
 
+def family(name: str, limit: float, label: str, *flags: str) -> Step:
+    """One 2026 generation family at full size with random weights: time per 15 s of music or 30 s of
+    speech, and peak GPU memory (audionet-bench generation); skipped where its package is missing."""
+    return bench(name, limit, "--pool.devices", "cuda:0", "--only", label, "--runs", "2", *flags, study="generation")
+
+
 def gpu_plan() -> list[Step]:
     one = ["--pool.devices", "cuda:0"]
     cost = ["--eval.device", "cuda:0", "--clips", "8", "--runs", "2"]
@@ -61,13 +67,16 @@ def gpu_plan() -> list[Step]:
     pool += ["--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng", "--runs", "2", "--warmup", "1"]
     pool += ["--parallel", "1,2", "--sweep-rounds", "2", "--batches", "1,2,4,8", "--batch-rounds", "2"]
     return [
-        bench("tts-random", 50, *one, *RANDOM, "--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng"),
-        bench("music-random", 100, *one, *RANDOM, "--services", "music", "--music.model", "hf:facebook/musicgen-small"),
-        bench("vc-random", 110, *one, *RANDOM, "--services", "vc", "--vc.model", "hf:nari-labs/Dia-1.6B-0626"),
-        bench("offline", 60, *one, *offline),
-        evaluation("evaluation-standard", 70, "--profiles", "standard", "--weights", "random", *cost),
+        bench("tts-random", 45, *one, *RANDOM, "--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng"),
+        bench("music-random", 70, *one, *RANDOM, "--services", "music", "--music.model", "hf:facebook/musicgen-small"),
+        bench("vc-random", 75, *one, *RANDOM, "--services", "vc", "--vc.model", "hf:nari-labs/Dia-1.6B-0626"),
+        family("music-stable-audio", 45, "Stable Audio", "--music-seconds", "15"),
+        family("music-ace-step", 40, "ACE-Step", "--music-seconds", "15"),
+        family("vc-csm", 45, "CSM", "--speech-seconds", "30"),
+        bench("offline", 55, *one, *offline),
+        evaluation("evaluation-standard", 50, "--profiles", "standard", "--weights", "random", *cost),
         evaluation("evaluation-offline", 40, "--profiles", "offline", *cost),
-        bench("pool", 70, *pool, study="pool"),
+        bench("pool", 50, *pool, study="pool"),
     ]
 
 

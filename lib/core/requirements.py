@@ -35,6 +35,7 @@ DISTRIBUTIONS = {
     "audiobox_aesthetics": "audiobox-aesthetics",
     "bittensor": "bittensor",
     "ctranslate2": "faster-whisper",  # CTranslate2 comes with faster-whisper
+    "diffusers": "diffusers",
     "espeakng_loader": "espeakng-loader",
     "fastapi": "fastapi",
     "faster_whisper": "faster-whisper",
@@ -60,6 +61,7 @@ DISTRIBUTIONS = {
     "soundfile": "soundfile",
     "speechmos": "speechmos",
     "torch": "torch",
+    "torchsde": "torchsde",
     "transformers": "transformers",
     "utmos_pytorch": "utmos-pytorch",
     "uvicorn": "uvicorn",

@@ -11,7 +11,7 @@ from typing import Literal, Optional
 import numpy as np
 from pydantic import Field, field_validator
 
-from audionet.lib.core.errors import WireError
+from audionet.lib.core.errors import BackendError, WireError
 from audionet.lib.core.protocol import ServiceRequest, Text, printable
 from audionet.lib.prompts import make_music_prompt, make_seed
 from audionet.lib.scoring.declaration import Judging, Part, Penalty, Range
@@ -22,6 +22,15 @@ from audionet.models.base import MusicGenerator
 MIN_SECONDS, MAX_SECONDS = 1.0, 30.0
 DRAW_SECONDS = (4.0, 10.0)  # what a validator asks for each round
 LENGTH_TOLERANCE = (0.1, 0.5)  # relative, absolute seconds: whichever is larger
+# `--music.model preset`: the family each preset picks (and the family's step count for that preset comes with
+# it, models/hf/diffusion.py). fast: ACE-Step 1.5 XL turbo, 8 steps, guidance distilled; balanced: Stable Audio
+# Open 1.0, 50 steps, guidance 7; quality: ACE-Step 1.5 XL base, 32 steps, guidance 7.
+PRESET_MODELS = {
+    "fast": "hf:ACE-Step/acestep-v15-xl-turbo-diffusers",
+    "balanced": "hf:stabilityai/stable-audio-open-1.0",
+    "quality": "hf:ACE-Step/acestep-v15-xl-base-diffusers",
+}
+PRESET_SPEC = "preset"
 
 
 class MusicRequest(ServiceRequest):
@@ -76,6 +85,15 @@ class MusicGeneration(Service):
         ("aesthetics", "Aesthetics (Audiobox)"),
         ("quality", "Quality (signal)"),
     )
+
+    def load_backend(self, spec: str, *, preset: Optional[str] = None, **kwargs):
+        """`preset` as a spec: the family of the preset (PRESET_MODELS) at that preset's step count."""
+        if spec == PRESET_SPEC:
+            chosen = preset or "balanced"
+            if chosen not in PRESET_MODELS:
+                raise BackendError(f"unknown music preset {chosen!r}; use {', '.join(PRESET_MODELS)}")
+            spec = PRESET_MODELS[chosen]
+        return super().load_backend(spec, preset=preset, **kwargs)
 
     def generate(self, backend: MusicGenerator, request: MusicRequest):
         return backend.generate(request.prompt, request.seconds, seed=request.seed)

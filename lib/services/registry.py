@@ -80,7 +80,8 @@ def add_backend_flags(parser, *, roster: bool = False, presets: bool = True) -> 
                 f"{service.name}.preset",
                 default="balanced",
                 choices=PRESET_NAMES,
-                help="speed/quality preset of backends that have one (hf:musicgen: small/medium/large; "
+                help="speed/quality preset of backends that have one (hf:musicgen: small/medium/large; diffusion music: "
+                "step counts, and --music.model preset picks the family; "
                 "kokoro-clone: nearest voice / blend + pitch match / best of 3)",
             )
 

@@ -8,6 +8,7 @@ hub is offline"), never as a traceback from deep inside huggingface_hub.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from typing import Any
@@ -83,6 +84,26 @@ def hub_file(name: str, filename: str) -> str:
         return hf_hub_download(repo_id=name, filename=filename)
     except Exception as error:  # hub, network and offline-cache errors alike
         raise _missing(name, error) from None
+
+
+def pipeline_class(name: str) -> str | None:
+    """The `_class_name` of a diffusers `model_index.json` at `name` (HF id or local directory); None when
+    `name` has none (a transformers model, or nothing at all: `model_type` then says which, in one line)."""
+    if os.path.isdir(os.path.expanduser(name)):
+        path = os.path.join(os.path.expanduser(name), "model_index.json")
+        if not os.path.isfile(path):
+            return None
+    elif name.startswith(("/", ".", "~")):
+        return None
+    else:
+        from huggingface_hub import hf_hub_download
+
+        try:
+            path = hf_hub_download(repo_id=name, filename="model_index.json")
+        except Exception:  # no such file, not cached while offline, no such repo: try config.json next
+            return None
+    with open(path) as handle:
+        return str(json.load(handle).get("_class_name", ""))
 
 
 def model_type(name: str) -> str:

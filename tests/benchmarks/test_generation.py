@@ -31,3 +31,14 @@ def test_a_device_that_is_not_there_is_named_with_its_flag(tmp_path):
     argv = ["--only", "espeak", "--pool.devices", "cuda:3", "--out", str(tmp_path)]
     with pytest.raises(BackendError, match="--pool.devices: device cuda:3"):
         generation.main(argv)
+
+
+def test_diffusion_music_is_a_ratio_to_musicgen_for_the_same_length():
+    from audionet.benchmarks.generation import RANDOM, musicgen_ratios
+
+    def row(label, seconds, gen):
+        return {"backend": label, "service": "music", "weights": RANDOM, "audio_s": seconds, "gen_s_mean": gen}
+
+    rows = [row("MusicGen-small (5 s, CFG 3)", 5.0, 40.0), row("ACE-Step", 5.0, 10.0), row("other length", 7.0, 1.0)]
+    assert musicgen_ratios(rows) == ["ACE-Step: 0.250 x MusicGen-small's time for the same 5.0 s."]
+    assert musicgen_ratios(rows[1:]) == []

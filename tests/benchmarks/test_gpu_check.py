@@ -153,3 +153,16 @@ def test_the_bare_checkout_runs_as_the_package_without_an_install(tmp_path):
             os.path.join(REPO, "benchmarks", "common", "devices.py"),
         ]
     )
+
+
+def test_the_gpu_plan_has_a_step_per_2026_family_and_fits_its_budget():
+    plan = {step.name: step for step in gpu_check.gpu_plan()}
+    assert sum(step.limit_s for step in plan.values()) <= gpu_check.BUDGET_S
+    for name, label, length in (
+        ("music-stable-audio", "Stable Audio", ("--music-seconds", "15")),
+        ("music-ace-step", "ACE-Step", ("--music-seconds", "15")),
+        ("vc-csm", "CSM", ("--speech-seconds", "30")),
+    ):
+        argv = plan[name].argv
+        assert argv[0] == "generation" and argv[argv.index("--only") + 1] == label
+        assert " ".join(length) in " ".join(argv) and "cuda:0" in argv

@@ -16,7 +16,7 @@ from audionet.lib.core.protocol import sha256_hex, unpack_response
 from audionet.lib.core.wallet import create_wallet
 from audionet.lib.localnet import LocalNet
 from audionet.lib.validator.client import miner_health
-from audionet.models.hf.random_weights import random_spec
+from audionet.models.random_weights import random_spec
 from tests.stress.texts import OVERLONG_TEXTS
 
 pytestmark = pytest.mark.timeout(400)

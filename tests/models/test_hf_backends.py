@@ -10,7 +10,7 @@ from audionet.lib import services
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.errors import BackendError, WireError
 from audionet.lib.services import MUSIC, TTS, VC
-from audionet.models.hf.random_weights import random_spec
+from audionet.models.random_weights import random_spec
 from tests.conftest import tone
 
 pytestmark = pytest.mark.timeout(300)

@@ -1,5 +1,5 @@
 """Evaluation profiles: the standard and large profiles' real architectures with random weights
-(models/eval/random_weights.py) load through the profile's own code path, judge real speech and
+(models/random_weights/) load through the profile's own code path, judge real speech and
 music with every evaluator, batched and under torch.inference_mode; a validator on a real
 network refuses offline evaluators unless asked for them by name."""
 
@@ -13,7 +13,7 @@ from audionet.lib.core.errors import BackendError, ConfigError
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.services import MUSIC, TTS, VC, MusicRequest, Prompt, TTSRequest, registry
 from audionet.models.eval.profiles import PROFILES, load_evaluator, load_evaluators, offline_only, resolve_specs
-from audionet.models.eval.random_weights import random_specs
+from audionet.models.random_weights import random_specs
 from tests.speech import VOICE_A, VOICE_B
 
 pytestmark = pytest.mark.timeout(600)

@@ -1,0 +1,189 @@
+"""The one table of random-weight stand-ins: each published model id -> its builder and the config values
+of each size. `tiny`: a few small layers of the same architecture, for tests (seconds on a CPU). `full`:
+the published model's config values, for timing (benchmarks, gpu-check); their output means nothing.
+A stand-in with one size (its package fixes the architecture) lists it alone; any size asked gets it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from audionet.models.random_weights import diffusion, evaluators, generation, speech_lm
+
+SIZES = ("tiny", "full")
+
+
+@dataclass(frozen=True)
+class StandIn:
+    build: Callable[..., None]  # build(out_dir, **config values of the size)
+    sizes: Mapping[str, Mapping] = field(default_factory=dict)  # size -> keyword arguments of build
+
+
+def _musicgen(width: int, layers: int, heads: int) -> dict:
+    codec = dict(sampling_rate=32_000, upsampling_ratios=[8, 5, 4, 4], target_bandwidths=[2.2], audio_channels=1)
+    codec |= dict(normalize=False, use_causal_conv=False)
+    return dict(
+        text=dict(vocab_size=32_128, d_model=768, d_kv=64, d_ff=3072, num_layers=12, num_heads=12),
+        codec=codec | dict(num_filters=64, hidden_size=128, codebook_size=2048, codebook_dim=128, num_lstm_layers=2),
+        decoder=dict(vocab_size=2048, hidden_size=width, num_hidden_layers=layers, num_attention_heads=heads)
+        | dict(ffn_dim=4 * width, num_codebooks=4, max_position_embeddings=2048),
+    )
+
+
+MUSICGEN_TINY = dict(
+    text=dict(vocab_size=128, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4),
+    codec=dict(sampling_rate=32_000, upsampling_ratios=[8, 5, 4, 4], target_bandwidths=[2.2], audio_channels=1)
+    | dict(normalize=False, use_causal_conv=False, num_filters=4, hidden_size=16, codebook_size=64)
+    | dict(codebook_dim=16, num_lstm_layers=1),
+    decoder=dict(vocab_size=64, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, ffn_dim=64)
+    | dict(num_codebooks=4, max_position_embeddings=2048),
+)
+VITS_TINY = dict(hidden_size=16, num_hidden_layers=2, num_attention_heads=2, ffn_dim=32, flow_size=16)
+VITS_TINY |= dict(prior_encoder_num_flows=2, posterior_encoder_num_wavenet_layers=2, upsample_initial_channel=32)
+VITS_TINY |= dict(upsample_rates=[8, 8, 2, 2], upsample_kernel_sizes=[16, 16, 4, 4], resblock_kernel_sizes=[3])
+VITS_TINY |= dict(resblock_dilation_sizes=[[1, 3]], duration_predictor_filter_channels=16, depth_separable_num_layers=2)
+SPEECHT5_TINY = dict(
+    model=dict(vocab_size=81, hidden_size=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2)
+    | dict(decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, speech_decoder_prenet_units=32)
+    | dict(speech_decoder_postnet_units=32, speech_decoder_postnet_layers=2, speaker_embedding_dim=16),
+    vocoder=dict(upsample_initial_channel=32, resblock_kernel_sizes=[3], resblock_dilation_sizes=[[1, 3]]),
+)
+DAC_44K = dict(sampling_rate=44_100, hop_length=512, n_codebooks=9, codebook_size=1024)
+DAC_44K |= dict(downsampling_ratios=[2, 4, 8, 8], upsampling_ratios=[8, 8, 4, 2])
+_DIA_TINY_BLOCK = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2)
+_DIA_TINY_BLOCK |= dict(num_key_value_heads=2, head_dim=16)
+DIA_TINY = dict(
+    codec=DAC_44K | dict(codebook_dim=4, encoder_hidden_size=4, decoder_hidden_size=16),
+    encoder=_DIA_TINY_BLOCK,
+    decoder=_DIA_TINY_BLOCK
+    | dict(cross_num_attention_heads=2, cross_num_key_value_heads=2, cross_head_dim=16, cross_hidden_size=32)
+    | dict(vocab_size=1024 + 4),
+)
+WHISPER_TINY = dict(d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2)
+WHISPER_TINY |= dict(decoder_attention_heads=2, encoder_ffn_dim=128, decoder_ffn_dim=128)
+
+
+def _whisper_large(decoder_layers: int) -> dict:
+    return dict(d_model=1280, encoder_layers=32, decoder_layers=decoder_layers, encoder_attention_heads=20) | dict(
+        decoder_attention_heads=20, encoder_ffn_dim=5120, decoder_ffn_dim=5120
+    )
+
+
+WAVLM_TINY = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+WAVLM_TINY |= dict(conv_dim=(32, 32), conv_stride=(5, 4), conv_kernel=(10, 8), num_conv_pos_embeddings=16)
+WAVLM_TINY |= dict(tdnn_dim=(32, 32), tdnn_kernel=(3, 1), tdnn_dilation=(1, 1), xvector_output_dim=24)
+CLAP_TINY = dict(
+    text=dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+    | dict(max_position_embeddings=80, projection_dim=16),
+    audio=dict(patch_embeds_hidden_size=16, depths=[1, 1], num_attention_heads=[2, 2], hidden_size=32)
+    | dict(projection_dim=16),
+    projection_dim=16,
+)
+CLAP_FULL = dict(
+    text=dict(vocab_size=50265),
+    audio=dict(patch_embeds_hidden_size=128, depths=[2, 2, 12, 2], num_attention_heads=[4, 8, 16, 32])
+    | dict(hidden_size=1024),
+    projection_dim=512,
+)
+
+T5_BASE = dict(d_model=768, d_kv=64, d_ff=3072, num_layers=12, num_heads=12)
+# stabilityai/stable-audio-open-1.0: diffusers' defaults are its config (DiT 24 layers x 24 heads, 1024-latent
+# window = 47.5 s at 44.1 kHz; Oobleck VAE, hop 2048; T5-base; cosine DPM-Solver scheduler).
+STABLE_AUDIO_FULL = dict(vae={}, text=T5_BASE, transformer={}, scheduler={})
+STABLE_AUDIO_TINY = dict(
+    vae=dict(encoder_hidden_size=4, downsampling_ratios=[8, 8, 8], channel_multiples=[1, 2, 2])
+    | dict(decoder_channels=4, decoder_input_channels=8, audio_channels=2, sampling_rate=44_100),
+    text=dict(d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4),
+    transformer=dict(sample_size=256, in_channels=8, out_channels=8, num_layers=2, attention_head_dim=8)
+    | dict(num_attention_heads=4, num_key_value_attention_heads=2, cross_attention_dim=32, time_proj_dim=16),
+    scheduler={},
+)
+# ACE-Step 1.5 turbo (2B): diffusers' defaults for the DiT and condition encoder are its config (hidden 2048,
+# 24 layers, 16 heads of 128, in_channels 192), guidance distilled (is_turbo); Qwen3-Embedding-0.6B text encoder;
+# Oobleck VAE at 48 kHz with a 1920 hop (25 latents a second) at diffusers' default widths.
+QWEN3_EMBEDDING_06B = dict(hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16)
+QWEN3_EMBEDDING_06B |= dict(num_key_value_heads=8, head_dim=128, max_position_embeddings=32_768)
+ACE_STEP_FULL = dict(
+    vae=dict(downsampling_ratios=[2, 4, 4, 6, 10], sampling_rate=48_000),
+    text=QWEN3_EMBEDDING_06B,
+    transformer=dict(is_turbo=True),
+    condition={},
+)
+_ACE_TINY_BLOCK = dict(hidden_size=32, intermediate_size=64, num_attention_heads=4, num_key_value_heads=2)
+_ACE_TINY_BLOCK |= dict(head_dim=8, rope_theta=10_000.0, sliding_window=16)
+ACE_STEP_TINY = dict(
+    vae=dict(encoder_hidden_size=4, downsampling_ratios=[8, 8, 30], channel_multiples=[1, 2, 2])
+    | dict(decoder_channels=4, decoder_input_channels=8, audio_channels=2, sampling_rate=48_000),
+    text=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4)
+    | dict(num_key_value_heads=2, head_dim=8, max_position_embeddings=4096),
+    transformer=_ACE_TINY_BLOCK | dict(num_hidden_layers=2, in_channels=24, audio_acoustic_hidden_dim=8, is_turbo=True),
+    condition=_ACE_TINY_BLOCK
+    | dict(timbre_hidden_dim=8, num_lyric_encoder_hidden_layers=2)
+    | dict(num_timbre_encoder_hidden_layers=2),
+)
+
+# sesame/csm-1b: CsmConfig's defaults are its config (Llama backbone 2048 x 16 layers, depth decoder 1024 x 4,
+# 32 Mimi codebooks); MimiConfig's defaults are kyutai/mimi (24 kHz, 12.5 frames a second). The code vocabulary is
+# the codec's 2048 (csm-1b's has 3 more ids, which random weights would sample and a trained model never emits).
+_CSM_CODES = dict(vocab_size=2048, codebook_pad_token_id=2047)
+CSM_FULL = dict(backbone=dict(hidden_size=2048) | _CSM_CODES, depth=dict(vocab_size=2048), codec={})
+_CSM_TINY_BLOCK = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4)
+_CSM_TINY_BLOCK |= dict(num_key_value_heads=2, head_dim=8)
+CSM_TINY = dict(
+    backbone=_CSM_TINY_BLOCK | dict(num_codebooks=4, vocab_size=64, codebook_pad_token_id=63, text_vocab_size=300),
+    depth=_CSM_TINY_BLOCK | dict(num_codebooks=4, vocab_size=64, max_position_embeddings=5),
+    codec=dict(hidden_size=16, num_filters=4, codebook_size=64, codebook_dim=16, num_quantizers=4)
+    | dict(vector_quantization_hidden_dimension=16, upsample_groups=16, num_hidden_layers=1, intermediate_size=32)
+    | dict(num_attention_heads=2, num_key_value_heads=2, head_dim=8),
+)
+
+# Whisper stand-ins exist per engine: the CTranslate2 format for the CPU, transformers' for CUDA.
+WHISPER_TRANSFORMERS_SUFFIX = "-transformers"
+
+
+def _whisper_stand_ins() -> dict[str, StandIn]:
+    from audionet.models.eval.whisper_asr import CT2, TRANSFORMERS
+
+    out = {}
+    for name, layers in (("large-v3-turbo", 4), ("large-v3", 32)):
+        for suffix, engine in (("", CT2), (WHISPER_TRANSFORMERS_SUFFIX, TRANSFORMERS)):
+            tiny = dict(dims=WHISPER_TINY, mels=80, engine=engine)
+            out[name + suffix] = StandIn(
+                evaluators.whisper, {"tiny": tiny, "full": dict(dims=_whisper_large(layers), mels=128, engine=engine)}
+            )
+    return out
+
+
+GENERATION: dict[str, StandIn] = {
+    "facebook/musicgen-small": StandIn(generation.musicgen, {"tiny": MUSICGEN_TINY, "full": _musicgen(1024, 24, 16)}),
+    "facebook/musicgen-medium": StandIn(generation.musicgen, {"tiny": MUSICGEN_TINY, "full": _musicgen(1536, 48, 24)}),
+    "facebook/musicgen-large": StandIn(generation.musicgen, {"tiny": MUSICGEN_TINY, "full": _musicgen(2048, 48, 32)}),
+    # facebook/mms-tts-eng: the VitsConfig defaults
+    "facebook/mms-tts-eng": StandIn(generation.vits, {"tiny": dict(config=VITS_TINY), "full": dict(config={})}),
+    # microsoft/speecht5_tts + microsoft/speecht5_hifigan: the config defaults
+    "microsoft/speecht5_tts": StandIn(generation.speecht5, {"tiny": SPEECHT5_TINY, "full": dict(model={}, vocoder={})}),
+    # nari-labs/Dia-1.6B-0626 (DiaConfig's defaults) + descript/dac_44khz
+    "nari-labs/Dia-1.6B-0626": StandIn(
+        generation.dia,
+        {"tiny": DIA_TINY, "full": dict(codec=DAC_44K | dict(encoder_hidden_size=64, decoder_hidden_size=1536))},
+    ),
+    "stabilityai/stable-audio-open-1.0": StandIn(
+        diffusion.stable_audio, {"tiny": STABLE_AUDIO_TINY, "full": STABLE_AUDIO_FULL}
+    ),
+    "ACE-Step/Ace-Step1.5": StandIn(diffusion.ace_step, {"tiny": ACE_STEP_TINY, "full": ACE_STEP_FULL}),
+    "sesame/csm-1b": StandIn(speech_lm.csm, {"tiny": CSM_TINY, "full": CSM_FULL}),
+}
+EVALUATORS: dict[str, StandIn] = {
+    "microsoft/wavlm-base-plus-sv": StandIn(
+        evaluators.wavlm_sv, {"tiny": dict(config=WAVLM_TINY), "full": dict(config=dict(xvector_output_dim=512))}
+    ),
+    "Blinorot/UTMOS-PyTorch": StandIn(evaluators.utmos, {"full": {}}),
+    "laion/larger_clap_music": StandIn(evaluators.clap, {"tiny": CLAP_TINY, "full": CLAP_FULL}),
+    "facebook/audiobox-aesthetics": StandIn(evaluators.audiobox, {"full": {}}),
+}
+
+
+def stand_ins() -> dict[str, StandIn]:
+    """Every stand-in by the id a spec names (Whisper's by model name, one per engine)."""
+    return {**GENERATION, **EVALUATORS, **_whisper_stand_ins()}
