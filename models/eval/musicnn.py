@@ -59,47 +59,63 @@ def patches(representation: np.ndarray) -> np.ndarray:
     return representation[: count * PATCH_FRAMES].reshape(count, PATCH_FRAMES, N_MELS).astype(np.float32)
 
 
+def _numbered(layer: str, index: int) -> str:
+    """TF1's layer names: the first is `layer`, the next `layer_1`, `layer_2`, ..."""
+    return f"{layer}_{index}" if index else layer
+
+
 def build_network(weights: dict[str, np.ndarray]):
-    """The torch module of one musicnn checkpoint (inference only)."""
+    """The torch module of one musicnn checkpoint (inference only). Each batch norm is folded into
+    a scale and a shift, each kernel turned to torch's layout, all kept as buffers (moved by .to)."""
     import torch
     import torch.nn.functional as F
 
     def tensor(name: str):
         if name not in weights:
             raise BackendError(f"musicnn checkpoint has no tensor {name}")
-        return torch.from_numpy(np.ascontiguousarray(weights[name]))
-
-    def norm(x, index: int, axis: int):
-        prefix = f"batch_normalization{'_' + str(index) if index else ''}/"
-        shape = [1] * x.dim()
-        shape[axis] = -1
-        scale = tensor(prefix + "gamma") / torch.sqrt(tensor(prefix + "moving_variance") + BN_EPSILON)
-        shift = tensor(prefix + "beta") - tensor(prefix + "moving_mean") * scale
-        return x * scale.view(shape) + shift.view(shape)
-
-    def conv(x, index: int, padding_time: tuple[int, int]):
-        """TF conv2d `conv2d_<index>` on NCHW input (H time, W frequency), valid in frequency."""
-        name = f"conv2d{'_' + str(index) if index else ''}/"
-        kernel = tensor(name + "kernel").permute(3, 2, 0, 1)  # (kh, kw, in, out) -> (out, in, kh, kw)
-        return F.relu(F.conv2d(F.pad(x, (0, 0, *padding_time)), kernel, tensor(name + "bias")))
+        return torch.from_numpy(np.ascontiguousarray(weights[name], dtype=np.float32))
 
     class Musicnn(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            for i in range(11):
+                bn = _numbered("batch_normalization", i) + "/"
+                scale = tensor(bn + "gamma") / torch.sqrt(tensor(bn + "moving_variance") + BN_EPSILON)
+                self.register_buffer(f"scale{i}", scale)
+                self.register_buffer(f"shift{i}", tensor(bn + "beta") - tensor(bn + "moving_mean") * scale)
+            for i in range(8):  # (kh, kw, in, out) -> (out, in, kh, kw)
+                self.register_buffer(f"kernel{i}", tensor(_numbered("conv2d", i) + "/kernel").permute(3, 2, 0, 1))
+                self.register_buffer(f"bias{i}", tensor(_numbered("conv2d", i) + "/bias"))
+            for i in range(2):
+                self.register_buffer(f"dense{i}", tensor(_numbered("dense", i) + "/kernel"))
+                self.register_buffer(f"dense_bias{i}", tensor(_numbered("dense", i) + "/bias"))
+
+        def norm(self, x, index: int, axis: int):
+            shape = [1] * x.dim()
+            shape[axis] = -1
+            return x * getattr(self, f"scale{index}").view(shape) + getattr(self, f"shift{index}").view(shape)
+
+        def conv(self, x, index: int, padding_time: tuple[int, int]):
+            """conv2d number `index` with ReLU on NCHW input (H time, W frequency), valid in frequency."""
+            padded = F.pad(x, (0, 0, *padding_time))
+            return F.relu(F.conv2d(padded, getattr(self, f"kernel{index}"), getattr(self, f"bias{index}")))
+
         def forward(self, spectrogram):  # (batch, 187, 96) -> (batch, 50) tag probabilities
-            x = norm(spectrogram.unsqueeze(1), 0, 1)
-            front = [conv(x, i, (3, 3)) for i in (0, 1)]  # timbral: time padded, frequency valid
-            front += [conv(x, 2 + i, ((k - 1) // 2, k // 2)) for i, k in enumerate(TEMPORAL_KERNELS)]  # "same"
-            front = [norm(f, 1 + i, 1).amax(dim=3) for i, f in enumerate(front)]  # (batch, filters, time)
+            x = self.norm(spectrogram.unsqueeze(1), 0, 1)
+            front = [self.conv(x, i, (3, 3)) for i in (0, 1)]  # timbral: time padded, frequency valid
+            front += [self.conv(x, 2 + i, ((k - 1) // 2, k // 2)) for i, k in enumerate(TEMPORAL_KERNELS)]  # "same"
+            front = [self.norm(f, 1 + i, 1).amax(dim=3) for i, f in enumerate(front)]  # (batch, filters, time)
             features = torch.cat(front, dim=1)  # (batch, 561, time)
             layers, current = [features], features.transpose(1, 2).unsqueeze(1)  # (batch, 1, time, 561)
             for i in range(3):
-                out = norm(conv(current, 5 + i, (3, 3)).squeeze(3), 6 + i, 1)  # (batch, 64, time)
-                out = out if i == 0 else out + layers[-1]
+                out = self.norm(self.conv(current, 5 + i, (3, 3)).squeeze(3), 6 + i, 1)  # (batch, 64, time)
+                out = out if i == 0 else out + layers[-1]  # the last two are residual
                 layers.append(out)
                 current = out.transpose(1, 2).unsqueeze(1)
             stacked = torch.cat(layers, dim=1)  # (batch, 753, time)
             pooled = torch.stack([stacked.amax(dim=2), stacked.mean(dim=2)], dim=2).flatten(1)  # max, mean interleaved
-            hidden = norm(F.relu(norm(pooled, 9, 1) @ tensor("dense/kernel") + tensor("dense/bias")), 10, 1)
-            return torch.sigmoid(hidden @ tensor("dense_1/kernel") + tensor("dense_1/bias"))
+            hidden = self.norm(F.relu(self.norm(pooled, 9, 1) @ self.dense0 + self.dense_bias0), 10, 1)
+            return torch.sigmoid(hidden @ self.dense1 + self.dense_bias1)
 
     return Musicnn().eval()
 

@@ -4,8 +4,17 @@ piano chords; electronic vs acoustic on the labelled neural tracks), and awkward
 import numpy as np
 import pytest
 
+from audionet.lib.core.audio import resample
 from audionet.lib.core.errors import BackendError, ConfigError
-from audionet.models.eval.musicnn import MODELS, PATCH_FRAMES, MusicnnTagger, patches
+from audionet.models.eval.musicnn import (
+    MODELS,
+    PATCH_FRAMES,
+    SAMPLE_RATE,
+    MusicnnTagger,
+    build_network,
+    log_mel,
+    patches,
+)
 from audionet.models.eval.shipped import package_dir
 from audionet.models.eval.tf_checkpoint import read_checkpoint
 from tests.clips import awkward, long_noise
@@ -100,3 +109,15 @@ def test_awkward_clips_give_finite_probabilities(tagger):
 def test_a_30_s_clip_gives_finite_probabilities(tagger):
     scores = tagger.tag([long_noise()])
     assert scores.shape == (1, 100) and np.all((scores >= 0) & (scores <= 1))
+
+
+def test_every_weight_moves_with_the_network():
+    """All weights are buffers, so .to(device or dtype) moves them: in float64 the tags stay the same."""
+    import torch
+
+    network = build_network(read_checkpoint(f"{package_dir('musicnn', 'test') / MODELS['msd'][0]}/"))
+    clip = progression()
+    spectrogram = torch.from_numpy(patches(log_mel(resample(clip, SAMPLE_RATE).samples)))
+    with torch.inference_mode():
+        single, double = network(spectrogram), network.double()(spectrogram.double())
+    assert double.dtype == torch.float64 and torch.allclose(single.double(), double, atol=1e-4)
