@@ -42,6 +42,8 @@ def log_mel(samples: np.ndarray) -> np.ndarray:
     """(frames, 96) musicnn's input representation of 16 kHz samples."""
     import librosa
 
+    if len(samples) < N_FFT:  # a clip shorter than one FFT frame: its silence around it
+        samples = np.pad(samples, (0, N_FFT - len(samples)))
     # reflect padding: librosa's default when the models were trained (0.11's is zeros)
     mel = librosa.feature.melspectrogram(
         y=samples, sr=SAMPLE_RATE, n_fft=N_FFT, hop_length=HOP, n_mels=N_MELS, pad_mode="reflect"
