@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -67,3 +68,30 @@ class VoiceActivityDetector(Evaluator):
     @abstractmethod
     def speech_ratio(self, clips: Sequence[Audio]) -> list[float]:
         """Share of each clip (0..1) that is speech."""
+
+
+class AudioTagger(Evaluator):
+    """A sound classifier or music tagger: a probability per label (AudioSet classes, music tags)."""
+
+    labels: tuple[str, ...] = ()
+
+    @abstractmethod
+    def tag(self, clips: Sequence[Audio]) -> np.ndarray:
+        """(len(clips), len(self.labels)) probabilities in 0..1, each clip's windows averaged."""
+
+    def scores(self, clips: Sequence[Audio]) -> list[dict[str, float]]:
+        """`tag` as one {label: probability} per clip."""
+        return [dict(zip(self.labels, map(float, row))) for row in self.tag(clips)]
+
+
+class Note(NamedTuple):
+    pitch: int  # MIDI note number (60 is middle C)
+    onset_s: float
+    offset_s: float
+    confidence: float  # 0..1, the model's mean activation over the note
+
+
+class NoteTranscriber(Evaluator):
+    @abstractmethod
+    def notes(self, clips: Sequence[Audio]) -> list[list[Note]]:
+        """Per clip, the notes heard (polyphonic), ordered by onset; an empty list when none are."""
