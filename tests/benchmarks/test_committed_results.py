@@ -20,6 +20,7 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
     from audionet.benchmarks.adversaries import main as adversaries
     from audionet.benchmarks.device_tables import tables
     from audionet.benchmarks.evaluators import main as evaluators
+    from audionet.benchmarks.judges import main as judges
     from audionet.benchmarks.pool import report as pool
     from tests.stress import report as reliability
 
@@ -39,7 +40,8 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
             "pool": pool.render,
             "reliability": reliability.render,
         }
-        render = adversaries.markdown if name.startswith("adversaries-") else renderers[name]
+        prefixed = {"adversaries-": adversaries.markdown, "judges-": judges.markdown}
+        render = next((r for prefix, r in prefixed.items() if name.startswith(prefix)), None) or renderers[name]
         body = render(data)
     return json_path.with_suffix(".md"), f"Regenerate: `{data['command']}`\n\n{body.rstrip()}\n"
 
