@@ -136,7 +136,7 @@ def crash_table(r: dict) -> str:
                 "validator mid-round",
                 f"after {mid['killed_after_rounds']} round(s), queries in flight",
                 f"state round {mid['saved_round']} = rounds logged: {mid['state_matches_log']}",
-                f"next round {mid['next_round']}: {mid['ema_not_exact']} of {mid['results_checked']} EMAs not exact",
+                f"next round {mid['next_round']}: {mid['records_not_exact']} of {mid['results_checked']} records not exact",
             ]
         )
     if gen := r.get("miner_mid_generation"):
