@@ -185,8 +185,8 @@ HOUR = 3600.0
 CURVE = Curve(
     memory=Memory(record_s=48 * HOUR, recent_s=0.5 * HOUR, change_z=3.0),
     eligible_after=3,
-    floor=0.8,
+    floor=0.78,
     power=1.0,
     reference_quantile=0.98,
-    confidence_z=1.0,
+    confidence_z=0.5,
 )
