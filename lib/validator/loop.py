@@ -164,6 +164,8 @@ class Validator:
         per_service = {s: np.asarray(w) for s, w in self.state.weights().items()}
         done = []
         for mechid in layout.used:
+            if not any(s in per_service for s in layout.services_of(mechid)):
+                continue  # a mechanism for services this validator does not score: other validators set it
             weights = layout.combine(per_service, mechid)
             uids = [int(u) for u in np.flatnonzero(weights > 0)]
             if not uids:
