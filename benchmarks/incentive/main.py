@@ -143,5 +143,5 @@ def main(argv: list[str], prog: str = "audionet-bench incentive") -> int:
         task = progress.add_task("candidate curves", total=len(candidates(tuple(samples.services), args.quick)) + 1)
         found = study(samples, args.seed, args.quick, args.warm_up, lambda: progress.advance(task))
     slug = os.path.basename(os.path.dirname(os.path.abspath(args.samples)))
-    print(write(found, samples, args, slug, f"incentive-{samples.profile}", command_line(prog, argv), CURVE))
+    print(write(found, samples, args, slug, f"incentive-{samples.profile}", command_line(prog, argv)))
     return 0 if passes(found["chosen"]) else 1
