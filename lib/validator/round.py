@@ -44,7 +44,7 @@ def score_round(answers: list[Answer], judge: Judge, services: Mapping[str, obje
         for i, verdict in zip(indices, verdicts):
             answer = answers[i]
             gate = f"no valid answer: {answer.error}" if not answer.ok else verdict.gate
-            name = "no_answer" if not answer.ok else next((g for g, why in verdict.gates.items() if why), None)
+            name = "no_answer" if not answer.ok else verdict.gate_name
             reward = 0.0 if gate else finite_unit(verdict.score)
             scored[i] = Scored(answer, reward, gate, verdict.score, verdict.components, name)
     return scored  # type: ignore[return-value]
