@@ -6,7 +6,8 @@ Every failure is a JSON body `{"error": "<one line>"}` with a 4xx/5xx status;
 nothing a caller sends can crash the process or reach the filesystem.
 /v1/health is liveness for anyone; its details (among them the services this miner serves: validators ask it
 for those only) only for a signed GET (the miner's own hotkey or a caller the access policy admits), signed back
-to the caller; either way at most HEALTH_RATE answers a second.
+to the caller; either way at most HEALTH_RATE answers a second. The miner's own hotkey may also ask for audio
+(`audionet-miner check` goes through the published endpoint as a validator would), last in the line.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ BODY_DEADLINE_S = 30.0
 BODY_GRACE_S = 2.0
 BODY_MIN_RATE = 100_000  # bytes per second
 HEALTH_RATE, HEALTH_BURST, HEALTH_MAX_WAIT_S = 20.0, 20, 5.0
+OWN_PRIORITY = -1.0  # the miner's own requests (its self-check): behind every validator, whatever its stake
 
 
 def body_deadline_s(request: Request, limit: int) -> float:
@@ -146,11 +148,13 @@ class MinerApp:
     async def handle(self, name: str, http: Request) -> Response:
         service = self.services[name]
         path = path_for(name)
-        self.policy.screen(http.headers)  # refuses strangers; a claimed hotkey earns nothing more
+        if claimed_hotkey(http.headers) != self.hotkey:  # its own hotkey: `audionet-miner check`
+            self.policy.screen(http.headers)  # refuses strangers; a claimed hotkey earns nothing more
         body = await read_capped(http, service.max_request_bytes, body_deadline_s(http, service.max_request_bytes))
         caller = verify_request(http.headers, body, request_target(http), self.hotkey, self.nonces)
         mark_verified(http)
-        priority = self.policy.admit(caller)
+        own = caller == self.hotkey
+        priority = OWN_PRIORITY if own else self.policy.admit(caller)
         try:
             with self.pool.place_held(name, priority):  # a full line answers before the text is measured
                 request = await run_in_threadpool(service.parse, body)
@@ -160,7 +164,8 @@ class MinerApp:
                     f"the answer is {audio.seconds:.1f} s of audio; the limit is {service.answer_limit_s:g} s"
                 )
         except WireError:  # refused (400, 503): only accepted requests count toward the rate limit
-            self.policy.refund(caller)
+            if not own:
+                self.policy.refund(caller)
             raise
         try:
             flac = await run_in_threadpool(encode_flac, audio, max_seconds=service.answer_limit_s)
