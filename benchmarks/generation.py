@@ -53,6 +53,7 @@ BACKENDS = [
     ),
     ("ACE-Step 1.5 turbo 2B (5 s, 8 steps)", "music", "hf:ACE-Step/Ace-Step1.5", MUSIC_PROMPT, 5.0, RANDOM),
     ("CSM-1B clone", "vc", "hf:sesame/csm-1b", VC_TEXT, None, RANDOM),
+    ("VibeVoice-1.5B clone", "vc", "hf:vibevoice/VibeVoice-1.5B-hf", VC_TEXT, None, RANDOM),
 ]
 MUSICGEN = "MusicGen-small"  # diffusion music's time is given as a ratio to this row's, for the same length
 
@@ -86,7 +87,7 @@ def time_backend(label, name, spec, text, size, note, args, reference, device: s
     if note == RANDOM and hasattr(backend, "min_length_ratio"):
         backend.min_length_ratio = 4.0  # random stop heads end at once: force a speech-like length
     if note == RANDOM and hasattr(backend, "max_seconds"):
-        backend.max_seconds = args.speech_seconds  # random Dia and CSM never emit end-of-speech
+        backend.max_seconds = args.speech_seconds  # random Dia, CSM and VibeVoice never emit end-of-speech
     call = request(name, text, size, reference)
     timed = timed_calls(lambda run: call(backend, run + 1), runs=args.runs, warmup=1, device=backend.device)
     times, seconds = timed.seconds, [audio.seconds for audio in timed.results]

@@ -3,7 +3,7 @@
     baseline:<name>          offline floors: espeak (TTS), world (voice clone), synth (music)
     hf:<HF id or local dir>  a diffusers pipeline (model_index.json's class picks the backend: StableAudioPipeline,
                              AceStepPipeline) or a transformers model (the config's model_type picks it:
-                             musicgen / musicgen_melody, vits / speecht5, dia, csm)
+                             musicgen / musicgen_melody, vits / speecht5, dia, csm, vibevoice)
     hf:musicgen              the MusicGen checkpoint of the preset (fast / balanced / quality =
                              small / medium / large)
     kokoro:<voice>           Kokoro-82M ONNX TTS (empty voice: jf_alpha); on the GPU where onnxruntime-gpu is installed
@@ -40,6 +40,7 @@ HF_BACKENDS: dict[str, str] = {
     "speecht5": "audionet.models.hf.tts:SpeechT5Synthesizer",
     "dia": "audionet.models.hf.vc:DiaVoiceCloner",
     "csm": "audionet.models.hf.csm:CsmVoiceCloner",
+    "vibevoice": "audionet.models.hf.vibevoice:VibeVoiceVoiceCloner",
 }
 # _class_name in a diffusers model_index.json -> "module:class" of the backend that serves it.
 DIFFUSERS_BACKENDS: dict[str, str] = {

@@ -1,6 +1,7 @@
 """Stand-ins for the 2026 transformers speech families. CSM (sesame/csm-1b): a Llama backbone and a depth
 decoder over Mimi codes, with a Llama-3-style byte-level tokenizer whose special tokens (begin/end of text,
-<|AUDIO|>, <|audio_eos|>) the config's token ids point at."""
+<|AUDIO|>, <|audio_eos|>) the config's token ids point at. VibeVoice: a Qwen2 LM, a diffusion head, the acoustic
+tokenizer (a sigma-VAE) and the semantic encoder, all built from config, with a Qwen2-style byte-level tokenizer."""
 
 from __future__ import annotations
 
@@ -51,3 +52,53 @@ def csm(out: str, *, backbone: dict, depth: dict, codec: dict) -> None:
     model.save_pretrained(out)
     extractor = EncodecFeatureExtractor(feature_size=1, sampling_rate=codec.get("sampling_rate", 24_000))
     CsmProcessor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(out)
+
+
+# VibeVoice: Qwen2's special tokens as the checkpoint uses them. The stand-in's LM head is zero, so every logit ties
+# and the constrained argmax picks the lowest allowed id: <|vision_pad|> comes first, and the stand-in always asks for
+# one more acoustic frame (as random CSM and Dia never stop), which makes its length the frames it is given.
+VIBEVOICE_SPECIALS = ["<|vision_pad|>", "<|endoftext|>", "<|vision_start|>", "<|vision_end|>"]
+# The prompt layout of the VibeVoice-1.5B-hf chat template (a system line, each voice under "Voice input", each
+# speaker's text under "Text input", then the audio start token), written here for the stand-in.
+VIBEVOICE_TEMPLATE = (
+    "{{- ' Transform the text provided by various speakers into speech output, utilizing the distinct voice of each "
+    "respective speaker.\\n' -}}"
+    "{%- set ns = namespace(voiced=',') -%}"
+    "{%- for m in messages -%}{%- if m['content'] | selectattr('type', 'equalto', 'audio') | list "
+    "and (',' ~ m['role'] ~ ',') not in ns.voiced -%}{%- set ns.voiced = ns.voiced ~ m['role'] ~ ',' -%}"
+    "{%- endif -%}{%- endfor -%}"
+    "{%- if ns.voiced != ',' -%}{{ ' Voice input:\\n' }}{%- for role in ns.voiced.strip(',').split(',') -%}"
+    "{{ ' Speaker ' ~ role ~ ':<|vision_start|><|vision_pad|><|vision_end|>\\n' }}{%- endfor -%}{%- endif -%}"
+    "{{ ' Text input:\\n' }}"
+    "{%- for m in messages -%}{%- for item in m['content'] if item['type'] == 'text' -%}"
+    "{{ ' Speaker ' ~ m['role'] ~ ': ' ~ item['text'] ~ '\\n' }}{%- endfor -%}{%- endfor -%}"
+    "{{ ' Speech output:\\n<|vision_start|>' }}"
+)
+
+
+def vibevoice(out: str, *, text: dict, codec: dict, semantic: dict, head: dict) -> None:
+    import torch
+    from transformers import VibeVoiceConfig, VibeVoiceForConditionalGeneration, VibeVoiceProcessor
+    from transformers.models.vibevoice_acoustic_tokenizer import VibeVoiceAcousticTokenizerFeatureExtractor
+
+    tokenizer = byte_level_bpe(VIBEVOICE_SPECIALS, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
+    ids = {token: tokenizer.convert_tokens_to_ids(token) for token in VIBEVOICE_SPECIALS}
+    config = VibeVoiceConfig(
+        text_config=dict(model_type="qwen2", **text),
+        audio_config=dict(model_type="vibevoice_acoustic_tokenizer", **codec),
+        semantic_model_config=dict(model_type="vibevoice_acoustic_tokenizer_encoder", **semantic),
+        diffusion_head_config=head,
+        pad_token_id=ids["<|endoftext|>"],
+        eos_token_id=ids["<|endoftext|>"],
+        audio_token_id=ids["<|vision_pad|>"],
+        audio_bos_token_id=ids["<|vision_start|>"],
+        audio_eos_token_id=ids["<|vision_end|>"],
+    )
+    model = VibeVoiceForConditionalGeneration(config)
+    with torch.no_grad():
+        model.lm_head.weight.zero_()
+    model.save_pretrained(out)
+    extractor = VibeVoiceAcousticTokenizerFeatureExtractor(pad_to_multiple_of=config.audio_config.hop_length)
+    VibeVoiceProcessor(
+        feature_extractor=extractor, tokenizer=tokenizer, chat_template=VIBEVOICE_TEMPLATE
+    ).save_pretrained(out)

@@ -138,6 +138,21 @@ CSM_TINY = dict(
     | dict(num_attention_heads=2, num_key_value_heads=2, head_dim=8),
 )
 
+# vibevoice/VibeVoice-1.5B-hf: a Qwen2.5-1.5B LM (hidden 1536, 28 layers, 12 heads, 2 KV heads, tied embeddings);
+# the acoustic tokenizer (hidden 64, hop 3200: 7.5 frames a second at 24 kHz), the semantic encoder (hidden 128) and
+# the diffusion head (4 layers) at their config defaults.
+_QWEN25_15B = dict(vocab_size=151_936, hidden_size=1536, intermediate_size=8960, num_hidden_layers=28)
+_QWEN25_15B |= dict(num_attention_heads=12, num_key_value_heads=2, tie_word_embeddings=True)
+VIBEVOICE_FULL = dict(text=_QWEN25_15B, codec={}, semantic=dict(hidden_size=128), head={})
+_VIBEVOICE_TINY_CODEC = dict(hidden_size=8, num_filters=4, depths=[1] * 7)
+VIBEVOICE_TINY = dict(
+    text=dict(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4)
+    | dict(num_key_value_heads=2, tie_word_embeddings=False),
+    codec=_VIBEVOICE_TINY_CODEC,
+    semantic=_VIBEVOICE_TINY_CODEC,
+    head=dict(num_hidden_layers=1, intermediate_size=64, frequency_embedding_size=32),
+)
+
 # Whisper stand-ins exist per engine: the CTranslate2 format for the CPU, transformers' for CUDA.
 WHISPER_TRANSFORMERS_SUFFIX = "-transformers"
 
@@ -173,6 +188,7 @@ GENERATION: dict[str, StandIn] = {
     ),
     "ACE-Step/Ace-Step1.5": StandIn(diffusion.ace_step, {"tiny": ACE_STEP_TINY, "full": ACE_STEP_FULL}),
     "sesame/csm-1b": StandIn(speech_lm.csm, {"tiny": CSM_TINY, "full": CSM_FULL}),
+    "vibevoice/VibeVoice-1.5B-hf": StandIn(speech_lm.vibevoice, {"tiny": VIBEVOICE_TINY, "full": VIBEVOICE_FULL}),
 }
 EVALUATORS: dict[str, StandIn] = {
     "microsoft/wavlm-base-plus-sv": StandIn(

@@ -1,6 +1,8 @@
 """Voice clone by the 2026 transformers families, as tiny random-weight models built from config, saved
 and loaded by directory through `hf:` (routed on the config's model_type)."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -46,3 +48,49 @@ def test_a_clone_model_in_the_music_slot_is_one_line_before_it_loads(csm, monkey
         MUSIC.load_backend(f"hf:{csm.model_id}", device="cpu")
     assert "is a CsmVoiceCloner, not a music backend (MusicGenerator)" in str(error.value)
     assert "\n" not in str(error.value)
+
+
+@pytest.fixture(scope="module")
+def vibevoice(tmp_path_factory):
+    spec = random_spec("hf:vibevoice/VibeVoice-1.5B-hf", str(tmp_path_factory.mktemp("speech-lm")), size="tiny")
+    return VC.load_backend(spec, device="cpu")
+
+
+def test_vibevoice_clones_at_24k_follows_the_seed_and_the_reference(vibevoice):
+    reference, transcript = tone(1.5, 16_000, 180.0), "The reference transcript."
+    first = vibevoice.clone("Short line.", reference, transcript, seed=2)
+    assert type(vibevoice).__name__ == "VibeVoiceVoiceCloner" and first.sample_rate == 24_000
+    # 7.5 acoustic frames a second; the stand-in never stops, so it makes the 2 s a short line is given
+    assert vibevoice.frame_rate == 7.5 and first.seconds == pytest.approx(2.0)
+    assert np.isfinite(first.samples).all() and np.abs(first.samples).max() <= 1.0
+    assert np.array_equal(first.samples, vibevoice.clone("Short line.", reference, transcript, seed=2).samples)
+    other_voice = tone(1.5, 16_000, 300.0, level=0.2)
+    assert not np.array_equal(first.samples, vibevoice.clone("Short line.", other_voice, transcript, seed=2).samples)
+
+
+def test_vibevoice_prompt_is_the_voice_then_the_text(vibevoice):
+    prompt = vibevoice.prompt("Hello there.")
+    assert " Voice input:\n Speaker 0:<|vision_start|><|vision_pad|><|vision_end|>\n" in prompt
+    assert prompt.endswith(" Text input:\n Speaker 0: Hello there.\n Speech output:\n<|vision_start|>")
+
+
+def test_vibevoice_batches_concurrent_requests_of_one_bucket(vibevoice):
+    vibevoice.batcher.window_s = 0.5
+    before = len(vibevoice.batcher.batch_sizes)
+    out = {}
+    voices = [tone(1.0, 16_000, 150.0), tone(2.0, 24_000, 250.0)]  # references of different lengths: padded
+
+    def ask(i):
+        out[i] = vibevoice.clone(["Short.", "Short line."][i], voices[i], "Ref.", seed=i)
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(2)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+    finally:
+        vibevoice.batcher.window_s = 0.0
+    assert vibevoice.batcher.batch_sizes[before:] == [2]
+    assert [out[i].seconds for i in range(2)] == [pytest.approx(2.0)] * 2
+    assert not np.array_equal(out[0].samples, out[1].samples)

@@ -1,0 +1,85 @@
+"""What the speech-LM voice cloners share (CSM, VibeVoice): a reference clip cropped and resampled to the
+model's rate, a frame budget from the text's length in 2-second buckets (a model with random weights never stops
+by itself, a trained one stops earlier), requests of one bucket run as one batch where the family allows it
+(`max_batch`), and the answer clipped to the wire's range.
+
+A family implements `_run_batch(frames, items)`: `items` are (text, reference samples at `sample_rate`,
+reference transcript, seed) tuples; it returns one float32 waveform per item. One sampling stream per batch,
+seeded by its first request: a lone request is reproducible by its seed, a batched one by the batch's make-up.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from abc import abstractmethod
+
+import numpy as np
+
+from audionet.lib.core.audio import Audio, resample
+from audionet.lib.core.errors import BackendError, WireError
+from audionet.models.base import VoiceCloner
+from audionet.models.hf.batching import LengthBucketBatcher
+from audionet.models.hf.loading import resolve_dtype
+
+CHARS_PER_SECOND = 12.0  # speaking-rate guess that bounds the frames generated
+BUCKET_SECONDS = 2.0
+MAX_SECONDS = 30.0
+MAX_REFERENCE_SECONDS = 15.0
+Item = tuple[str, np.ndarray, str, int]  # text, reference samples, reference transcript, seed
+
+
+class SpeechLmCloner(VoiceCloner):
+    max_seconds = MAX_SECONDS  # benchmarks of random weights (which never stop by themselves) lower it
+    max_batch = 1  # a family that batches requests of different references raises it
+    sample_rate: int
+    frame_rate: float
+
+    def _start(self, name: str, device: str, dtype: str, batch_window_s: float | None = None) -> None:
+        self.model_id, self.device, self.dtype = name, device, resolve_dtype(dtype, device)
+        # Batching waits a little for company: worth it on a GPU, pure latency on 2 CPU cores.
+        window = batch_window_s if batch_window_s is not None else (0.03 if device.startswith("cuda") else 0.0)
+        self.batcher = LengthBucketBatcher(self._locked_batch, window_s=window, max_batch=self.max_batch)
+        self._lock = threading.Lock()  # torch's global RNG: one seeded batch at a time
+
+    def frames_for(self, text: str) -> int:
+        seconds = min(self.max_seconds, 1.0 + len(text) / CHARS_PER_SECOND)
+        return math.ceil(math.ceil(seconds / BUCKET_SECONDS) * BUCKET_SECONDS * self.frame_rate)
+
+    def clone(self, text: str, reference: Audio, reference_text: str, *, seed: int = 0) -> Audio:
+        if not text.strip():
+            raise WireError("text is empty")
+        clip = reference.samples[: int(MAX_REFERENCE_SECONDS * reference.sample_rate)]
+        ref = resample(Audio(clip, reference.sample_rate), self.sample_rate).samples.astype(np.float32)
+        text, reference_text = " ".join(text.split()), " ".join(reference_text.split())
+        samples = self.batcher.submit(self.frames_for(text), (text, ref, reference_text, seed))
+        samples = np.nan_to_num(samples[: int(self.max_seconds * self.sample_rate)])
+        if samples.size == 0:
+            raise WireError("the model produced no audio for this text")
+        return Audio(np.clip(samples, -1.0, 1.0), self.sample_rate)
+
+    def _locked_batch(self, frames, items: list[Item]) -> list[np.ndarray]:
+        from audionet.models.hf.loading import seed_everything
+
+        with self._lock:
+            seed_everything(items[0][3])
+            clips = self._run_batch(int(frames), items)
+        if len(clips) != len(items):
+            raise BackendError(f"{self.model_id} returned {len(clips)} clips for {len(items)} requests")
+        return clips
+
+    @abstractmethod
+    def _run_batch(self, frames: int, items: list[Item]) -> list[np.ndarray]:
+        """One float32 mono waveform at `sample_rate` per item, at most `frames` codec frames long."""
+
+    def warmup(self) -> None:
+        tone = np.sin(2 * np.pi * 180 * np.arange(self.sample_rate) / self.sample_rate).astype(np.float32)
+        self.clone("Warm up.", Audio(0.3 * tone, self.sample_rate), "Warm up.", seed=0)
+
+
+def waveforms(audio) -> list[np.ndarray]:
+    """A model's list (or batch tensor) of waveforms -> float32 mono arrays (a missing one is empty)."""
+    return [
+        np.zeros(0, np.float32) if a is None else np.asarray(a.float().cpu().numpy(), np.float32).reshape(-1)
+        for a in audio
+    ]
