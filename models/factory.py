@@ -3,7 +3,8 @@
     baseline:<name>          offline floors: espeak (TTS), world (voice clone), synth (music)
     hf:<HF id or local dir>  a diffusers pipeline (model_index.json's class picks the backend: StableAudioPipeline,
                              AceStepPipeline) or a transformers model (the config's model_type picks it:
-                             musicgen / musicgen_melody, vits / speecht5, dia, csm, vibevoice)
+                             musicgen / musicgen_melody, vits / speecht5, dia, csm, vibevoice,
+                             pocket_tts, gradium_phonon_tts)
     hf:musicgen              the MusicGen checkpoint of the preset (fast / balanced / quality =
                              small / medium / large)
     kokoro:<voice>           Kokoro-82M ONNX TTS (empty voice: jf_alpha); on the GPU where onnxruntime-gpu is installed
@@ -41,6 +42,8 @@ HF_BACKENDS: dict[str, str] = {
     "dia": "audionet.models.hf.vc:DiaVoiceCloner",
     "csm": "audionet.models.hf.csm:CsmVoiceCloner",
     "vibevoice": "audionet.models.hf.vibevoice:VibeVoiceVoiceCloner",
+    "pocket_tts": "audionet.models.hf.pocket_tts:PocketTtsVoiceCloner",
+    "gradium_phonon_tts": "audionet.models.hf.pocket_tts:PhononSynthesizer",
 }
 # _class_name in a diffusers model_index.json -> "module:class" of the backend that serves it.
 DIFFUSERS_BACKENDS: dict[str, str] = {

@@ -1,10 +1,10 @@
-"""What the speech-LM voice cloners share (CSM, VibeVoice): a reference clip cropped and resampled to the
-model's rate, a frame budget from the text's length in 2-second buckets (a model with random weights never stops
+"""What the speech-LM families share (CSM, VibeVoice, Pocket TTS, Gradium Phonon): a reference clip cropped and
+resampled to the model's rate (voice cloners), the request's text with no reference (synthesizers), a frame budget from the text's length in 2-second buckets (a model with random weights never stops
 by itself, a trained one stops earlier), requests of one bucket run as one batch where the family allows it
 (`max_batch`), and the answer clipped to the wire's range.
 
 A family implements `_run_batch(frames, items)`: `items` are (text, reference samples at `sample_rate`,
-reference transcript, seed) tuples; it returns one float32 waveform per item. One sampling stream per batch,
+reference transcript, seed) tuples (a synthesizer's reference is empty); it returns one float32 waveform per item. One sampling stream per batch,
 seeded by its first request: a lone request is reproducible by its seed, a batched one by the batch's make-up.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from audionet.lib.core.audio import Audio, resample
 from audionet.lib.core.errors import BackendError, WireError
-from audionet.models.base import VoiceCloner
+from audionet.models.base import Backend, SpeechSynthesizer, VoiceCloner
 from audionet.models.hf.batching import LengthBucketBatcher
 from audionet.models.hf.loading import resolve_dtype
 
@@ -27,9 +27,10 @@ BUCKET_SECONDS = 2.0
 MAX_SECONDS = 30.0
 MAX_REFERENCE_SECONDS = 15.0
 Item = tuple[str, np.ndarray, str, int]  # text, reference samples, reference transcript, seed
+NO_REFERENCE = np.zeros(0, np.float32)
 
 
-class SpeechLmCloner(VoiceCloner):
+class SpeechLm(Backend):
     max_seconds = MAX_SECONDS  # benchmarks of random weights (which never stop by themselves) lower it
     max_batch = 1  # a family that batches requests of different references raises it
     sample_rate: int
@@ -46,11 +47,9 @@ class SpeechLmCloner(VoiceCloner):
         seconds = min(self.max_seconds, 1.0 + len(text) / CHARS_PER_SECOND)
         return math.ceil(math.ceil(seconds / BUCKET_SECONDS) * BUCKET_SECONDS * self.frame_rate)
 
-    def clone(self, text: str, reference: Audio, reference_text: str, *, seed: int = 0) -> Audio:
+    def _speak(self, text: str, ref: np.ndarray, reference_text: str, seed: int) -> Audio:
         if not text.strip():
             raise WireError("text is empty")
-        clip = reference.samples[: int(MAX_REFERENCE_SECONDS * reference.sample_rate)]
-        ref = resample(Audio(clip, reference.sample_rate), self.sample_rate).samples.astype(np.float32)
         text, reference_text = " ".join(text.split()), " ".join(reference_text.split())
         samples = self.batcher.submit(self.frames_for(text), (text, ref, reference_text, seed))
         samples = np.nan_to_num(samples[: int(self.max_seconds * self.sample_rate)])
@@ -72,9 +71,25 @@ class SpeechLmCloner(VoiceCloner):
     def _run_batch(self, frames: int, items: list[Item]) -> list[np.ndarray]:
         """One float32 mono waveform at `sample_rate` per item, at most `frames` codec frames long."""
 
+
+class SpeechLmCloner(SpeechLm, VoiceCloner):
+    def clone(self, text: str, reference: Audio, reference_text: str, *, seed: int = 0) -> Audio:
+        clip = reference.samples[: int(MAX_REFERENCE_SECONDS * reference.sample_rate)]
+        ref = resample(Audio(clip, reference.sample_rate), self.sample_rate).samples.astype(np.float32)
+        return self._speak(text, ref, reference_text, seed)
+
     def warmup(self) -> None:
         tone = np.sin(2 * np.pi * 180 * np.arange(self.sample_rate) / self.sample_rate).astype(np.float32)
         self.clone("Warm up.", Audio(0.3 * tone, self.sample_rate), "Warm up.", seed=0)
+
+
+class SpeechLmSynthesizer(SpeechLm, SpeechSynthesizer):
+    """Text to speech in the checkpoint's own voice (one voice: `voices` stays empty)."""
+
+    def synthesize(self, text: str, *, voice: str | None = None, seed: int = 0) -> Audio:
+        if voice not in (None, "default"):
+            raise WireError(f"{self.model_id} has one voice; omit voice or send 'default'")
+        return self._speak(text, NO_REFERENCE, "", seed)
 
 
 def waveforms(audio) -> list[np.ndarray]:

@@ -1,7 +1,9 @@
 """Stand-ins for the 2026 transformers speech families. CSM (sesame/csm-1b): a Llama backbone and a depth
 decoder over Mimi codes, with a Llama-3-style byte-level tokenizer whose special tokens (begin/end of text,
 <|AUDIO|>, <|audio_eos|>) the config's token ids point at. VibeVoice: a Qwen2 LM, a diffusion head, the acoustic
-tokenizer (a sigma-VAE) and the semantic encoder, all built from config, with a Qwen2-style byte-level tokenizer."""
+tokenizer (a sigma-VAE) and the semantic encoder, all built from config, with a Qwen2-style byte-level tokenizer.
+Pocket TTS and Gradium Phonon: the backbone, flow head and end-of-speech head, and the processor's codec (a
+`PocketTTSAudioTokenizerModel`), with a byte-level tokenizer whose named tokens the processor reads."""
 
 from __future__ import annotations
 
@@ -102,3 +104,61 @@ def vibevoice(out: str, *, text: dict, codec: dict, semantic: dict, head: dict) 
     VibeVoiceProcessor(
         feature_extractor=extractor, tokenizer=tokenizer, chat_template=VIBEVOICE_TEMPLATE
     ).save_pretrained(out)
+
+
+# Pocket TTS / Gradium Phonon: the named tokens PocketTTSProcessor reads from the tokenizer (Gradium has no voice BOS);
+# the configs' token ids point at them. The chat template is ours, written to the layout the processor documents (voice
+# BOS, voice, text, audio BOS; Gradium's without the voice BOS): the checkpoints' own templates are not here to copy.
+POCKET_TOKENS = {
+    "audio_prompt_bos_token": "<|audio_prompt_bos|>",
+    "audio_prompt_token": "<|audio_prompt|>",
+    "audio_latent_token": "<|audio_latent|>",
+    "audio_bos_token": "<|audio_bos|>",
+}
+POCKET_TEMPLATE = (
+    "{%- for m in messages -%}{%- for item in m['content'] -%}"
+    "{%- if item['type'] == 'audio' -%}<|audio_prompt_bos|><|audio_prompt|>"
+    "{%- else -%}{{ item['text'] }}{%- endif -%}{%- endfor -%}{%- endfor -%}<|audio_bos|>"
+)
+CODEC_DIR = "audio_tokenizer"
+
+
+def pocket_tts(out: str, *, model: dict, flow: dict, codec: dict, phonon: bool = False) -> None:
+    """Pocket TTS, or Gradium Phonon (`phonon`). The stand-in's end-of-speech head never fires (zero weights, a
+    large negative bias), as random CSM and Dia never stop: its length is the frames it is given. The processor
+    config names its codec by path, so the codec is saved in `out/audio_tokenizer` and named by that absolute path."""
+    import os
+
+    import torch
+    import transformers
+    from transformers import PocketTTSAudioTokenizerConfig, PocketTTSFeatureExtractor, PocketTTSProcessor
+
+    names = {k: v for k, v in POCKET_TOKENS.items() if not (phonon and k == "audio_prompt_bos_token")}
+    tokenizer = byte_level_bpe(["<pad>", *names.values()], pad_token="<pad>", extra_special_tokens=names)
+    ids = {key.replace("_token", "_token_id"): tokenizer.convert_tokens_to_ids(tok) for key, tok in names.items()}
+    prefix = "GradiumPhononTTS" if phonon else "PocketTTS"
+    config = getattr(transformers, f"{prefix}Config")(
+        **({"vocab_size": len(tokenizer)} | model),
+        flow_head_config=flow | dict(condition_dim=model.get("hidden_size", 768 if phonon else 1024)),
+        pad_token_id=tokenizer.pad_token_id,
+        **ids,
+    )
+    lm = getattr(transformers, f"{prefix}ForConditionalGeneration")(config)
+    with torch.no_grad():
+        lm.eos_head.weight.zero_()
+        lm.eos_head.bias.fill_(-100.0)
+    lm.save_pretrained(out)
+    audio_tokenizer = transformers.PocketTTSAudioTokenizerModel(PocketTTSAudioTokenizerConfig(**codec))
+    audio_tokenizer.save_pretrained(os.path.join(out, CODEC_DIR))
+    audio_tokenizer.name_or_path = os.path.abspath(os.path.join(out, CODEC_DIR))
+    frame_size = audio_tokenizer.config.frame_size
+    PocketTTSProcessor(
+        feature_extractor=PocketTTSFeatureExtractor(frame_size=frame_size, pad_to_multiple_of=frame_size),
+        tokenizer=tokenizer,
+        audio_tokenizer=audio_tokenizer,
+        chat_template=POCKET_TEMPLATE.replace("<|audio_prompt_bos|>", "") if phonon else POCKET_TEMPLATE,
+    ).save_pretrained(out)
+
+
+def phonon(out: str, **sizes) -> None:
+    pocket_tts(out, **sizes, phonon=True)

@@ -153,6 +153,20 @@ VIBEVOICE_TINY = dict(
     head=dict(num_hidden_layers=1, intermediate_size=64, frequency_embedding_size=32),
 )
 
+# Pocket TTS (PocketTTSConfig's docstring checkpoint: eustlb/pocket-tts) and Gradium Phonon (gradium/phonon-31m-en):
+# `full` is transformers 5.23's config defaults, the backbone's, flow head's and codec's (PocketTTSAudioTokenizerConfig;
+# for Phonon an assumption: its docstring names no codec checkpoint), with the configs' text vocabularies.
+_POCKET_TINY_LATENT = dict(latent_dim=8)
+POCKET_TINY = dict(
+    model=dict(vocab_size=300, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
+    | _POCKET_TINY_LATENT,
+    flow=dict(hidden_size=16, num_hidden_layers=1, frequency_embedding_size=16) | _POCKET_TINY_LATENT,
+    codec=dict(hidden_size=16, num_filters=4, upsample_groups=16, num_hidden_layers=1, intermediate_size=32)
+    | dict(num_attention_heads=2, num_key_value_heads=2)
+    | _POCKET_TINY_LATENT,
+)
+PHONON_TINY = POCKET_TINY | dict(model=POCKET_TINY["model"] | dict(audio_prompt_dim=16))
+
 # Whisper stand-ins exist per engine: the CTranslate2 format for the CPU, transformers' for CUDA.
 WHISPER_TRANSFORMERS_SUFFIX = "-transformers"
 
@@ -189,6 +203,12 @@ GENERATION: dict[str, StandIn] = {
     "ACE-Step/Ace-Step1.5": StandIn(diffusion.ace_step, {"tiny": ACE_STEP_TINY, "full": ACE_STEP_FULL}),
     "sesame/csm-1b": StandIn(speech_lm.csm, {"tiny": CSM_TINY, "full": CSM_FULL}),
     "vibevoice/VibeVoice-1.5B-hf": StandIn(speech_lm.vibevoice, {"tiny": VIBEVOICE_TINY, "full": VIBEVOICE_FULL}),
+    "kyutai/pocket-tts": StandIn(
+        speech_lm.pocket_tts, {"tiny": POCKET_TINY, "full": dict(model=dict(vocab_size=4004), flow={}, codec={})}
+    ),
+    "gradium/phonon-31m-en": StandIn(
+        speech_lm.phonon, {"tiny": PHONON_TINY, "full": dict(model=dict(vocab_size=4001), flow={}, codec={})}
+    ),
 }
 EVALUATORS: dict[str, StandIn] = {
     "microsoft/wavlm-base-plus-sv": StandIn(

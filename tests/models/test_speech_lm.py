@@ -6,8 +6,8 @@ import threading
 import numpy as np
 import pytest
 
-from audionet.lib.core.errors import BackendError
-from audionet.lib.services import MUSIC, VC
+from audionet.lib.core.errors import BackendError, WireError
+from audionet.lib.services import MUSIC, TTS, VC
 from audionet.models.hf import csm as csm_module
 from audionet.models.random_weights import random_spec
 from tests.conftest import tone
@@ -74,14 +74,47 @@ def test_vibevoice_prompt_is_the_voice_then_the_text(vibevoice):
     assert prompt.endswith(" Text input:\n Speaker 0: Hello there.\n Speech output:\n<|vision_start|>")
 
 
-def test_vibevoice_batches_concurrent_requests_of_one_bucket(vibevoice):
-    vibevoice.batcher.window_s = 0.5
-    before = len(vibevoice.batcher.batch_sizes)
+@pytest.fixture(scope="module")
+def pocket(tmp_path_factory):
+    spec = random_spec("hf:kyutai/pocket-tts", str(tmp_path_factory.mktemp("speech-lm")), size="tiny")
+    return VC.load_backend(spec, device="cpu")
+
+
+def test_pocket_tts_clones_at_24k_follows_the_seed_and_the_reference(pocket):
+    reference = tone(1.5, 16_000, 180.0)
+    first = pocket.clone("Short line.", reference, "Unused transcript.", seed=2)
+    assert type(pocket).__name__ == "PocketTtsVoiceCloner" and first.sample_rate == 24_000
+    # 12.5 latent frames a second; the stand-in's end-of-speech head never fires, so a short line gets its 2 s
+    assert pocket.frame_rate == 12.5 and first.seconds == pytest.approx(2.0)
+    assert np.array_equal(first.samples, pocket.clone("Short line.", reference, "", seed=2).samples)
+    other_voice = tone(1.5, 16_000, 300.0, level=0.2)
+    assert not np.array_equal(first.samples, pocket.clone("Short line.", other_voice, "", seed=2).samples)
+    assert pocket.clone("A much longer line of text that takes more time to say.", reference, "").seconds > 2.0
+    assert pocket.prompt("Hi.") == "<|audio_prompt_bos|><|audio_prompt|>Hi.<|audio_bos|>"
+
+
+def test_gradium_phonon_speaks_in_its_own_voice_at_24k_and_follows_the_seed(tmp_path):
+    phonon = TTS.load_backend(random_spec("hf:gradium/phonon-31m-en", str(tmp_path), size="tiny"), device="cpu")
+    first = phonon.synthesize("Short line.", seed=2)
+    assert type(phonon).__name__ == "PhononSynthesizer" and first.sample_rate == 24_000
+    assert first.seconds == pytest.approx(2.0) and phonon.prompt("Hi.") == "Hi.<|audio_bos|>"  # no voice prompt
+    assert np.array_equal(first.samples, phonon.synthesize("Short line.", voice="default", seed=2).samples)
+    assert not np.array_equal(first.samples, phonon.synthesize("Short line.", seed=3).samples)
+    assert phonon.synthesize("A much longer line of text that takes more time to say.").seconds > 2.0
+    with pytest.raises(WireError):
+        phonon.synthesize("Short line.", voice="alba")
+
+
+@pytest.mark.parametrize("family", ["vibevoice", "pocket"])
+def test_concurrent_requests_of_one_bucket_run_as_one_batch(family, request):
+    backend = request.getfixturevalue(family)
+    backend.batcher.window_s = 0.5
+    before = len(backend.batcher.batch_sizes)
     out = {}
     voices = [tone(1.0, 16_000, 150.0), tone(2.0, 24_000, 250.0)]  # references of different lengths: padded
 
     def ask(i):
-        out[i] = vibevoice.clone(["Short.", "Short line."][i], voices[i], "Ref.", seed=i)
+        out[i] = backend.clone(["Short.", "Short line."][i], voices[i], "Ref.", seed=i)
 
     threads = [threading.Thread(target=ask, args=(i,)) for i in range(2)]
     try:
@@ -90,7 +123,7 @@ def test_vibevoice_batches_concurrent_requests_of_one_bucket(vibevoice):
         for thread in threads:
             thread.join(120)
     finally:
-        vibevoice.batcher.window_s = 0.0
-    assert vibevoice.batcher.batch_sizes[before:] == [2]
+        backend.batcher.window_s = 0.0
+    assert backend.batcher.batch_sizes[before:] == [2]
     assert [out[i].seconds for i in range(2)] == [pytest.approx(2.0)] * 2
     assert not np.array_equal(out[0].samples, out[1].samples)
