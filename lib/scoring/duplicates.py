@@ -115,5 +115,10 @@ class DuplicateFinder:
             if earlier is not None:
                 reasons[i] = f"near-duplicate of an earlier answer ({earlier})"
         if remember:
-            past.extend(Seen(labels[i], fp) for i, fp in enumerate(prints) if fp is not None)
+            self.remember(service, labels, prints)
         return reasons
+
+    def remember(self, service: str, labels: Sequence[str], prints: Sequence[Optional[np.ndarray]]) -> None:
+        """Add a round's fingerprints to the service's history (None fingerprints are skipped)."""
+        past = self.history.setdefault(service, deque(maxlen=self.history_size))
+        past.extend(Seen(label, fp) for label, fp in zip(labels, prints) if fp is not None)

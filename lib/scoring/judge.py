@@ -62,13 +62,14 @@ class Judge:
             return measure(judging.service, stage, audio_seconds=float(sum(c.seconds for c in clips)))
 
         verdicts = [Verdict(0.0, gates={name: None for name in judging.gates}) for _ in jobs]
-        for job, verdict in zip(jobs, verdicts):
-            if job.audio is None:
-                verdict.gates["missing"] = "no decodable audio"
-                continue
-            verdict.gates["length"] = wrong_length(job.audio, *job.expect.seconds)
-            verdict.gates["silent"] = silent(job.audio)
-            verdict.gates["clipped"] = clipped(job.audio)
+        with timed("gates", [job.audio for job in jobs if job.audio is not None]):
+            for job, verdict in zip(jobs, verdicts):
+                if job.audio is None:
+                    verdict.gates["missing"] = "no decodable audio"
+                    continue
+                verdict.gates["length"] = wrong_length(job.audio, *job.expect.seconds)
+                verdict.gates["silent"] = silent(job.audio)
+                verdict.gates["clipped"] = clipped(job.audio)
         live = [i for i, v in enumerate(verdicts) if v.gate is None]
         clips = [jobs[i].audio for i in live]
 

@@ -47,6 +47,7 @@ class Answer:
     audio: Optional[Audio] = None
     meta: Optional[ResponseMeta] = None
     error: Optional[str] = None
+    decode_s: float = 0.0  # seconds spent checking the answer: its signature, request hash and audio
 
     @property
     def ok(self) -> bool:
@@ -81,20 +82,11 @@ class MinerClient:
                 self._post(f"http://{target.endpoint}{path}", body, headers, timeout), timeout
             )
             answer.latency_s = time.perf_counter() - started
-            if status != 200:
-                raise WireError(_error_line(status, payload))
-            verify_response(
-                reply_headers,
-                payload,
-                path,
-                miner_hotkey=target.hotkey,
-                self_hotkey=self.hotkey,
-                nonce_store=self.nonces,
-            )
-            meta, flac = unpack_response(payload)
-            if meta.request_sha256 != sha256_hex(body) or meta.service != service.name:
-                raise WireError("response answers a different request")
-            answer.meta, answer.audio = meta, service.decode_answer(flac)
+            received = time.perf_counter()
+            try:
+                self._accept(answer, service, path, body, status, reply_headers, payload)
+            finally:
+                answer.decode_s = time.perf_counter() - received
         except WireError as error:
             answer.error = error.message
         except (TimeoutError, httpx.TimeoutException):
@@ -103,6 +95,18 @@ class MinerClient:
             answer.error = f"{type(error).__name__}: {error}"[:200]
         answer.latency_s = answer.latency_s or time.perf_counter() - started
         return answer
+
+    def _accept(self, answer: Answer, service, path: str, body: bytes, status: int, headers, payload: bytes) -> None:
+        """Fill `answer` from a reply, or WireError: signed by the miner for us, for this request, decodable audio."""
+        if status != 200:
+            raise WireError(_error_line(status, payload))
+        verify_response(
+            headers, payload, path, miner_hotkey=answer.target.hotkey, self_hotkey=self.hotkey, nonce_store=self.nonces
+        )
+        meta, flac = unpack_response(payload)
+        if meta.request_sha256 != sha256_hex(body) or meta.service != service.name:
+            raise WireError("response answers a different request")
+        answer.meta, answer.audio = meta, service.decode_answer(flac)
 
     async def _post(self, url: str, body: bytes, headers: dict, timeout: float) -> tuple[int, httpx.Headers, bytes]:
         """POST; (status, headers, body), reading at most MAX_RESPONSE_BYTES."""

@@ -90,33 +90,38 @@ class Validator:
         # Each miner gets its own prompt and seed: deterministic models cannot
         # collide as "duplicates", and a cached or copied answer cannot match.
         jobs = [(t, self.make_request(s)) for t in targets for s in self.settings.services]
-        answers: list[Answer] = await asyncio.gather(
-            *(client.query(t, self.services[r.service], r, self.settings.timeouts[r.service]) for t, r in jobs)
-        )
+        with self.timer.measure("all", "network"):  # from the first query out to the last answer in
+            answers: list[Answer] = await asyncio.gather(
+                *(client.query(t, self.services[r.service], r, self.settings.timeouts[r.service]) for t, r in jobs)
+            )
         self._time_round_trips(answers)
         # Evaluation is CPU/GPU work: off the event loop, so nothing else stalls meanwhile.
         with self.timer.measure("all", "evaluation", audio_seconds=sum(a.audio.seconds for a in answers if a.ok)):
             scored = await asyncio.to_thread(score_round, answers, self.judge, self.services, self.timer.measure)
-        for item in scored:
-            uid, service = item.answer.target.uid, item.answer.service
-            self.state.update(service, uid, item.reward)
-            if item.gate is None and item.answer.meta is not None:  # a gated answer's speed is no GPU's speed
-                meta = item.answer.meta
-                self.network.record(meta.device, service, meta.generation_s, item.answer.audio.seconds, uid)
-        self.state.round += 1
-        block = metagraph.block
-        self.state.save(self.state_path)
-        self._log_round(block, scored)
-        if self.settings.save_audio_dir:
-            self._save_audio(scored)
+        with self.timer.measure("all", "state"):
+            for item in scored:
+                uid, service = item.answer.target.uid, item.answer.service
+                self.state.update(service, uid, item.reward)
+                if item.gate is None and item.answer.meta is not None:  # a gated answer's speed is no GPU's speed
+                    meta = item.answer.meta
+                    self.network.record(meta.device, service, meta.generation_s, item.answer.audio.seconds, uid)
+            self.state.round += 1
+            block = metagraph.block
+            self.state.save(self.state_path)
+        with self.timer.measure("all", "logging"):
+            self._log_round(block, scored)
+            if self.settings.save_audio_dir:
+                self._save_audio(scored)
         if block - self.state.last_weights_block >= self.settings.epoch_length or self.state.last_weights_block < 0:
             await self.set_weights(block)
-        self.write_summary(block)
+        with self.timer.measure("all", "logging"):
+            self.write_summary(block)
         return scored
 
     def _time_round_trips(self, answers: list[Answer]) -> None:
         """Round trip as the validator saw it, per service and per miner (failed queries apart)."""
         for answer in answers:
+            self.timer.record(answer.service, "decode", answer.decode_s)
             stage = "roundtrip" if answer.ok else "roundtrip/failed"
             audio_s = answer.audio.seconds if answer.ok else None
             self.timer.record(answer.service, stage, answer.latency_s, audio_s)
