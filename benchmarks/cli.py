@@ -27,6 +27,10 @@ STUDIES: dict[str, tuple[str, str]] = {
     "clone-similarity": ("audionet.benchmarks.clone_similarity", "how close each voice-clone path gets to a voice"),
     "adversaries": ("audionet.benchmarks.adversaries.main", "cheap and gaming miners against the validator's Judge"),
     "incentive": ("audionet.benchmarks.incentive.main", "which scores-to-weights curve pays for quality"),
+    "validator-scale": (
+        "audionet.benchmarks.validator_scale.main",
+        "one validator round over N loopback miners: time per stage, memory",
+    ),
     "wire": ("audionet.benchmarks.wire", "bytes and codec time of a response: binary FLAC vs JSON"),
     "gpu-check": ("audionet.benchmarks.gpu_check.main", "on a GPU host: the GPU matrix in one budgeted run"),
 }

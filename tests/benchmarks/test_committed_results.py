@@ -21,6 +21,7 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
     from audionet.benchmarks.device_tables import tables
     from audionet.benchmarks.evaluators import main as evaluators
     from audionet.benchmarks.pool import report as pool
+    from audionet.benchmarks.validator_scale import report as validator_scale
     from tests.stress import report as reliability
 
     data = json.loads(json_path.read_text())
@@ -39,7 +40,12 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
             "pool": pool.render,
             "reliability": reliability.render,
         }
-        render = adversaries.markdown if name.startswith("adversaries-") else renderers[name]
+        if name.startswith("adversaries-"):
+            render = adversaries.markdown
+        elif name.startswith("validator-scale"):
+            render = validator_scale.markdown
+        else:
+            render = renderers[name]
         body = render(data)
     return json_path.with_suffix(".md"), f"Regenerate: `{data['command']}`\n\n{body.rstrip()}\n"
 
