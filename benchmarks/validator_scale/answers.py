@@ -10,17 +10,20 @@ answers say is nonsense: their scores are not the point, their cost to judge is.
 
 from __future__ import annotations
 
+import bisect
 import os
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
-from audionet.lib.core.audio import Audio
+from audionet.lib.core.audio import Audio, encode_flac
 
 SPEECH, MUSIC = "speech", "music"
 PIECE_S = {SPEECH: (0.35, 0.8), MUSIC: (0.8, 2.0)}  # the pieces an answer is spliced from, seconds
 FADE_S = 0.005
 SPEECH_PER_CHAR_S = 1 / 15.0  # a right answer's length: the services' own speaking rate
+TOLERANCE = 0.03  # a pre-made answer serves a request within this share of the length it needs
 BANK_SENTENCES = 24
 BANK_MUSIC_S = 90.0
 MUSIC_PROMPTS = (
@@ -86,9 +89,49 @@ def _joined(clips: list[Audio]) -> Audio:
     return Audio(np.concatenate([c.samples for c in clips]).astype(np.float32), rate)
 
 
-def answer(bank: Bank, request) -> Audio:
-    """A valid answer to a request of any built-in service (speech: as long as the text takes to say)."""
+def kind_and_seconds(request) -> tuple[str, float]:
+    """What a right answer to a request of any built-in service is: music of the asked length, or speech as
+    long as the text takes to say."""
     seconds = getattr(request, "seconds", None)
     if seconds is not None:
-        return bank.splice(MUSIC, float(seconds), request.seed)
-    return bank.splice(SPEECH, max(1.0, len(request.text) * SPEECH_PER_CHAR_S), request.seed)
+        return MUSIC, float(seconds)
+    return SPEECH, max(1.0, len(request.text) * SPEECH_PER_CHAR_S)
+
+
+def answer(bank: Bank, request) -> Audio:
+    """A valid answer to `request`, spliced now."""
+    kind, seconds = kind_and_seconds(request)
+    return bank.splice(kind, seconds, request.seed)
+
+
+class Premade:
+    """Answers spliced and FLAC-encoded ahead, each served once: a request takes the unused one closest to
+    the length it needs (within TOLERANCE), or gets one spliced now when none is left that close."""
+
+    def __init__(self, bank: Bank, count: int, seed: int = 0):
+        from audionet.lib.prompts import make_sentence
+        from audionet.lib.services import MUSIC as MUSIC_SERVICE
+
+        rng = np.random.default_rng(seed)
+        lengths = {
+            SPEECH: [max(1.0, len(make_sentence(rng)) * SPEECH_PER_CHAR_S) for _ in range(2 * count)],  # tts + vc
+            MUSIC: [MUSIC_SERVICE.draw(rng).seconds for _ in range(count)],
+        }
+        self.bank = bank
+        self.pools: dict[str, list[tuple[float, bytes]]] = {
+            kind: sorted((s, encode_flac(bank.splice(kind, s, int(rng.integers(2**31))))) for s in wanted)
+            for kind, wanted in lengths.items()
+        }
+
+    def take(self, kind: str, seconds: float) -> Optional[bytes]:
+        pool = self.pools[kind]
+        at = bisect.bisect_left(pool, (seconds, b""))
+        near = [i for i in (at - 1, at) if 0 <= i < len(pool)]
+        best = min(near, key=lambda i: abs(pool[i][0] - seconds), default=None)
+        if best is None or abs(pool[best][0] - seconds) > TOLERANCE * seconds:
+            return None
+        return pool.pop(best)[1]
+
+    def flac(self, request) -> bytes:
+        kind, seconds = kind_and_seconds(request)
+        return self.take(kind, seconds) or encode_flac(self.bank.splice(kind, seconds, request.seed))

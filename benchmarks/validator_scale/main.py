@@ -21,7 +21,6 @@ import tempfile
 import time
 from collections import Counter
 
-import httpx
 import numpy as np
 
 from audionet.benchmarks.common.flags import add_service_flags, one_line_errors, study_parser
@@ -45,6 +44,9 @@ def build_parser(prog: str) -> Parser:
         "--miners", type=CommaList(convert=positive_int, what="miner count"), default="16,64,256", help="N per step"
     )
     parser.add_argument("--rounds", type=positive_int, default=1, help="measured rounds per N")
+    parser.add_argument(
+        "--spread", type=float, default=0.0, help="miners answer after a random 0-S s (default: all at once)"
+    )
     parser.add_argument("--name", default="validator-scale", help="stem of the result files")
     add_service_flags(parser)
     add_eval_flags(parser, device_default="cpu")
@@ -109,10 +111,12 @@ async def one_round(validator, client, miners: int) -> dict:
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     stages, by_service = stage_seconds(timer)
     gates = Counter((s.gate or "").split(":")[0].split(" (")[0] for s in scored if s.gate)
+    errors = Counter(s.answer.error.split(":")[0][:60] for s in scored if s.answer.error)
     return {
         "miners": miners,
         "answers": len(scored),
         "gated": dict(gates),
+        "errors": dict(errors),  # why queries failed (gate "no valid answer"), by the first words
         "audio_s": sum(s.answer.audio.seconds for s in scored if s.answer.audio is not None),
         "round_s": wall,
         "cpu_s": cpu,
@@ -124,13 +128,9 @@ async def one_round(validator, client, miners: int) -> dict:
 
 
 async def run_study(validator, subnet, judge, args, tick) -> list[dict]:
-    from audionet.lib.validator.client import MinerClient
-
-    limits = httpx.Limits(max_connections=1024, max_keepalive_connections=1024)
     rng = np.random.default_rng(args.seed + 1)
     rows = []
-    async with httpx.AsyncClient(limits=limits) as http:
-        client = MinerClient(subnet.wallet, http)
+    async with validator.miner_client() as client:
         await one_round(validator, client, min(WARMUP_MINERS, max(args.miners)))  # warm-up, not measured
         tick()
         for miners in args.miners:
@@ -154,7 +154,8 @@ def measure(args, command: str) -> int:
     specs = EvalSettings.from_flags(args).specs(real_network=False)
     info = describe_device(args.eval_device)
     with tempfile.TemporaryDirectory(prefix="audionet-validator-scale-") as workdir:
-        subnet = start(workdir, max(args.miners), args.seed)
+        answers = WARMUP_MINERS + args.rounds * sum(args.miners)
+        subnet = start(workdir, max(args.miners), args.seed, premade=answers + answers // 5, spread_s=args.spread)
         try:
             judge = Judge.load(specs, device=args.eval_device)
             settings = ValidatorSettings(
@@ -175,6 +176,7 @@ def measure(args, command: str) -> int:
         "evaluators": judge.evaluators.describe(),
         "services": list(args.services),
         "rounds": args.rounds,
+        "spread_s": args.spread,
         "history_size": judge.duplicates.history_size,
         "rows": rows,
     }

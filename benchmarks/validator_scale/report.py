@@ -52,7 +52,12 @@ def markdown(data: dict) -> str:
         f"One validator round (every service: {', '.join(data['services'])}) over N lightweight miners on "
         f"loopback; evaluators: {', '.join(f'{k} {v}' for k, v in data['evaluators'].items() if v != 'none')}. "
         f"Duplicate history filled to its bound ({data['history_size']} clips per service) before each round. "
-        "Stage seconds are summed over services and answers (stages may overlap in time); outside = decode, "
+        + (
+            f"Miners answer after a random 0-{data['spread_s']:g} s. "
+            if data.get("spread_s")
+            else "Miners answer at once. "
+        )
+        + "Stage seconds are summed over services and answers (stages may overlap in time); outside = decode, "
         "gates, duplicates, state and logging; load average: 1-minute, at the round's start and end.",
         "",
     ]
@@ -89,6 +94,11 @@ def markdown(data: dict) -> str:
     if gated:
         sections.append(
             "Gated answers: " + "; ".join(f"{row['miners']} miners: {row['gated']}" for row in gated) + "\n"
+        )
+    failed = [row for row in rows if row.get("errors")]
+    if failed:
+        sections.append(
+            "Failed queries: " + "; ".join(f"{row['miners']} miners: {row['errors']}" for row in failed) + "\n"
         )
     found = findings(rows)
     lines = []

@@ -65,15 +65,17 @@ def write_references(folder: str, seed: int) -> str:
     return folder
 
 
-def start(workdir: str, miners: int, seed: int) -> Subnet:
-    """Register a validator and `miners` miners, start the answer server, publish its ports as endpoints."""
+def start(workdir: str, miners: int, seed: int, premade: int = 0, spread_s: float = 0.0) -> Subnet:
+    """Register a validator and `miners` miners, start the answer server (`premade` answers per service made
+    ahead, each answer `spread_s` late at most), publish its ports as endpoints."""
     bank, folder = Bank.make(seed), os.path.join(workdir, "bank")
     bank.save(folder)
     ready = os.path.join(workdir, "ready.json")
     log = open(os.path.join(workdir, "server.log"), "w")
     server = subprocess.Popen(
         [sys.executable, "-m", "audionet.benchmarks.validator_scale.server"]
-        + ["--bank", folder, "--miners", str(miners), "--ready", ready],
+        + ["--bank", folder, "--miners", str(miners), "--ready", ready]
+        + ["--premade", str(premade), "--spread", str(spread_s)],
         stdout=log,
         stderr=subprocess.STDOUT,
     )

@@ -8,6 +8,8 @@ import json
 import logging
 import os
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -206,11 +208,16 @@ class Validator:
             },
         )
 
-    async def run(self, rounds: int = 0) -> None:
-        """Run `rounds` rounds (0 = forever), `round_interval` seconds apart."""
+    @asynccontextmanager
+    async def miner_client(self) -> AsyncIterator[MinerClient]:
+        """The signed HTTP client the validator asks miners with."""
         limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
         async with httpx.AsyncClient(limits=limits) as http:
-            client = MinerClient(self.wallet, http)
+            yield MinerClient(self.wallet, http)
+
+    async def run(self, rounds: int = 0) -> None:
+        """Run `rounds` rounds (0 = forever), `round_interval` seconds apart."""
+        async with self.miner_client() as client:
             done = 0
             while rounds == 0 or done < rounds:
                 started = time.monotonic()
