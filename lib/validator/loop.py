@@ -70,7 +70,9 @@ class Validator:
         self.state_path = os.path.join(settings.state_dir, "state.json")
         self.summary_path = os.path.join(settings.state_dir, "summary.json")
         self.rounds_path = os.path.join(settings.state_dir, "rounds.jsonl")
+        self.history_path = os.path.join(settings.state_dir, "duplicates.npz")
         self.state = ScoreState.load(self.state_path, tuple(self.services), settings.curve)
+        self.judge.duplicates.load(self.history_path)  # answers of earlier rounds, before a restart too
         if self.state.round:
             log.info("restored state: round %d, %d uids", self.state.round, len(self.state.hotkeys))
 
@@ -110,6 +112,7 @@ class Validator:
             self.state.round += 1
             block = metagraph.block
             self.state.save(self.state_path)
+            self.judge.duplicates.save(self.history_path)
         with self.timer.measure("all", "logging"):
             self._log_round(block, scored)
             if self.settings.save_audio_dir:
