@@ -26,7 +26,8 @@ STUDIES: dict[str, tuple[str, str]] = {
     ),
     "clone-similarity": ("audionet.benchmarks.clone_similarity", "how close each voice-clone path gets to a voice"),
     "adversaries": ("audionet.benchmarks.adversaries.main", "cheap and gaming miners against the validator's Judge"),
-    "incentive": ("audionet.benchmarks.incentive.main", "which scores-to-weights curve pays for quality"),
+    "judges": ("audionet.benchmarks.judges.main", "what the evaluation profile tells apart, on real speech and music"),
+    "incentive": ("audionet.benchmarks.incentive.main", "which answers-to-weights curve pays for quality on a subnet"),
     "validator-scale": (
         "audionet.benchmarks.validator_scale.main",
         "one validator round over N loopback miners: time per stage, memory",

@@ -176,7 +176,7 @@ def run(args, log) -> int:
     log.info(
         "hotkey %s serving %s on %s:%d",
         service.hotkey,
-        ", ".join(f"{r.service.name}={r.model_id}@{r.label}x{r.parallel}" for r in pool.replicas()),
+        ", ".join(f"{r.service.name}={r.model_id}@{r.name}x{r.parallel}" for r in pool.replicas()),
         args.axon_ip,
         args.axon_port,
     )

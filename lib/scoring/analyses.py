@@ -18,6 +18,7 @@ import numpy as np
 from audionet.lib.core.audio import Audio, frame_dbfs
 from audionet.lib.core.f0 import f0_summary, voiced_f0
 from audionet.lib.prompts.music import stated_bpm
+from audionet.lib.scoring import music_content, music_words
 from audionet.lib.scoring.duplicates import FRAME_S, fingerprint
 from audionet.lib.scoring.jobs import Clip
 from audionet.lib.scoring.pitch import pitch_accuracy
@@ -31,6 +32,7 @@ TEMPO_MIN_RHYTHM = 0.5  # music: tempo is only measured on a clear pulse (a pad 
 # its weak pulse already costs it the rhythm part of quality)
 SPEECH_SUSPECT_RATIO = 0.3  # music: clips the VAD calls at least this much speech get an ASR pass
 WORDS_PER_SECOND_SPEECH = 1.5  # music: a transcript this dense counts as fully "wordy"
+MUSIC_SOUND, SPEECH_SOUND = "music", "speech"  # YAMNet's broad kinds of sound (models/eval/yamnet.py)
 MIN_SPREAD = 1e-3  # log-F0 spreads below this count as this (a monotone voice)
 
 
@@ -148,6 +150,38 @@ def aesthetics(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
         clip.measures.update({f"aes_{axis.lower()}": float(value) for axis, value in scores.items()})
 
 
+def sounds(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
+    """AudioSet's broad kinds of sound (YAMNet) -> music_probability, speech_probability (nothing when off)."""
+    if evaluators.sounds is None:
+        return
+    for clip, kinds in zip(clips, batched(clips, timed, "sounds", evaluators.sounds.kinds)):
+        clip.measures.update(music_probability=kinds[MUSIC_SOUND], speech_probability=kinds[SPEECH_SOUND])
+
+
+def notes(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
+    """Transcribed notes (basic-pitch) -> notes_per_s, key_clarity, key_stability, triad_share, ...
+    (lib/scoring/music_content.py); where the description names a key, key_fit: how well the notes' pitch
+    classes fit it (-1..1)."""
+    if evaluators.notes is None:
+        return
+    for clip, found in zip(clips, batched(clips, timed, "notes", evaluators.notes.notes)):
+        clip.measures.update(music_content.summary(found, clip.audio.seconds))
+        stated = music_content.parse_key(clip.expect.description or "")
+        if stated is not None:
+            clip.measures["key_fit"] = music_content.key_fit(music_content.pitch_class_histogram(found), stated)
+
+
+def tags(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
+    """Music tags (musicnn) against the words of the description (genres, instruments, moods, acoustic or
+    electronic: lib/scoring/music_words.py) -> tag_adherence, where the description names any."""
+    if evaluators.tags is None:
+        return
+    for clip, scores in zip(clips, batched(clips, timed, "tags", evaluators.tags.scores)):
+        value = music_words.adherence(clip.expect.description or "", scores)
+        if value is not None:
+            clip.measures["tag_adherence"] = value
+
+
 def speech_likeness(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
     """How much a clip is speech: the VAD's share, capped by how many words ASR hears per second (silero
     alone calls sustained synth pads speech; Whisper hears only "you" in them). Only clips the VAD calls
@@ -178,4 +212,7 @@ ANALYSES: dict[str, Callable[..., None]] = {
     "clap": clap,
     "aesthetics": aesthetics,
     "speech_likeness": speech_likeness,
+    "sounds": sounds,
+    "notes": notes,
+    "tags": tags,
 }

@@ -53,24 +53,35 @@ class MusicGeneration(Service):
     inputs = frozenset({"seconds"})
     seconds_range = (MIN_SECONDS, MAX_SECONDS)
     text_help = "the music prompt"
-    # Learned judges first where loaded (CLAP, Audiobox Aesthetics); offline, the signal statistics and the
-    # stated tempo keep a 2.5:1 ratio. The penalties take what earns nothing on its own: a clip at the edge of
-    # the length tolerance keeps 80%; speech sent as music, a snippet padded with silence, a looped snippet.
+    # Learned judges where loaded: CLAP and Audiobox Aesthetics (real networks); offline, the notes and key
+    # that basic-pitch transcribes, musicnn's tags against the description's words, the stated tempo and key,
+    # and the signal statistics. The penalties take what earns nothing on its own: audio that is not music
+    # (YAMNet), a clip at the edge of the length tolerance keeps 80%; speech sent as music, a snippet padded with
+    # silence, a looped snippet. Ranges from the labelled neural tracks and the cheats (docs/scoring.md#music).
     AESTHETICS = Range(3.0, 8.0)  # Audiobox axes (1..10): noise and speech-as-music sit low, produced music 6-8
     judging = Judging(
         "music",
         gates=("missing", "length", "silent", "clipped", "duplicate"),
-        analyses=("music_signal", "duration", "clap", "aesthetics", "speech_likeness"),
+        analyses=("music_signal", "duration", "sounds", "notes", "tags", "clap", "aesthetics", "speech_likeness"),
         parts=(
             # CLAP cosine: unrelated text/audio pairs sit near 0, good matches 0.3-0.5.
-            Part("adherence", 0.35, {"clap_cosine": Range(0.05, 0.45)}),
+            Part("adherence", 0.25, {"clap_cosine": Range(0.05, 0.45)}),
             # Production quality, content enjoyment and usefulness (complexity is not better when higher).
-            Part("aesthetics", 0.3, {"aes_pq": AESTHETICS, "aes_ce": AESTHETICS, "aes_cu": AESTHETICS}),
-            Part("quality", 0.25, {"quality": Range(0.0, 1.0)}),  # the signal statistics' own 0..1
+            Part("aesthetics", 0.25, {"aes_pq": AESTHETICS, "aes_ce": AESTHETICS, "aes_cu": AESTHETICS}),
+            # Musical content: notes per second (neural tracks ~11, the synth ~6, a held chord ~5, noise ~0.2)
+            # and how clearly the notes fit one key (neural 0.81, random chords 0.62, noise 0.43).
+            Part("musicality", 0.25, {"notes_per_s": Range(2.0, 8.0), "key_clarity": Range(0.5, 0.8)}),
+            # The description's words against the tags (contrast: own prompts ~0.57, contradicting ~0.43) and
+            # its key against the notes' pitch classes (own ~0.78, a key six fifths away ~-0.5).
+            Part("prompt_fit", 0.15, {"tag_adherence": Range(0.40, 0.65), "key_fit": Range(0.0, 0.7)}),
             # Relative tempo error against a stated bpm: 6% off scores 1, 25% off 0.
             Part("tempo_match", 0.1, {"tempo_error": Range(0.25, 0.06)}),
+            Part("quality", 0.1, {"quality": Range(0.0, 1.0)}),  # the signal statistics' own 0..1
         ),
         penalties=(
+            # YAMNet's AudioSet "Music" probability: neural tracks 0.95, the synth 0.36-0.99, a held chord with
+            # a click 0.19, speech and noise 0.
+            Penalty("not_music", "music_probability", Range(0.9, 0.3)),
             Penalty("duration", "duration_error", Range(0.0, 1.0), share=0.2),
             Penalty("speech", "speech_likeness", Range(0.3, 0.8)),
             # Share of non-silent frames: a 30% snippet padded with silence 0.3; the synth at its sparsest 0.65.

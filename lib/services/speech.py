@@ -24,10 +24,13 @@ from audionet.lib.scoring.declaration import Part, Penalty, Range
 from audionet.lib.services.base import Service, split_seconds
 from audionet.models.baselines.espeak import EspeakSynthesizer
 
-# Naturalness: the mean of the loaded MOS predictors' scores, each over its own range (fooling one is not
-# enough). DNSMOS OVRL: white noise ~1.1, clean studio speech ~3.5-4; UTMOS: noise ~1.3, clean read
-# speech and good TTS ~4.0-4.4.
-MOS_RANGES = {"mos_dnsmos": Range(1.0, 4.0), "mos_utmos": Range(1.5, 4.3)}
+# Naturalness: a mix of the loaded MOS predictors' scores, each over its own range (fooling one is not
+# enough). DistillMOS: espeak ~2.35, 8 kHz band-limited speech ~2.85, Kokoro ~4.2, human recordings
+# 4.2-4.5; UTMOS: noise ~1.3, clean read speech and good TTS ~4.0-4.4; DNSMOS OVRL, a noise-suppression
+# metric blind to bandwidth (8 kHz speech ties full band): white noise ~1.1, clean speech ~3.5-4, so it
+# counts a third as much as each learned predictor (docs/scoring.md#naturalness).
+MOS_RANGES = {"mos_distillmos": Range(2.0, 4.3), "mos_utmos": Range(1.5, 4.3), "mos_dnsmos": Range(1.0, 4.0)}
+MOS_MIX = {"mos_distillmos": 3.0, "mos_utmos": 3.0, "mos_dnsmos": 1.0}
 INTELLIGIBLE = Range(1.0, 0.0)  # word error rate: 0 is every word heard, 1 none
 # The content penalty: an answer that does not say the text is worth nothing, however natural it sounds.
 # It starts at WER 0.7, so the offline ASR's errors on honest speech cost nothing (honest Kokoro reaches
@@ -37,7 +40,7 @@ SPEECH_GATES = ("missing", "length", "silent", "clipped", "no_speech", "duplicat
 
 
 def naturalness(weight: float) -> Part:
-    return Part("naturalness", weight, MOS_RANGES)
+    return Part("naturalness", weight, MOS_RANGES, mix=MOS_MIX)
 
 
 def intelligibility(weight: float) -> Part:

@@ -33,8 +33,7 @@ class Transcriber(Evaluator):
 
 
 class MosPredictor(Evaluator):
-    name: str = "mos"  # component key: mos_<name>
-    mos_range: tuple[float, float] = (1.0, 4.0)  # the scores that map to naturalness 0 and 1
+    name: str = "mos"  # measure key: mos_<name> (its range to naturalness: the services' declarations)
 
     @abstractmethod
     def predict(self, clips: Sequence[Audio]) -> list[float]:

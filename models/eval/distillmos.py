@@ -44,7 +44,6 @@ def windows(samples: np.ndarray, max_windows: int) -> np.ndarray:
 
 class DistillMos(MosPredictor):
     name = "distillmos"
-    mos_range = (2.0, 4.3)  # espeak ~2.35, 8 kHz band-limited ~2.85, Kokoro ~4.2, human recordings 4.2-4.5
 
     def __init__(self, device: str = "cpu", batch_size: int = 8, max_windows: int = 4):
         import torch

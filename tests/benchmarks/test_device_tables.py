@@ -114,7 +114,7 @@ def test_quick_run_writes_every_file_with_finite_numbers(full_run):
         assert [row["parallel"] for row in result["sweep"]["rows"]] == [1, 2]
         assert result["sweep"]["recommended_parallel"] in (1, 2)
     # the validator's Judge timed each evaluator through the measure contract
-    assert {"evaluation/vad", "evaluation/asr", "evaluation/mos/dnsmos"} <= set(
+    assert {"evaluation/vad", "evaluation/asr", "evaluation/mos/distillmos"} <= set(
         summary["services"]["tts"]["evaluation"]["stages"]
     )
     # honest baselines are judged, not gated (repeated runs are not taken for copies)

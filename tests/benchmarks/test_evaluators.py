@@ -19,7 +19,8 @@ def test_profiles_and_one_by_one(tmp_path, capsys):
     assert result["command"].startswith("audionet-bench evaluators --profiles offline")
     assert not result["random"] and stem.with_suffix(".png").stat().st_size > 0
     rows_of = result["profiles"]["rows"]
-    for service, stages in (("tts", {"asr", "mos/dnsmos", "vad", "duplicates"}), ("music", {"music_quality", "vad"})):
+    music_stages = {"music_quality", "vad", "sounds", "notes", "tags"}
+    for service, stages in (("tts", {"asr", "mos/distillmos", "vad", "duplicates"}), ("music", music_stages)):
         rows = {r["stage"]: r["s_per_clip"] for r in rows_of if r["service"] == service}
         assert stages <= set(rows) and "clap" not in rows and "aesthetics" not in rows, service
         assert rows["total"] >= sum(v for k, v in rows.items() if k != "total") > 0

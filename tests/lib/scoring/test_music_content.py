@@ -4,6 +4,7 @@ on real transcriptions of a known progression and of the labelled neural tracks.
 import numpy as np
 import pytest
 
+from audionet.benchmarks.common.labelled_music import PROGRESSION, excerpt, labelled_tracks, progression
 from audionet.lib.scoring.music_content import (
     Key,
     chord_measures,
@@ -17,7 +18,6 @@ from audionet.lib.scoring.music_content import (
     summary,
 )
 from audionet.models.eval.base import Note
-from tests.music import PROGRESSION, excerpt, labelled_tracks, progression
 
 C_MAJOR_SCALE = (60, 62, 64, 65, 67, 69, 71, 72)
 

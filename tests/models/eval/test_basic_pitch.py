@@ -4,10 +4,10 @@ its pitch, noise and silence nothing; awkward clips give well-formed (possibly e
 import numpy as np
 import pytest
 
+from audionet.benchmarks.common.labelled_music import PROGRESSION, excerpt, labelled_tracks, progression
 from audionet.lib.core.audio import Audio
 from audionet.models.eval.basic_pitch import HOP, SAMPLE_RATE, WINDOW, BasicPitch, join, windows
 from tests.clips import awkward, long_noise
-from tests.music import PROGRESSION, excerpt, labelled_tracks, progression
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ piano chords; electronic vs acoustic on the labelled neural tracks), and awkward
 import numpy as np
 import pytest
 
+from audionet.benchmarks.common.labelled_music import excerpt, labelled_tracks, progression
 from audionet.lib.core.audio import resample
 from audionet.lib.core.errors import BackendError, ConfigError
 from audionet.models.eval.musicnn import (
@@ -18,7 +19,6 @@ from audionet.models.eval.musicnn import (
 from audionet.models.eval.shipped import package_dir
 from audionet.models.eval.tf_checkpoint import read_checkpoint
 from tests.clips import awkward, long_noise
-from tests.music import excerpt, labelled_tracks, progression
 
 
 @pytest.fixture(scope="module")

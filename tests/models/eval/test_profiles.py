@@ -12,7 +12,7 @@ from audionet.lib.core.config import is_real_network
 from audionet.lib.core.errors import BackendError, ConfigError
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.services import MUSIC, TTS, VC, MusicRequest, Prompt, TTSRequest, registry
-from audionet.models.eval.profiles import PROFILES, load_evaluator, load_evaluators, offline_only, resolve_specs
+from audionet.models.eval.profiles import KINDS, PROFILES, load_evaluator, load_evaluators, offline_only, resolve_specs
 from audionet.models.random_weights import random_specs
 from tests.speech import VOICE_A, VOICE_B
 
@@ -33,7 +33,7 @@ def judge(stand_ins):
 
 def test_profiles_name_every_kind_and_overrides_win():
     for name, specs in PROFILES.items():
-        assert set(specs) == {"asr", "mos", "speaker", "clap", "aesthetics"}, name
+        assert set(specs) == set(KINDS), name
     assert PROFILES["standard"]["asr"] == "whisper:large-v3-turbo" and PROFILES["large"]["asr"] == "whisper:large-v3"
     assert resolve_specs("standard", {"clap": "none", "asr": ""})["clap"] == "none"  # empty = keep the profile's
     assert resolve_specs("standard", {"asr": None})["asr"] == "whisper:large-v3-turbo"

@@ -4,13 +4,13 @@ survives awkward clips."""
 import numpy as np
 import pytest
 
+from audionet.benchmarks.common.labelled_music import excerpt, labelled_tracks, progression
 from audionet.lib.core.audio import Audio
 from audionet.models.baselines.espeak import EspeakSynthesizer
 from audionet.models.baselines.synth import ProceduralMusicGenerator
 from audionet.models.eval.shipped import package_file
 from audionet.models.eval.yamnet import PATCH_FRAMES, PATCH_HOP, SOUND_KINDS, YamNet, log_mel_patches, quantisation
 from tests.clips import awkward, long_noise
-from tests.music import excerpt, labelled_tracks, progression
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,9 @@
-"""The one place tests get real music and known harmony from.
+"""Real music with labels, for calibrating and testing the music judge (the judges study and the tests):
 
 * `labelled_tracks()`: the 28 neural tracks of `immich-memories-music` 0.1.0 (MIT; made with the
-  ACE-Step 1.5 music model), each with the labels its LICENSE-MUSIC gives it: mood, acoustic or
-  electronic, bpm and key. `excerpt(track, start_s, seconds)` cuts one to a mono clip.
+  ACE-Step 1.5 music model; a dev requirement), each with the labels its LICENSE-MUSIC gives it: mood,
+  acoustic or electronic, bpm and key. `excerpt(track, start_s, seconds)` cuts one to a mono clip.
+* `prompts(track)`: a prompt built from its own labels, and one from contradicting labels.
 * `progression()`: a C - Am - F - G progression on the procedural synth's piano, whose notes are
   known exactly.
 """
@@ -21,6 +22,15 @@ from audionet.lib.core.audio import Audio
 
 LINE = re.compile(r"^\s+(\S+\.opus)\s+(\d+) bpm\s+([A-G][b#]?) (major|minor)\s+seed \d+\s+\[(acoustic|electronic)\]")
 PROGRESSION = ((60, 64, 67), (57, 60, 64), (53, 57, 60), (55, 59, 62))  # C, Am, F, G as MIDI notes
+OTHER_MOOD = {
+    "calm": "energetic",
+    "energetic": "calm",
+    "happy": "nostalgic",
+    "nostalgic": "happy",
+    "tender": "energetic",
+}
+OTHER_TIMBRE = {"acoustic": "electronic", "electronic": "acoustic"}
+TEMPO_FACTOR = 1.45  # the contradicting prompt's tempo: this much faster (slow tracks) or slower (fast ones)
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,23 @@ def excerpt(track: Track, start_s: float = 8.0, seconds: float = 8.0) -> Audio:
         stream.seek(int(start_s * stream.samplerate))
         frames = stream.read(int(seconds * stream.samplerate), dtype="float32", always_2d=True)
         return Audio(frames.mean(axis=1), stream.samplerate)
+
+
+def prompts(track: Track) -> tuple[str, str]:
+    """(a prompt from the track's own labels, one from contradicting labels: the other mood and timbre, a
+    tempo 1.45x off, and the key six fifths away in the other mode)."""
+    from audionet.lib.scoring.music_content import Key, fifths_apart, parse_key
+
+    key = parse_key(track.key)
+    far = Key((key.relative_major + 6 + (0 if key.mode == "minor" else 9)) % 12, OTHER_MODE[key.mode])
+    assert fifths_apart(key, far) == 6, (track.key, far)
+    bpm = round(track.bpm * TEMPO_FACTOR) if track.bpm < 100 else round(track.bpm / TEMPO_FACTOR)
+    own = f"{track.mood} {track.timbre} music, {track.bpm} bpm, in {track.key}"
+    other = f"{OTHER_MOOD[track.mood]} {OTHER_TIMBRE[track.timbre]} music, {bpm} bpm, in {far.name}"
+    return own, other
+
+
+OTHER_MODE = {"major": "minor", "minor": "major"}
 
 
 def progression(chord_s: float = 1.0, repeats: int = 2) -> Audio:

@@ -1,0 +1,26 @@
+"""audionet-bench judges at a small size: speech and music classes judged by the offline profile, each
+answer on its own, and the result re-renders from its JSON."""
+
+import json
+
+import pytest
+
+from audionet.benchmarks.judges import main as judges
+from audionet.lib.core.devices import device_slug
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_study_ranks_real_audio_above_cheap_and_broken_audio(tmp_path):
+    assert judges.main(["--sentences", "2", "--tracks", "2", "--out", str(tmp_path)]) == 0
+    stem = tmp_path / device_slug("cpu") / "judges-offline"
+    data = json.loads(stem.with_suffix(".json").read_text())
+    assert (
+        stem.with_suffix(".md").read_text() == f"Regenerate: `{data['command']}`\n\n{judges.markdown(data).rstrip()}\n"
+    )
+    speech = data["speech_classes"]["findings"]["mean_score"]
+    assert speech["kokoro"] > speech["espeak"] and speech["kokoro"] > speech["band-limited 8 kHz"]
+    music = data["music_classes"]["findings"]
+    assert music["mean_score"]["neural tracks"] > music["mean_score"]["noise"] + 0.5
+    assert music["pairs"] == 2 and len(data["music_classes"]["rows"]["1 s loop"]) == 2
+    assert stem.with_suffix(".png").stat().st_size > 0
