@@ -15,6 +15,7 @@ Writes <out>/<device-slug>/validator-scale.{json,md,png} (`--name` for another s
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import platform
 import tempfile
@@ -159,7 +160,10 @@ def measure(args, command: str) -> int:
         try:
             judge = Judge.load(specs, device=args.eval_device)
             settings = ValidatorSettings(
-                state_dir=os.path.join(workdir, "validator"), services=tuple(args.services), seed=args.seed
+                state_dir=os.path.join(workdir, "validator"),
+                services=tuple(args.services),
+                seed=args.seed,
+                round_budget_s=math.inf,  # every miner every round: what a round over N costs is what is measured
             )
             sources = {"vc": FileReferences(subnet.references)} if "vc" in args.services else {}
             validator = Validator(subnet.wallet, subnet.chain(), settings, sources, judge=judge)

@@ -131,21 +131,24 @@ class DuplicateFinder:
         found.members.add(label, print_, summary)
         found.slots.append(member)
 
+    @staticmethod
+    def reason(found: RoundPrints, slot: int) -> Optional[str]:
+        """Why the round's answer `slot` is a copy, as far as the answers so far tell ("near-duplicate of X"),
+        or None; a twin that arrives later can still add a reason until the round is closed."""
+        member, labels = found.slots[slot], found.members.labels
+        if member is None:
+            return None
+        if found.twins[member]:
+            names = ", ".join(labels[twin] for twin in sorted(found.twins[member])[:TWINS])
+            return f"near-duplicate of {names} in this round"
+        if found.earlier[member]:
+            return f"near-duplicate of an earlier answer ({labels[found.earlier[member][0]]})"
+        return None
+
     def close(self, found: RoundPrints, remember: bool = True) -> list[Optional[str]]:
         """One reason per answer ("near-duplicate of X") or None; with `remember`, the round's answers join
         the service's history."""
-        labels = found.members.labels
-        reasons: list[Optional[str]] = []
-        for member in found.slots:
-            if member is None:
-                reasons.append(None)
-            elif found.twins[member]:
-                names = ", ".join(labels[twin] for twin in sorted(found.twins[member])[:TWINS])
-                reasons.append(f"near-duplicate of {names} in this round")
-            elif found.earlier[member]:
-                reasons.append(f"near-duplicate of an earlier answer ({labels[found.earlier[member][0]]})")
-            else:
-                reasons.append(None)
+        reasons = [self.reason(found, slot) for slot in range(len(found.slots))]
         if remember:
             found.members.drop_oldest(len(found.members) - self.history_size)
             self.history[found.service] = found.members
