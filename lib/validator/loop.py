@@ -10,7 +10,7 @@ import logging
 import os
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -33,6 +33,7 @@ from audionet.lib.validator.state import ScoreState, atomic_write_json
 
 log = logging.getLogger("validator")
 SERVED_TTL_S = 600.0  # how long a miner's signed health (the services it serves) is trusted before asking again
+HTTP_POOLS = 16  # httpx clients the miners are shared between (64 connections each)
 HEALTH_TIMEOUT_S = 5.0  # a miner that cannot say what it serves within this is asked for every service
 
 
@@ -276,10 +277,12 @@ class Validator:
 
     @asynccontextmanager
     async def miner_client(self) -> AsyncIterator[MinerClient]:
-        """The signed HTTP client the validator asks miners with."""
-        limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
-        async with httpx.AsyncClient(limits=limits) as http:
-            yield MinerClient(self.wallet, http)
+        """The signed HTTP client the validator asks miners with: HTTP_POOLS pools, each for its share of the
+        miners (one pool for a whole subnet's queries spends its time in its own bookkeeping)."""
+        limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
+        async with AsyncExitStack() as stack:
+            pools = [await stack.enter_async_context(httpx.AsyncClient(limits=limits)) for _ in range(HTTP_POOLS)]
+            yield MinerClient(self.wallet, pools)
 
     async def run(self, rounds: int = 0) -> None:
         """Run `rounds` rounds (0 = forever), `round_interval` seconds apart."""
