@@ -77,32 +77,27 @@ async def score_as_answered(
 ) -> tuple[list[Scored], float, float]:
     """Judge each answer as it comes in: whatever arrived while the last batch was judged is the next batch (off
     the event loop, so answers keep arriving meanwhile). The slowest miner holds the round only for its own
-    answer. (the scores, seconds from the first query out to the last answer in, seconds spent judging)."""
-    started, last_in, judging = time.perf_counter(), 0.0, 0.0
-    arrived: list[Answer] = []
-    wake = asyncio.Event()
+    answer; a query that raises fails the round (the others are cancelled). (the scores, seconds from the first
+    query out to the last answer in, seconds spent judging)."""
+    started, judging = time.perf_counter(), 0.0
 
-    async def receive(query: Awaitable[Answer]) -> None:
-        nonlocal last_in
-        arrived.append(await query)
-        last_in = time.perf_counter() - started
-        wake.set()
+    async def arrival(query: Awaitable[Answer]) -> tuple[Answer, float]:
+        answer = await query
+        return answer, time.perf_counter() - started
 
-    tasks = [asyncio.ensure_future(receive(query)) for query in queries]
+    pending = {asyncio.ensure_future(arrival(query)) for query in queries}
+    last_in = 0.0
     try:
-        judged = 0
-        while judged < len(tasks):
-            await wake.wait()
-            wake.clear()
-            batch = arrived[:]
-            del arrived[:]
-            judged += len(batch)
+        while pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            batch = [task.result() for task in done]
+            last_in = max([last_in, *(at for _, at in batch)])
             begun = time.perf_counter()
-            await asyncio.to_thread(scorer.take, batch)
+            await asyncio.to_thread(scorer.take, [answer for answer, _ in batch])
             judging += time.perf_counter() - begun
         begun = time.perf_counter()
         scored = await asyncio.to_thread(scorer.finish)
         return scored, last_in, judging + time.perf_counter() - begun
     finally:
-        for task in tasks:
+        for task in pending:
             task.cancel()

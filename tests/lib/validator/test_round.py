@@ -3,6 +3,8 @@ answers, and its answer on its own afterwards."""
 
 import asyncio
 
+import pytest
+
 from audionet.lib.validator.round import score_as_answered
 
 
@@ -36,4 +38,23 @@ def test_the_slowest_miner_holds_only_its_own_answer():
         return scorer.batches, scored, network_s
 
     batches, scored, network_s = asyncio.run(round_())
-    assert batches == [["a", "b", "c"], ["slow"]] and sorted(scored) == ["a", "b", "c", "slow"] and network_s > 0
+    assert batches[-1] == ["slow"] and sorted(a for batch in batches[:-1] for a in batch) == ["a", "b", "c"]
+    assert sorted(scored) == ["a", "b", "c", "slow"] and network_s > 0
+
+
+def test_a_query_that_raises_fails_the_round_instead_of_hanging_it():
+    class Scorer:
+        def take(self, answers):
+            pass
+
+    async def broken():
+        raise RuntimeError("signing failed")
+
+    async def never():
+        await asyncio.Event().wait()
+
+    async def round_():
+        return await score_as_answered([broken(), never()], Scorer())
+
+    with pytest.raises(RuntimeError, match="signing failed"):
+        asyncio.run(asyncio.wait_for(round_(), 30))  # a hang would end as TimeoutError, not this
