@@ -33,7 +33,8 @@ class Scored:
 
 class RoundScorer:
     """One round's answers, judged in batches as they arrive: each batch is gated, fingerprinted and checked
-    for copies, then each of its services' evaluators runs once over what passed (a `Session` per service). `finish` settles copies within the round and gives each answer its `Scored`, in arrival order.
+    for copies, then each of its services' evaluators runs once over what passed (a `Session` per service).
+    `finish` settles copies within the round and gives each answer its `Scored`.
     One caller at a time (the validator runs it off the event loop)."""
 
     def __init__(self, judge: Judge, services: Mapping[str, object], measure=None):
@@ -56,13 +57,15 @@ class RoundScorer:
             self.sessions[name].evaluate()
 
     def finish(self) -> list[Scored]:
+        """Every answer's `Scored`, by service (in the order of `services`) and uid, whatever order they came in."""
         scored = []
-        for name, session in self.sessions.items():
-            for answer, verdict in zip(self.answers[name], session.close()):
+        for name in (name for name in self.services if name in self.sessions):
+            for answer, verdict in zip(self.answers[name], self.sessions[name].close()):
                 gate = f"no valid answer: {answer.error}" if not answer.ok else verdict.gate
                 reward = 0.0 if gate else finite_unit(verdict.score)
                 scored.append(Scored(answer, reward, gate, verdict.score, verdict.components))
-        return scored
+        order = {name: n for n, name in enumerate(self.services)}
+        return sorted(scored, key=lambda s: (order[s.answer.service], s.answer.target.uid))
 
 
 def score_round(answers: list[Answer], judge: Judge, services: Mapping[str, object], measure=None) -> list[Scored]:
