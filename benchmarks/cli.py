@@ -28,6 +28,10 @@ STUDIES: dict[str, tuple[str, str]] = {
     "adversaries": ("audionet.benchmarks.adversaries.main", "cheap and gaming miners against the validator's Judge"),
     "judges": ("audionet.benchmarks.judges.main", "what the evaluation profile tells apart, on real speech and music"),
     "incentive": ("audionet.benchmarks.incentive.main", "which answers-to-weights curve pays for quality on a subnet"),
+    "validator-scale": (
+        "audionet.benchmarks.validator_scale.main",
+        "one validator round over N loopback miners: time per stage, memory",
+    ),
     "wire": ("audionet.benchmarks.wire", "bytes and codec time of a response: binary FLAC vs JSON"),
     "gpu-check": ("audionet.benchmarks.gpu_check.main", "on a GPU host: the GPU matrix in one budgeted run"),
 }

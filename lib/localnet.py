@@ -199,6 +199,8 @@ class LocalNet:
             "1",
             "--neuron.round_interval",
             "1",
+            "--neuron.round_budget",
+            "inf",  # every miner every round, however long this machine takes to judge them
             *self.timeouts(),
             *extra_args,
         ]

@@ -62,9 +62,22 @@ def build_parser() -> argparse.ArgumentParser:
         default="",
         help="service:share,... of services that share a mechanism (default: even)",
     )
-    flag(neuron, "neuron.sample_size", type=positive_int, default=16, help="miners queried per round")
+    flag(
+        neuron,
+        "neuron.sample_size",
+        type=positive_int,
+        default=256,
+        help="most miners a round asks (as many as fit the round interval at the measured cost per miner)",
+    )
     flag(neuron, "neuron.epoch_length", type=positive_int, default=100, help="blocks between weight settings")
     flag(neuron, "neuron.round_interval", type=float, default=12.0, help="seconds from round start to the next")
+    flag(
+        neuron,
+        "neuron.round_budget",
+        type=float,
+        default=0.0,
+        help="seconds a round may take to judge, which sets how many miners it asks (0: the round interval)",
+    )
     flag(neuron, "neuron.rounds", type=int, default=0, help="stop after this many rounds (0 = run forever)")
     flag(
         neuron,
@@ -156,6 +169,7 @@ def run(args, log) -> int:
         sample_size=args.neuron_sample_size,
         epoch_length=args.neuron_epoch_length,
         round_interval=args.neuron_round_interval,
+        round_budget_s=args.neuron_round_budget or None,
         timeouts={s: getattr(args, f"neuron_timeout_{s}") for s in services},
         services=services,
         seed=args.neuron_seed,

@@ -6,27 +6,48 @@ standardised over the whole clip. Because everything is in the log domain
 and standardised, a gain change cancels exactly; resampling to any rate
 >= 8 kHz keeps the bands; a flipped sample or added faint noise barely moves
 them. Two clips are near-duplicates when their fingerprints correlate above
-`DUPLICATE_CORRELATION` at the best small time offset. Two different
-utterances or two renders of different prompts correlate far below it
-(measured in tests/test_duplicates.py).
+`DUPLICATE_CORRELATION` at the best offset at which the shorter lies within the
+longer, give or take 5 frames (lengths within 15 %). Two different utterances
+or two renders of different prompts correlate far below it (measured in
+tests/lib/scoring/test_duplicates.py).
+
+`DuplicateFinder` checks each answer as it arrives against the service's history (the answers of earlier
+rounds, bounded, saved with the validator's state) and the answers of its round so far, all members at once
+(lib/scoring/prints.py: the same verdicts as `similarity`, at a fraction of its cost); a round is closed when
+all its answers are in, and its answers then join the history.
 """
 
 from __future__ import annotations
 
-from collections import deque
+import json
+import os
+import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
 from audionet.lib.core.audio import Audio, resample
+from audionet.lib.core.errors import ConfigError
+from audionet.lib.scoring.prints import (
+    DUPLICATE_CORRELATION,
+    MIN_FRAMES,
+    PrintSet,
+    Summary,
+    correlation,
+    length_fits,
+    offsets,
+    overlap,
+)
+
+__all__ = ["DUPLICATE_CORRELATION", "DuplicateFinder", "fingerprint", "is_copy", "similarity"]
 
 RATE, N_FFT, HOP, BANDS = 8_000, 256, 160, 24
 FRAME_S = HOP / RATE  # 20 ms per fingerprint frame
-DUPLICATE_CORRELATION = 0.93  # gain/flip/resample copies: 1.0; same sentence, other voice: 0.82
-MIN_FRAMES = 10
 HISTORY_SIZE = 256  # clips remembered per service from recent rounds
+EARLIER = 1  # earlier answers named in a reason
+TWINS = 3  # answers of the same round named in a reason
 
 
 def _mel_matrix() -> np.ndarray:
@@ -53,28 +74,14 @@ def fingerprint(audio: Audio) -> np.ndarray:
     return (log - log.mean()) / spread if spread > 0 else np.zeros_like(log)
 
 
-def similarity(a: np.ndarray, b: np.ndarray, *, max_length_ratio: float = 1.15, max_lag: int = 5) -> float:
-    """Best correlation of the shorter fingerprint against the longer one, over offsets up to
-    `max_lag` frames plus the length difference; 0 when the lengths differ too much."""
-    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    if len(short) < MIN_FRAMES or len(long_) > max_length_ratio * len(short) + max_lag:
+def similarity(a: np.ndarray, b: np.ndarray) -> float:
+    """Best correlation of the two fingerprints over the offsets at which the shorter lies within the longer
+    (give or take 5 frames); 0 when the lengths differ too much. The reference: `PrintSet.copies` decides the
+    same pairs for a whole set at once."""
+    if not length_fits(min(len(a), len(b)), max(len(a), len(b))):
         return 0.0
-    s = short.reshape(-1) - short.mean()
-    s_norm = np.linalg.norm(s)
-    best = 0.0
-    for lag in range(0, len(long_) - len(short) + 1):
-        w = long_[lag : lag + len(short)].reshape(-1)
-        w = w - w.mean()
-        denom = s_norm * np.linalg.norm(w)
-        if denom > 0:
-            best = max(best, float(s @ w / denom))
-    for lag in range(1, min(max_lag, len(short) - MIN_FRAMES) + 1):  # the copy starts late or early
-        for x, y in ((short[lag:], long_[: len(short) - lag]), (short[:-lag], long_[lag : len(short)])):
-            xs, ys = x.reshape(-1) - x.mean(), y.reshape(-1) - y.mean()
-            denom = np.linalg.norm(xs) * np.linalg.norm(ys)
-            if denom > 0:
-                best = max(best, float(xs @ ys / denom))
-    return best
+    shared = {s: overlap(len(a), len(b), s) for s in offsets(len(a), len(b))}
+    return max((correlation(a, b, s) for s, (low, high) in shared.items() if high - low >= MIN_FRAMES), default=0.0)
 
 
 def is_copy(a: np.ndarray, b: np.ndarray) -> bool:
@@ -82,38 +89,122 @@ def is_copy(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 @dataclass
-class Seen:
-    label: str
-    fingerprint: np.ndarray
+class RoundPrints:
+    """One service's answers of one round so far, after its history (the members below `start`), and what
+    each answer was found to copy."""
+
+    service: str
+    members: PrintSet
+    start: int
+    slots: list[Optional[int]] = field(default_factory=list)  # per answer: its member, None without a print
+    twins: dict[int, list[int]] = field(default_factory=dict)  # per member: members of this round it copies
+    earlier: dict[int, list[int]] = field(default_factory=dict)  # per member: earlier answers it copies
 
 
 class DuplicateFinder:
-    """Flags near-duplicates within a round and against a bounded history of recent rounds."""
+    """Near-duplicates within a round and against a bounded history of recent rounds, per service. One open
+    round per service at a time, one caller at a time."""
 
     def __init__(self, history_size: int = HISTORY_SIZE):
-        self.history: dict[str, deque[Seen]] = {}
+        self.history: dict[str, PrintSet] = {}
         self.history_size = history_size
 
     def forget(self) -> None:
         self.history.clear()
 
+    def open(self, service: str) -> RoundPrints:
+        past = self.history.get(service, PrintSet())
+        return RoundPrints(service, past.copy(), len(past))
+
+    def check(self, found: RoundPrints, label: str, print_: Optional[np.ndarray]) -> None:
+        """One answer of the round `found`, as it arrives (None: no fingerprint, nothing to compare)."""
+        if print_ is None:
+            found.slots.append(None)
+            return
+        summary = Summary.of(print_)
+        copied = found.members.copies(print_, summary, TWINS, before=found.start, limit_before=EARLIER)
+        member = len(found.members)
+        found.twins[member] = [i for i in copied if i >= found.start]
+        found.earlier[member] = [i for i in copied if i < found.start]
+        for twin in found.twins[member]:  # within a round nobody can tell who copied whom: both lose
+            found.twins[twin].append(member)
+        found.members.add(label, print_, summary)
+        found.slots.append(member)
+
+    @staticmethod
+    def reason(found: RoundPrints, slot: int) -> Optional[str]:
+        """Why the round's answer `slot` is a copy, as far as the answers so far tell ("near-duplicate of X"),
+        or None; a twin that arrives later can still add a reason until the round is closed."""
+        member, labels = found.slots[slot], found.members.labels
+        if member is None:
+            return None
+        if found.twins[member]:
+            names = ", ".join(labels[twin] for twin in sorted(found.twins[member])[:TWINS])
+            return f"near-duplicate of {names} in this round"
+        if found.earlier[member]:
+            return f"near-duplicate of an earlier answer ({labels[found.earlier[member][0]]})"
+        return None
+
+    def close(self, found: RoundPrints, remember: bool = True) -> list[Optional[str]]:
+        """One reason per answer ("near-duplicate of X") or None; with `remember`, the round's answers join
+        the service's history."""
+        reasons = [self.reason(found, slot) for slot in range(len(found.slots))]
+        if remember:
+            found.members.drop_oldest(len(found.members) - self.history_size)
+            self.history[found.service] = found.members
+        return reasons
+
     def check_round(
         self, service: str, labels: Sequence[str], prints: Sequence[Optional[np.ndarray]], remember: bool = True
     ) -> list[Optional[str]]:
-        """One reason per clip ("near-duplicate of X") or None; None fingerprints are skipped."""
-        reasons: list[Optional[str]] = [None] * len(prints)
-        past = self.history.setdefault(service, deque(maxlen=self.history_size))
-        for i, fp in enumerate(prints):
-            if fp is None:
-                continue
-            # Within the round nobody can tell who copied whom: every member of a pair loses.
-            twins = [labels[j] for j, other in enumerate(prints) if j != i and other is not None and is_copy(fp, other)]
-            if twins:
-                reasons[i] = f"near-duplicate of {', '.join(twins[:3])} in this round"
-                continue
-            earlier = next((seen.label for seen in past if is_copy(fp, seen.fingerprint)), None)
-            if earlier is not None:
-                reasons[i] = f"near-duplicate of an earlier answer ({earlier})"
-        if remember:
-            past.extend(Seen(labels[i], fp) for i, fp in enumerate(prints) if fp is not None)
-        return reasons
+        """A whole round at once: one reason per clip or None; None fingerprints are skipped."""
+        found = self.open(service)
+        for label, print_ in zip(labels, prints):
+            self.check(found, label, print_)
+        return self.close(found, remember)
+
+    def remember(self, service: str, labels: Sequence[str], prints: Sequence[Optional[np.ndarray]]) -> None:
+        """Add fingerprints to the service's history, the oldest leaving beyond `history_size`."""
+        past = self.history.setdefault(service, PrintSet())
+        for label, print_ in zip(labels, prints):
+            if print_ is not None:
+                past.add(label, print_)
+        past.drop_oldest(len(past) - self.history_size)
+
+    def save(self, path: str) -> None:
+        """The history as one .npz, written atomically (temp file, fsync, rename)."""
+        arrays: dict[str, np.ndarray] = {}
+        index = {}
+        for n, (service, past) in enumerate(self.history.items()):
+            index[service] = {"key": f"s{n}", "labels": past.labels}
+            arrays[f"s{n}_lengths"] = np.array([len(p) for p in past.prints], np.int64)
+            arrays[f"s{n}_frames"] = np.concatenate(past.prints) if past.prints else np.zeros((0, BANDS), np.float32)
+        arrays["index"] = np.frombuffer(json.dumps(index).encode(), np.uint8)
+        directory = os.path.dirname(os.path.abspath(path))
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".npz")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                np.savez(handle, **arrays)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+    def load(self, path: str) -> None:
+        """The history saved at `path` (nothing when there is none), bounded by this finder's size."""
+        if not os.path.exists(path):
+            return
+        try:
+            with np.load(path) as data:
+                index = json.loads(data["index"].tobytes().decode())
+                for service, entry in index.items():
+                    lengths = data[f"{entry['key']}_lengths"]
+                    frames = np.split(data[f"{entry['key']}_frames"], np.cumsum(lengths)[:-1]) if len(lengths) else []
+                    self.history.pop(service, None)
+                    self.remember(service, [str(label) for label in entry["labels"]], frames)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ConfigError(f"cannot read the duplicate history {path}: {error}") from None

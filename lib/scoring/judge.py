@@ -3,8 +3,9 @@
 Used by the validator (lib/validator/round.py), the benchmarks and `audionet-score`, so each scores
 exactly what the validator computes. Order per round: cheap gates -> VAD gate -> duplicates and replays ->
 the declared analyses, each evaluator called once on every surviving clip (batched) -> the declaration's
-breakdown (lib/scoring/declaration.py). The Judge reads a declaration and the jobs' expectations; it
-never calls back into a service.
+breakdown (lib/scoring/declaration.py). A `Session` takes a round's jobs in batches as they arrive (the
+validator: lib/validator/round.py); `Judge.score` is a session that takes them all at once. The Judge
+reads a declaration and the jobs' expectations; it never calls back into a service.
 """
 
 from __future__ import annotations
@@ -49,65 +50,103 @@ class Judge:
 
         return cls(load_evaluators(specs, device=device))
 
+    def open(self, judging: Judging, *, measure: Optional[Measure] = None, remember: bool = True) -> Session:
+        """One round of the service `judging` declares, judged as its answers arrive (`Session`);
+        `remember=False` keeps them out of the cross-round duplicate history (for one-off checks)."""
+        check(judging)
+        return Session(self, judging, measure, remember)
+
     def score(
         self, judging: Judging, jobs: Sequence[Job], *, measure: Optional[Measure] = None, remember: bool = True
     ) -> list[Verdict]:
-        """Verdicts for one round of the service `judging` declares; `remember=False` keeps them out of the
-        cross-round duplicate history (for one-off checks)."""
-        check(judging)
+        """Verdicts for one whole round at once: a session that takes every job in one batch."""
+        session = self.open(judging, measure=measure, remember=remember)
+        session.add(jobs)
+        session.evaluate()
+        return session.close()
 
-        def timed(stage: str, clips: Sequence[Audio]) -> AbstractContextManager:
-            if measure is None or not clips:
-                return nullcontext()
-            return measure(judging.service, stage, audio_seconds=float(sum(c.seconds for c in clips)))
 
+class Session:
+    """One service's round, judged as its answers arrive. `add` runs the cheap gates and the VAD gate on a batch
+    of jobs, fingerprints them and checks each against the history and the round so far; `evaluate` runs the
+    declared analyses (each evaluator once, batched) on every job that passed and is not yet evaluated; `close`
+    settles copies within the round (both answers of a pair lose, whichever came first: one evaluated before
+    its twin arrived scores 0 all the same) and returns the verdicts in the order the jobs were added. One
+    caller at a time."""
+
+    def __init__(self, judge: Judge, judging: Judging, measure: Optional[Measure], remember: bool):
+        self.judge, self.judging, self.measure, self.remember = judge, judging, measure, remember
+        self.jobs: list[Job] = []
+        self.verdicts: list[Verdict] = []
+        self.waiting: list[int] = []  # passed every gate so far, not yet evaluated
+        self.copies = judge.duplicates.open(judging.service)
+
+    def timed(self, stage: str, clips: Sequence[Audio]) -> AbstractContextManager:
+        if self.measure is None or not clips:
+            return nullcontext()
+        return self.measure(self.judging.service, stage, audio_seconds=float(sum(c.seconds for c in clips)))
+
+    def add(self, jobs: Sequence[Job]) -> None:
+        judging, first = self.judging, len(self.jobs)
+        self.jobs.extend(jobs)
         verdicts = [Verdict(0.0, gates={name: None for name in judging.gates}) for _ in jobs]
-        for job, verdict in zip(jobs, verdicts):
-            if job.audio is None:
-                verdict.gates["missing"] = "no decodable audio"
-                continue
-            verdict.gates["length"] = wrong_length(job.audio, *job.expect.seconds)
-            verdict.gates["silent"] = silent(job.audio)
-            verdict.gates["clipped"] = clipped(job.audio)
-        live = [i for i, v in enumerate(verdicts) if v.gate is None]
-        clips = [jobs[i].audio for i in live]
-
-        with timed("vad", clips):
-            ratios = self.evaluators.vad.speech_ratio(clips) if clips else []
+        self.verdicts.extend(verdicts)
+        with self.timed("gates", [job.audio for job in jobs if job.audio is not None]):
+            for job, verdict in zip(jobs, verdicts):
+                if job.audio is None:
+                    verdict.gates["missing"] = "no decodable audio"
+                    continue
+                verdict.gates["length"] = wrong_length(job.audio, *job.expect.seconds)
+                verdict.gates["silent"] = silent(job.audio)
+                verdict.gates["clipped"] = clipped(job.audio)
+        live = [first + n for n, v in enumerate(verdicts) if v.gate is None]
+        clips = [self.jobs[i].audio for i in live]
+        with self.timed("vad", clips):
+            ratios = self.judge.evaluators.vad.speech_ratio(clips) if clips else []
         for i, ratio in zip(live, ratios):
-            verdicts[i].measures["speech_ratio"] = float(ratio)
+            self.verdicts[i].measures["speech_ratio"] = float(ratio)
             if "no_speech" in judging.gates and ratio < MIN_SPEECH_RATIO:
-                verdicts[i].gates["no_speech"] = f"no speech: VAD finds speech in {ratio:.0%} of the clip"
+                self.verdicts[i].gates["no_speech"] = f"no speech: VAD finds speech in {ratio:.0%} of the clip"
+        self._gate_copies(first, live)
+        self.waiting += [i for i in live if self.verdicts[i].gate is None]
 
-        self._gate_copies(judging, jobs, verdicts, live, timed, remember)
-        live = [i for i in live if verdicts[i].gate is None]
-        if live:
-            survivors = [Clip(jobs[i].audio, jobs[i].expect, verdicts[i].measures) for i in live]
-            for analysis in judging.analyses:
-                run = analysis.run if isinstance(analysis, Analysis) else ANALYSES[analysis]
-                run(self.evaluators, survivors, timed)
-        for i in live:
-            breakdown = judging.breakdown(verdicts[i].measures)
-            verdicts[i].parts, verdicts[i].penalties, verdicts[i].score = (
-                breakdown.parts,
-                breakdown.penalties,
-                breakdown.score,
-            )
-        return verdicts
-
-    def _gate_copies(self, judging: Judging, jobs, verdicts, live, timed, remember: bool) -> None:
-        """Near-duplicates of each other or of recent rounds; answers that replay the request's own audio."""
-        clips = [jobs[i].audio for i in live]
-        with timed("duplicates", clips):
-            prints = {i: fingerprint(jobs[i].audio) for i in live}
-            labels = [job.label or f"#{n}" for n, job in enumerate(jobs)]
-            reasons = self.duplicates.check_round(
-                judging.service, labels, [prints.get(i) for i in range(len(jobs))], remember=remember
-            )
+    def _gate_copies(self, first: int, live: list[int]) -> None:
+        """Near-duplicates of the history or of the round so far; answers that replay the request's own audio."""
+        judging, finder = self.judging, self.judge.duplicates
+        with self.timed("duplicates", [self.jobs[i].audio for i in live]):
+            prints = {i: fingerprint(self.jobs[i].audio) for i in live}
+            for i in range(first, len(self.jobs)):
+                finder.check(self.copies, self.jobs[i].label or f"#{i}", prints.get(i))
+                reason = finder.reason(self.copies, i)
+                if reason and "duplicate" in judging.gates:
+                    self.verdicts[i].gates["duplicate"] = reason
             for i in live:
-                if reasons[i] and "duplicate" in judging.gates:
-                    verdicts[i].gates["duplicate"] = reasons[i]
                 if "replay" in judging.gates and any(
-                    is_copy(prints[i], fingerprint(carried)) for carried in jobs[i].expect.carried
+                    is_copy(prints[i], fingerprint(carried)) for carried in self.jobs[i].expect.carried
                 ):
-                    verdicts[i].gates["replay"] = "replays the reference clip"
+                    self.verdicts[i].gates["replay"] = "replays the reference clip"
+
+    def evaluate(self) -> None:
+        live = [i for i in self.waiting if self.verdicts[i].gate is None]
+        self.waiting = []
+        if not live:
+            return
+        survivors = [Clip(self.jobs[i].audio, self.jobs[i].expect, self.verdicts[i].measures) for i in live]
+        for analysis in self.judging.analyses:
+            run = analysis.run if isinstance(analysis, Analysis) else ANALYSES[analysis]
+            run(self.judge.evaluators, survivors, self.timed)
+        for i in live:
+            verdict = self.verdicts[i]
+            breakdown = self.judging.breakdown(verdict.measures)
+            verdict.parts, verdict.penalties, verdict.score = breakdown.parts, breakdown.penalties, breakdown.score
+
+    def close(self) -> list[Verdict]:
+        """Every verdict, with the copies found within the round since each answer was added (call `evaluate`
+        first: a job still waiting is left unscored)."""
+        reasons = self.judge.duplicates.close(self.copies, self.remember)
+        for verdict, reason in zip(self.verdicts, reasons):
+            if reason and "duplicate" in self.judging.gates:
+                verdict.gates["duplicate"] = reason
+            if verdict.gate:
+                verdict.score = 0.0
+        return self.verdicts

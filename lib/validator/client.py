@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
@@ -47,6 +49,7 @@ class Answer:
     audio: Optional[Audio] = None
     meta: Optional[ResponseMeta] = None
     error: Optional[str] = None
+    decode_s: float = 0.0  # seconds spent checking the answer: its signature, request hash and audio
 
     @property
     def ok(self) -> bool:
@@ -62,8 +65,13 @@ def _error_line(status: int, content: bytes) -> str:
 
 
 class MinerClient:
-    def __init__(self, wallet, client: httpx.AsyncClient):
-        self.wallet, self.http = wallet, client
+    """`client`: one httpx client, or several that share the miners between them by endpoint (httpx's
+    connection pool does work quadratic in the requests and connections it holds: 768 queries through one pool
+    cost a round at 256 miners more than a minute of event loop, and every query timed out)."""
+
+    def __init__(self, wallet, client: httpx.AsyncClient | Sequence[httpx.AsyncClient]):
+        self.wallet = wallet
+        self.pools = (client,) if isinstance(client, httpx.AsyncClient) else tuple(client)
         self.hotkey = wallet.hotkey.ss58_address
         self.nonces = bt.http_auth.InMemoryNonceStore()
 
@@ -78,10 +86,14 @@ class MinerClient:
         try:
             payload = await self._exchange(target, path, body, headers, timeout)
             answer.latency_s = time.perf_counter() - started
-            meta, flac = unpack_response(payload)
-            if meta.request_sha256 != sha256_hex(body) or meta.service != service.name:
-                raise WireError("response answers a different request")
-            answer.meta, answer.audio = meta, service.decode_answer(flac)
+            received = time.perf_counter()
+            try:
+                meta, flac = unpack_response(payload)
+                if meta.request_sha256 != sha256_hex(body) or meta.service != service.name:
+                    raise WireError("response answers a different request")
+                answer.meta, answer.audio = meta, service.decode_answer(flac)
+            finally:
+                answer.decode_s = time.perf_counter() - received
         except WireError as error:
             answer.error = error.message
         except (TimeoutError, httpx.TimeoutException):
@@ -120,7 +132,8 @@ class MinerClient:
         self, url: str, body: bytes, headers: dict, timeout: float, method: str = "POST"
     ) -> tuple[int, httpx.Headers, bytes]:
         """POST (or `method`); (status, headers, body), reading at most MAX_RESPONSE_BYTES."""
-        async with self.http.stream(method, url, content=body, headers=headers, timeout=timeout) as response:
+        http = self.pools[zlib.crc32(url.split("/")[2].encode()) % len(self.pools)]  # by the miner's endpoint
+        async with http.stream(method, url, content=body, headers=headers, timeout=timeout) as response:
             chunks, size = [], 0
             async for chunk in response.aiter_bytes():
                 size += len(chunk)

@@ -9,7 +9,8 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -23,15 +24,17 @@ from audionet.lib.core.timing import Timer
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.services import registry
 from audionet.lib.validator.client import Answer, MinerClient, Target
+from audionet.lib.validator.coverage import Coverage
 from audionet.lib.validator.incentive import CURVE, Curve
 from audionet.lib.validator.mechanisms import Plan, plan
 from audionet.lib.validator.network_view import NetworkView
-from audionet.lib.validator.round import Scored, score_round
+from audionet.lib.validator.round import RoundScorer, Scored, score_as_answered
 from audionet.lib.validator.state import ScoreState, atomic_write_json
 from audionet.lib.validator.verdicts import verdict_rows
 
 log = logging.getLogger("validator")
 SERVED_TTL_S = 600.0  # how long a miner's signed health (the services it serves) is trusted before asking again
+HTTP_POOLS = 16  # httpx clients the miners are shared between (64 connections each)
 HEALTH_TIMEOUT_S = 5.0  # a miner that cannot say what it serves within this is asked for every service
 
 
@@ -44,9 +47,10 @@ def default_timeouts() -> dict[str, float]:
 class ValidatorSettings:
     state_dir: str
     curve: Curve = CURVE  # the records' memory, eligibility and the scores-to-weights curve
-    sample_size: int = 16
+    sample_size: int = 256  # most miners a round asks (as many as the round interval allows: lib/validator/coverage.py)
     epoch_length: int = 100  # blocks between set_weights
     round_interval: float = 12.0
+    round_budget_s: Optional[float] = None  # seconds a round may take to judge (None: round_interval; inf: cap)
     timeouts: dict[str, float] = field(default_factory=default_timeouts)
     services: tuple[str, ...] = field(default_factory=registry.names)
     seed: Optional[int] = None
@@ -74,13 +78,16 @@ class Validator:
         self.sources = dict(sources or {})
         self.judge = judge or Judge.load()
         self.rng = np.random.default_rng(settings.seed)
+        self.coverage = Coverage(self.rng)  # every miner before any again, as many as a round interval allows
         self.state_path = os.path.join(settings.state_dir, "state.json")
         self.summary_path = os.path.join(settings.state_dir, "summary.json")
         self.rounds_path = os.path.join(settings.state_dir, "rounds.jsonl")
+        self.history_path = os.path.join(settings.state_dir, "duplicates.npz")
         self.state = ScoreState.load(self.state_path, tuple(self.services), settings.curve)
         self.health: dict[str, tuple[float, Optional[frozenset[str]]]] = {}  # hotkey -> (asked at, it serves)
         self.plan: Optional[Plan] = None  # the mechanisms as weights were last set
         self.on_verdicts: Optional[Callable[[list[dict], list[Scored]], None]] = None  # verdicts.VerdictLog
+        self.judge.duplicates.load(self.history_path)  # answers of earlier rounds, before a restart too
         if self.state.round:
             log.info("restored state: round %d, %d uids", self.state.round, len(self.state.hotkeys))
 
@@ -88,11 +95,11 @@ class Validator:
         return self.services[name].draw(self.rng, self.sources.get(name))
 
     def sample_targets(self, metagraph) -> list[Target]:
-        targets = [Target(n.uid, n.hotkey, n.axon) for n in metagraph.neurons if n.axon and n.hotkey != self.hotkey]
-        if len(targets) > self.settings.sample_size:
-            chosen = self.rng.choice(len(targets), self.settings.sample_size, replace=False)
-            targets = [targets[i] for i in sorted(chosen)]
-        return targets
+        neurons = [n for n in metagraph.neurons if n.axon and n.hotkey != self.hotkey]
+        targets = {n.uid: Target(n.uid, n.hotkey, n.axon) for n in neurons}
+        budget = self.settings.round_budget_s or self.settings.round_interval
+        count = self.coverage.count(len(targets), budget, self.settings.sample_size)
+        return [targets[uid] for uid in sorted(self.coverage.take(list(targets), count))]
 
     async def served(self, client: MinerClient, targets: list[Target]) -> dict[int, set[str]]:
         """Per target: the scored services it serves, from its signed health (asked again after SERVED_TTL_S;
@@ -120,34 +127,40 @@ class Validator:
         # Each miner gets its own prompt and seed: deterministic models cannot
         # collide as "duplicates", and a cached or copied answer cannot match.
         jobs = [(t, self.make_request(s)) for t in targets for s in self.settings.services if s in served[t.uid]]
-        answers: list[Answer] = await asyncio.gather(
-            *(client.query(t, self.services[r.service], r, self.settings.timeouts[r.service]) for t, r in jobs)
-        )
-        self._time_round_trips(answers)
-        # Evaluation is CPU/GPU work: off the event loop, so nothing else stalls meanwhile.
-        with self.timer.measure("all", "evaluation", audio_seconds=sum(a.audio.seconds for a in answers if a.ok)):
-            scored = await asyncio.to_thread(score_round, answers, self.judge, self.services, self.timer.measure)
-        estimates = []
-        for item in scored:
-            uid, service = item.answer.target.uid, item.answer.service
-            estimates.append(self.state.update(service, uid, item.reward))
-            if item.gate is None and item.answer.meta is not None:  # a gated answer's speed is no GPU's speed
-                meta = item.answer.meta
-                self.network.record(meta.device, service, meta.generation_s, item.answer.audio.seconds, uid)
-        self.state.round += 1
-        block = metagraph.block
-        self.state.save(self.state_path)
-        self._log_round(block, scored, estimates)
-        if self.settings.save_audio_dir:
-            self._save_audio(scored)
+        queries = [client.query(t, self.services[r.service], r, self.settings.timeouts[r.service]) for t, r in jobs]
+        # Each answer is judged as it arrives (off the event loop): the slowest miner holds only its own answer.
+        scorer = RoundScorer(self.judge, self.services, self.timer.measure)
+        scored, network_s, judging_s = await score_as_answered(queries, scorer)
+        self.timer.record("all", "network", network_s)  # from the first query out to the last answer in
+        self.timer.record("all", "evaluation", judging_s, sum(s.answer.audio.seconds for s in scored if s.answer.ok))
+        self._time_round_trips([s.answer for s in scored])
+        coverage = self.coverage.scored([t.uid for t in targets], time.time(), judging_s)
+        with self.timer.measure("all", "state"):
+            estimates = []
+            for item in scored:
+                uid, service = item.answer.target.uid, item.answer.service
+                estimates.append(self.state.update(service, uid, item.reward))
+                if item.gate is None and item.answer.meta is not None:  # a gated answer's speed is no GPU's speed
+                    meta = item.answer.meta
+                    self.network.record(meta.device, service, meta.generation_s, item.answer.audio.seconds, uid)
+            self.state.round += 1
+            block = metagraph.block
+            self.state.save(self.state_path)
+            self.judge.duplicates.save(self.history_path)
+        with self.timer.measure("all", "logging"):
+            self._log_round(block, scored, estimates, coverage)
+            if self.settings.save_audio_dir:
+                self._save_audio(scored)
         if block - self.state.last_weights_block >= self.settings.epoch_length or self.state.last_weights_block < 0:
             await self.set_weights(block)
-        self.write_summary(block)
+        with self.timer.measure("all", "logging"):
+            self.write_summary(block)
         return scored
 
     def _time_round_trips(self, answers: list[Answer]) -> None:
         """Round trip as the validator saw it, per service and per miner (failed queries apart)."""
         for answer in answers:
+            self.timer.record(answer.service, "decode", answer.decode_s)
             stage = "roundtrip" if answer.ok else "roundtrip/failed"
             audio_s = answer.audio.seconds if answer.ok else None
             self.timer.record(answer.service, stage, answer.latency_s, audio_s)
@@ -191,11 +204,12 @@ class Validator:
         self.state.save(self.state_path)
         log.info("set weights at block %d: %s", block, "; ".join(done))
 
-    def _log_round(self, block: int, scored: list[Scored], estimates: list[float]) -> None:
+    def _log_round(self, block: int, scored: list[Scored], estimates: list[float], coverage: dict) -> None:
         record = {
             "round": self.state.round,
             "block": block,
             "time": time.time(),
+            "coverage": coverage,
             "memory_s": {"record": self.settings.curve.memory.record_s, "recent": self.settings.curve.memory.recent_s},
             "results": verdict_rows(
                 self.state.round, scored, estimates, self.settings.timeouts, self.state.weights(), self.plan
@@ -208,6 +222,16 @@ class Validator:
         for s in scored:
             status = f"reward {s.reward:.3f}" if s.gate is None else f"0 ({s.gate})"
             log.info("round %d uid %d %s: %s", self.state.round, s.answer.target.uid, s.answer.service, status)
+        since = coverage["since_last_s"]
+        log.info(
+            "round %d covered %d of %d miners (pass %d; %d first time; longest since last scored: %s s)",
+            self.state.round,
+            coverage["miners"],
+            coverage["of"],
+            coverage["pass"],
+            since["first_time"],
+            "-" if since["max"] is None else f"{since['max']:.0f}",
+        )
 
     def _save_audio(self, scored: list[Scored]) -> None:
         """round-<n>/uid-<uid>-<service>.flac: names from our own counters, never from the wire."""
@@ -244,11 +268,18 @@ class Validator:
             },
         )
 
+    @asynccontextmanager
+    async def miner_client(self) -> AsyncIterator[MinerClient]:
+        """The signed HTTP client the validator asks miners with: HTTP_POOLS pools, each for its share of the
+        miners (one pool for a whole subnet's queries spends its time in its own bookkeeping)."""
+        limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
+        async with AsyncExitStack() as stack:
+            pools = [await stack.enter_async_context(httpx.AsyncClient(limits=limits)) for _ in range(HTTP_POOLS)]
+            yield MinerClient(self.wallet, pools)
+
     async def run(self, rounds: int = 0) -> None:
         """Run `rounds` rounds (0 = forever), `round_interval` seconds apart."""
-        limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
-        async with httpx.AsyncClient(limits=limits) as http:
-            client = MinerClient(self.wallet, http)
+        async with self.miner_client() as client:
             done = 0
             while rounds == 0 or done < rounds:
                 started = time.monotonic()

@@ -23,6 +23,7 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
     from audionet.benchmarks.incentive import report as incentive
     from audionet.benchmarks.judges import main as judges
     from audionet.benchmarks.pool import report as pool
+    from audionet.benchmarks.validator_scale import report as validator_scale
     from tests.stress import report as reliability
 
     data = json.loads(json_path.read_text())
@@ -41,7 +42,12 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
             "pool": pool.render,
             "reliability": reliability.render,
         }
-        prefixed = {"adversaries-": adversaries.markdown, "incentive-": incentive.markdown, "judges-": judges.markdown}
+        prefixed = {
+            "adversaries-": adversaries.markdown,
+            "incentive-": incentive.markdown,
+            "judges-": judges.markdown,
+            "validator-scale": validator_scale.markdown,
+        }
         render = next((r for prefix, r in prefixed.items() if name.startswith(prefix)), None) or renderers[name]
         body = render(data)
     return json_path.with_suffix(".md"), f"Regenerate: `{data['command']}`\n\n{body.rstrip()}\n"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import time
 from dataclasses import replace
@@ -67,6 +68,7 @@ def run_round(
         settings = ValidatorSettings(
             state_dir=os.path.join(workdir, "validator"),
             sample_size=miners,
+            round_budget_s=math.inf,  # every miner in the one round
             epoch_length=1,
             services=("tts",),
             timeouts={"tts": timeout},

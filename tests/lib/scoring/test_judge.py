@@ -147,6 +147,31 @@ def test_near_duplicates_score_zero_within_a_round_and_across_rounds(judge, spee
     assert later.score == 0.0 and "earlier answer (uid 4)" in later.gates["duplicate"]
 
 
+def test_a_round_judged_as_it_arrives_gets_the_verdicts_of_the_whole_round_at_once(judge, speech):
+    """One answer at a time, each evaluated before the next arrives: the same scores as one batch, and a copy of
+    an answer already evaluated makes both score 0 (the first one too, at the round's close)."""
+    clip = speech(TEXT)
+    request = TTSRequest(text=TEXT)
+    jobs = [
+        TTS.job(request, clip, "uid 1"),
+        TTS.job(request, speech(TEXT, VOICE_B), "uid 2"),
+        TTS.job(request, noise(3.0), "uid 3"),
+        TTS.job(request, Audio(clip.samples * 0.6, clip.sample_rate), "uid 4"),
+    ]
+    at_once = judge.score(TTS.judging, jobs, remember=False)
+    session = judge.open(TTS.judging, remember=False)
+    for job in jobs:
+        session.add([job])
+        session.evaluate()
+    assert session.verdicts[0].score > 0  # evaluated before its copy came in
+    arriving = session.close()
+    assert [v.score for v in arriving] == [v.score for v in at_once] and [v.gate for v in arriving] == [
+        v.gate for v in at_once
+    ]
+    assert arriving[0].score == arriving[3].score == 0.0 and "uid 4" in arriving[0].gates["duplicate"]
+    assert arriving[1].score > 0 and arriving[2].gate
+
+
 def test_validator_round_rewards_and_non_finite_scores_never_reach_weights(judge, speech):
     request = TTSRequest(text=TEXT)
     answers = [
@@ -180,7 +205,7 @@ def test_measure_hook_sees_each_evaluator(judge, speech):
         yield
 
     judge.score(TTS.judging, [TTS.job(TTSRequest(text=TEXT), speech(TEXT), "a")], measure=measure)
-    assert {stage for _, stage, _ in seen} == {"vad", "duplicates", "mos/distillmos", "asr"}
+    assert {stage for _, stage, _ in seen} == {"gates", "vad", "duplicates", "mos/distillmos", "asr"}
     assert all(service == "tts" and seconds > 1.0 for service, _, seconds in seen)
 
 
