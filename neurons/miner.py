@@ -60,39 +60,66 @@ def build_parser() -> argparse.ArgumentParser:
         "miner.timeout",
         "{title}: seconds one generation may take, then it is abandoned (503) and its slot freed",
     )
-    connections = parser.add_argument_group("connections (before a request's signature verifies)")
+    add_connection_flags(parser)
+    add_telemetry_flags(parser)
+    return parser
+
+
+def add_connection_flags(parser) -> None:
+    """The connection guard's flags (`GuardSettings`, built by `guard_settings`)."""
+    group = parser.add_argument_group("connections (places follow stake; strangers share a budget of their own)")
+    flag(group, "miner.head_timeout", type=float, default=5.0, help="seconds each request head may take to arrive")
     flag(
-        connections,
-        "miner.head_timeout",
-        type=float,
-        default=5.0,
-        help="seconds a connection gets to send each request head (idle and slow clients are closed)",
-    )
-    flag(
-        connections,
+        group,
         "miner.max_connections",
         type=positive_int,
         default=512,
-        help="open connections at most; at the cap an idle or unverified one is closed to make room",
+        help="open connections at most; a verified caller holds at most its share of the stake of them (at least 4)",
     )
     flag(
-        connections,
+        group,
         "miner.max_unverified",
         type=positive_int,
         default=None,
-        help="open connections with no verified request yet, at most (default: half of --miner.max_connections); "
-        "at it a newcomer from one of the busiest addresses is turned away, one from a lighter address takes the "
-        "place of the busiest address's oldest",
+        help="connections that have proven nothing yet, at most (default: half of --miner.max_connections); at it a "
+        "newcomer takes the place of one that idles, from an address holding more",
     )
     flag(
-        connections,
+        group,
         "miner.max_unverified_per_ip",
         type=positive_int,
         default=64,
-        help="unverified connections from one address at most; its further newcomers are turned away",
+        help="unverified connections from one address (IPv6: one /64) at most",
     )
-    add_telemetry_flags(parser)
-    return parser
+    flag(
+        group,
+        "miner.idle_grace",
+        type=float,
+        default=2.0,
+        help="seconds a connection may wait for its head, or between bytes of its body, before it idles (a newcomer "
+        "may take its place)",
+    )
+    flag(
+        group,
+        "miner.min_upload_rate",
+        type=float,
+        default=100_000.0,
+        help="bytes per second a body must keep up after the grace (slower ones idle); a body's deadline is the "
+        "grace plus its size at this rate",
+    )
+
+
+def guard_settings(args):
+    from audionet.lib.miner.guard import GuardSettings
+
+    return GuardSettings(
+        head_timeout_s=args.miner_head_timeout,
+        max_connections=args.miner_max_connections,
+        max_unverified=args.miner_max_unverified,
+        max_unverified_per_ip=args.miner_max_unverified_per_ip,
+        grace_s=args.miner_idle_grace,
+        min_upload_rate=args.miner_min_upload_rate,
+    )
 
 
 async def publish(chain, ip: str, port: int) -> None:
@@ -119,16 +146,12 @@ def run(args, log) -> int:
     from audionet.lib.core.timing import Timer
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.miner.app import MinerApp
-    from audionet.lib.miner.connections import ConnectionGuard, ensure_fd_room, throttle_logs
+    from audionet.lib.miner.connections import ensure_fd_room, guarded_config, throttle_logs
+    from audionet.lib.miner.guard import ConnectionGuard
     from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
 
-    guard = ConnectionGuard(  # flags checked before minutes of model loading
-        args.miner_head_timeout,
-        args.miner_max_connections,
-        args.miner_max_unverified,
-        args.miner_max_unverified_per_ip,
-        backlog=ensure_fd_room(args.miner_max_connections),
-    )
+    settings = guard_settings(args)  # flags checked before minutes of model loading
+    guard = ConnectionGuard(settings, backlog=ensure_fd_room(settings.max_connections))
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
     replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, args.services))
@@ -172,6 +195,7 @@ def run(args, log) -> int:
         sync_interval=args.miner_sync_interval,
         timer=timer,
         on_stop=telemetry.close,
+        guard=guard,
     )
     log.info(
         "hotkey %s serving %s on %s:%d",
@@ -181,7 +205,8 @@ def run(args, log) -> int:
         args.axon_port,
     )
     telemetry.start(telemetry_settings.interval_s)
-    config = guard.config(
+    config = guarded_config(
+        guard,
         service.app(),
         args.axon_ip,
         args.axon_port,

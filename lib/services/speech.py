@@ -14,6 +14,8 @@ text) becomes equal segments that a benchmark run generates back to back.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from audionet.lib.core.errors import WireError
@@ -51,16 +53,25 @@ CALIBRATION_TEXT = "The quick brown fox jumps over the lazy dog while the band p
 DEFAULT_CHARS_PER_SECOND = 15.0
 
 
-def check_speakable(text: str, max_seconds: float) -> None:
-    """Refuse (400) text with nothing to speak, or that takes longer than `max_seconds` to say (read by
-    espeak-ng at its fastest rate): the caller's mistake, decided before any generation, is never a 500."""
+def check_speakable(text: str, max_seconds: float) -> float:
+    """The seconds espeak-ng takes to say `text` at its fastest rate; refuse (400) text with nothing to speak
+    (or that it says nothing for: fullwidth or circled digits, say), or that takes longer than `max_seconds`:
+    the caller's mistake, decided before any generation, is never a 500."""
     if not any(ch.isalnum() for ch in spoken_form(text)):
         raise WireError("the text has nothing to speak: no letters or digits")
-    seconds = EspeakSynthesizer().spoken_seconds(text, max_seconds)
+    seconds = measured_seconds(text, max_seconds)
     if seconds == 0:
-        raise WireError("the text has nothing to speak")
+        raise WireError("the text has nothing to speak: it reads as silence")
     if seconds > max_seconds:
         raise WireError(f"the text takes more than {max_seconds:g} s to say; the limit is {max_seconds:g} s")
+    return seconds
+
+
+@functools.lru_cache(maxsize=256)
+def measured_seconds(text: str, limit_s: float) -> float:
+    """`EspeakSynthesizer.spoken_seconds`, remembered for the last texts: the length check measures a request's
+    text while it is parsed, and the miner's scheduler plans with the same figure a moment later."""
+    return EspeakSynthesizer().spoken_seconds(text, limit_s)
 
 
 def text_of_length(rng: np.random.Generator, chars: int) -> str:
@@ -92,3 +103,8 @@ class SpeechService(Service):
 
     def expected_seconds(self, request) -> tuple[float, float]:
         return speech_seconds(request.text)
+
+    def planned_seconds(self, request) -> float:
+        """At least what the length check measured: text in other scripts, symbols and numbers speaks far
+        longer than its characters suggest."""
+        return max(super().planned_seconds(request), measured_seconds(request.text, self.max_seconds))

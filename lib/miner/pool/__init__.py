@@ -16,7 +16,8 @@ from audionet.lib.miner.pool.build import (
     local_replicas,
     pool_label,
 )
-from audionet.lib.miner.pool.pool import POLICIES, Pool, Result, ServiceDispatcher
+from audionet.lib.miner.pool.dispatcher import POLICIES, Result, ServiceDispatcher
+from audionet.lib.miner.pool.pool import Pool
 from audionet.lib.miner.pool.replica import LocalReplica, Replica
 
 __all__ = [

@@ -59,7 +59,8 @@ class Replica:
         self.running: dict[int, tuple[float, float]] = {}  # ticket id -> (monotonic start, expected seconds)
         self.planned = 0  # requests waiting in the pool that the last plan put here
         self.speed = Speed()
-        self.served = self.failed = self.abandoned = 0
+        self.served = self.failed = self.abandoned = self.refused = 0
+        self.longest_s = 0.0  # the longest a request held a slot, abandoned ones included (until their return)
 
     @property
     def free(self) -> int:
@@ -95,6 +96,8 @@ class Replica:
             "served": self.served,
             "failed": self.failed,
             "abandoned": self.abandoned,
+            "refused": self.refused,
+            "longest_s": round(self.longest_s, 3),
             "s_per_audio_s": None if self.speed.value is None else round(self.speed.value, 4),
         }
 

@@ -1,0 +1,328 @@
+"""Who holds the miner's connections, and which one gives way when a newcomer needs a place.
+
+Every open connection is one of:
+
+* **owned** by a caller: a request on it carried a signature that verified (the miner calls the
+  `audionet.verified` scope extension then), or it comes from an address where that caller's signature verified
+  recently (*provisional*: TCP's handshake proves the address, the earlier signature the caller behind it). A
+  caller holds at most its entitlement of connections (`places.entitled`: its share of the competing stake, at
+  least a round's worth); past it, its idle ones give way to its new ones, and a newly verified connection
+  beyond it is refused (503).
+* a **stranger**: it has proven nothing (a header that names a registered hotkey proves nothing until its
+  signature is checked against the body). Strangers share a budget of their own, shared fairly across addresses
+  (IPv6 counted per /64; at most `max_unverified_per_ip` from one). At the budget a newcomer takes the place of
+  the oldest stranger that *idles*, and, if none idles, of the oldest stranger from an address that *floods*
+  (one that opened more than FLOOD_ARRIVALS connections lately); a newcomer from an address that floods takes
+  no one's place, and is turned away (an accept and a close) when there is no free place.
+
+A connection idles when its current stage (awaiting a head, reading a body) has gone on past the grace without
+the head arriving, or, for a body, without a byte for the grace or below the minimum upload rate: a slow link
+that keeps delivering is never the one pushed out (unless it floods), and a body's deadline scales with its size
+at that rate. At the cap on all connections, an idle stranger gives way first, then one from an address that
+floods, then the idle connection of the caller holding the most of its entitlement; a newcomer is turned away
+only when none of these is left.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Optional, Protocol
+
+from audionet.lib.core.errors import ConfigError
+from audionet.lib.miner.places import CONNECTION_FLOOR, entitled
+
+log = logging.getLogger("miner.connections")
+KNOWN_ADDRESSES = 4096  # address groups remembered for the callers verified from them (oldest forgotten first)
+KNOWN_FOR_S = 24 * 3600.0  # how long a verified caller's address keeps attributing connections to it
+FLOOD_ARRIVALS = 32.0  # an address floods while its connections of the last ~FLOOD_MEMORY_S number more
+FLOOD_MEMORY_S = 10.0  # (an exponential decay: a validator opens three a round)
+
+
+@dataclass(frozen=True)
+class GuardSettings:
+    """The connection guard's limits: built by the miner from its --miner.* connection flags."""
+
+    head_timeout_s: float = 5.0  # a request head must be complete this long after the connection or answer
+    max_connections: int = 512
+    max_unverified: Optional[int] = None  # strangers at most; default half of max_connections
+    max_unverified_per_ip: int = 64  # strangers from one address (IPv6: one /64) at most
+    grace_s: float = 2.0  # a stage may go this long without progress before it idles
+    min_upload_rate: float = 100_000.0  # bytes per second a body must keep up past the grace
+
+    def __post_init__(self) -> None:
+        if self.max_unverified is None:
+            object.__setattr__(self, "max_unverified", self.max_connections // 2)
+        if not 1 <= self.unverified_budget <= self.max_connections or self.max_unverified_per_ip < 1:
+            raise ConfigError(
+                f"--miner.max_unverified {self.unverified_budget} must be 1 to --miner.max_connections"
+                f" {self.max_connections}, and --miner.max_unverified_per_ip at least 1"
+            )
+        if self.grace_s <= 0 or self.min_upload_rate <= 0 or self.head_timeout_s <= 0:
+            raise ConfigError("--miner.head_timeout, --miner.slow_grace and --miner.min_upload_rate must be above 0")
+
+    @property
+    def unverified_budget(self) -> int:
+        return int(self.max_unverified or 0)
+
+    def body_deadline_s(self, size: int) -> float:
+        """The time a body of `size` bytes gets to arrive: the grace, plus its size at the minimum rate."""
+        return self.grace_s + size / self.min_upload_rate
+
+
+@dataclass
+class Progress:
+    """How a connection's current stage goes: "head" (awaiting a request head), "body" (reading its body) or
+    "app" (the request is being handled); when the stage began, the bytes received since, the last byte's time."""
+
+    stage: str = "head"
+    started: float = 0.0
+    received: int = 0
+    last_byte: float = 0.0
+
+    def begin(self, stage: str, now: float) -> None:
+        self.stage, self.started, self.received = stage, now, 0
+
+    def opened(self, now: float) -> None:
+        """A new connection: awaiting its first head since `now`."""
+        self.begin("head", now)
+        self.last_byte = now
+
+    def add(self, size: int, now: float) -> None:
+        self.received += size
+        self.last_byte = now
+
+    def idles(self, settings: GuardSettings, now: float, between_requests: bool = False) -> bool:
+        """Whether a newcomer may push the connection out: `between_requests` (a caller's kept-alive connection
+        with nothing pending), or its stage past the grace without progress: a head not yet complete, a body
+        without a byte for the grace or below the minimum upload rate. A request being handled never idles."""
+        elapsed = now - self.started
+        if self.stage == "head":
+            return between_requests or elapsed >= settings.grace_s
+        if self.stage == "body":
+            slow = self.received < settings.min_upload_rate * (elapsed - settings.grace_s)
+            return slow or now - self.last_byte >= settings.grace_s
+        return False
+
+
+def address_group(address: str) -> str:
+    """The unit addresses are counted in: an IPv4 address, or an IPv6 /64 (one host gets a whole /64); an
+    IPv4-mapped IPv6 address counts as its IPv4 address."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network((ip, 64), strict=False))
+    return str(ip)
+
+
+class Connection(Protocol):
+    """What the guard reads of a connection (`connections.GuardedH11Protocol`)."""
+
+    group: str
+    owner: Optional[str]  # the caller it counts for, None for a stranger
+    verified: bool  # owned through a signature on it (not only its address)
+    waiting_since: float  # when it began awaiting its current head
+    progress: Progress
+
+    def idles(self, now: float) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+class KnownAddresses:
+    """Address group -> the caller whose signature verified from it most recently (the larger share wins)."""
+
+    def __init__(self, shares: Callable[[str], float], clock: Callable[[], float] = time.monotonic):
+        self.shares, self.clock = shares, clock
+        self.callers: dict[str, tuple[str, float]] = {}  # group -> (hotkey, when), least recent first
+
+    def remember(self, group: str, hotkey: str) -> None:
+        held = self.callers.pop(group, None)
+        if held is not None and held[0] != hotkey and self.shares(held[0]) > self.shares(hotkey):
+            hotkey = held[0]
+        self.callers[group] = (hotkey, self.clock())
+        while len(self.callers) > KNOWN_ADDRESSES:
+            del self.callers[next(iter(self.callers))]
+
+    def caller(self, group: str) -> Optional[str]:
+        held = self.callers.get(group)
+        if held is None or self.clock() - held[1] > KNOWN_FOR_S or self.shares(held[0]) <= 0:
+            return None
+        return held[0]
+
+
+class Arrivals:
+    """How many connections each address group opened lately (decaying with FLOOD_MEMORY_S), and whether it
+    floods; at most KNOWN_ADDRESSES groups remembered (a forgotten one starts again from 0)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
+        self.clock = clock
+        self.groups: dict[str, tuple[float, float]] = {}  # group -> (decayed count, when), least recent first
+
+    def count(self, group: str) -> float:
+        value, when = self.groups.get(group, (0.0, 0.0))
+        return value * math.exp((when - self.clock()) / FLOOD_MEMORY_S)
+
+    def arrived(self, group: str) -> None:
+        value = self.count(group) + 1.0
+        self.groups.pop(group, None)
+        self.groups[group] = (value, self.clock())
+        while len(self.groups) > KNOWN_ADDRESSES:
+            del self.groups[next(iter(self.groups))]
+
+    def floods(self, group: str) -> bool:
+        return self.count(group) > FLOOD_ARRIVALS
+
+
+class ConnectionGuard:
+    """The limits, and who holds which connection, shared by the connections of one server (event loop only)."""
+
+    def __init__(
+        self,
+        settings: GuardSettings,
+        shares: Callable[[str], float] = lambda _hotkey: 0.0,
+        backlog: int = 1024,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        """`shares`: a caller's share of the competing stake (`AccessPolicy.share`); `backlog`: the listen backlog
+        (`connections.ensure_fd_room`)."""
+        self.settings, self.shares, self.backlog, self.clock = settings, shares, backlog, clock
+        self.live: dict[Connection, None] = {}  # open and not being closed by the guard
+        self.strangers: dict[Connection, None] = {}  # oldest first
+        self.by_group: dict[str, dict[Connection, None]] = {}  # strangers per address group
+        self.owned: dict[str, dict[Connection, None]] = {}  # per caller, oldest first
+        self.known = KnownAddresses(shares, clock)
+        self.arrivals = Arrivals(clock)
+
+    def limit(self, hotkey: str) -> int:
+        """Connections `hotkey` may hold: its share of the cap, at least CONNECTION_FLOOR."""
+        return entitled(self.shares(hotkey), self.settings.max_connections, CONNECTION_FLOOR)
+
+    def arrived(self, conn: Connection) -> bool:
+        """Count a new connection and make room for it; False: turn it away (the caller closes it)."""
+        now = self.clock()
+        self.arrivals.arrived(conn.group)
+        caller = self.known.caller(conn.group)
+        if caller is not None and self._room_for(caller):
+            self._own(conn, caller, verified=False)
+        elif not self._stranger_room(conn, now):
+            return False
+        self.live[conn] = None
+        if len(self.live) <= self.settings.max_connections:
+            return True
+        victim = self._victim(now, exclude=conn)
+        if victim is None:
+            self.left(conn)
+            log.warning("at the cap of %d connections, none idle: turned new connections away", len(self.live))
+            return False
+        self._close(victim, "at the cap of %d connections: closed an idle one", self.settings.max_connections)
+        return True
+
+    def verified(self, conn: Connection, hotkey: str) -> bool:
+        """A request on `conn` carried `hotkey`'s signature: the connection is its own now. False when `hotkey`
+        already holds its entitlement and none of its other connections is idle (refuse the request)."""
+        if conn.owner == hotkey and conn.verified:
+            return True
+        self._disown(conn)
+        self.known.remember(conn.group, hotkey)
+        held = self.owned.get(hotkey, {})
+        within = len(held) < self.limit(hotkey) or self._close_idle_of(hotkey, exclude=conn)
+        self._own(conn, hotkey, verified=True)
+        return within
+
+    def left(self, conn: Connection) -> None:
+        """`conn` is closing or gone: it no longer counts (uvicorn's own set keeps it until it is lost)."""
+        self.live.pop(conn, None)
+        self._disown(conn)
+
+    def held(self) -> dict[str, int]:
+        """Per caller, the connections it holds (verified and provisional)."""
+        return {hotkey: len(conns) for hotkey, conns in self.owned.items()}
+
+    def _room_for(self, caller: str) -> bool:
+        """Whether `caller` may hold one more connection, closing one of its idle ones if it must."""
+        return len(self.owned.get(caller, {})) < self.limit(caller) or self._close_idle_of(caller)
+
+    def _close_idle_of(self, caller: str, exclude: Optional[Connection] = None) -> bool:
+        now = self.clock()
+        idle = [c for c in self.owned.get(caller, {}) if c is not exclude and c.idles(now)]
+        if not idle:
+            return False
+        victim = min(idle, key=lambda c: c.waiting_since if c.progress.stage == "head" else now)
+        self._close(victim, "a caller at its share of connections opened another: closed its idle one")
+        return True
+
+    def _stranger_room(self, conn: Connection, now: float) -> bool:
+        same = self.by_group.get(conn.group, {})
+        if len(same) >= self.settings.max_unverified_per_ip:
+            log.warning("%s holds %d unverified connections: turned its newest away", conn.group, len(same))
+            return False
+        if len(self.strangers) >= self.settings.unverified_budget:
+            victim = None if self.arrivals.floods(conn.group) else self._stranger_victim(now, conn)
+            if victim is None:
+                log.warning(
+                    "at the budget of %d unverified connections, none idle or flooding (or the newcomer's address"
+                    " floods): turned a newcomer away",
+                    self.settings.unverified_budget,
+                )
+                return False
+            self._close(victim, "at the budget of %d unverified connections: closed one", len(self.strangers))
+        self.strangers[conn] = None
+        self.by_group.setdefault(conn.group, {})[conn] = None
+        return True
+
+    def _stranger_victim(self, now: float, exclude: Connection) -> Optional[Connection]:
+        """The oldest stranger that idles, else the oldest from an address that floods (not `exclude`'s)."""
+        flooding = None
+        for conn in self.strangers:
+            if conn.group == exclude.group:
+                continue
+            if conn.idles(now):
+                return conn
+            if flooding is None and self.arrivals.floods(conn.group):
+                flooding = conn
+        return flooding
+
+    def _victim(self, now: float, exclude: Connection) -> Optional[Connection]:
+        """At the cap: a stranger (idle, else flooding), else the idle connection of the caller holding the most
+        of its share."""
+        stranger = self._stranger_victim(now, exclude)
+        if stranger is not None:
+            return stranger
+        ranked = sorted(self.owned, key=lambda h: len(self.owned[h]) / self.limit(h), reverse=True)
+        for hotkey in ranked:
+            idle = [c for c in self.owned[hotkey] if c is not exclude and c.idles(now)]
+            if idle:
+                return min(idle, key=lambda c: c.waiting_since if c.progress.stage == "head" else now)
+        return None
+
+    def _own(self, conn: Connection, hotkey: str, verified: bool) -> None:
+        conn.owner, conn.verified = hotkey, verified
+        self.owned.setdefault(hotkey, {})[conn] = None
+
+    def _disown(self, conn: Connection) -> None:
+        if conn in self.strangers:
+            del self.strangers[conn]
+            same = self.by_group[conn.group]
+            del same[conn]
+            if not same:
+                del self.by_group[conn.group]
+        if conn.owner is not None:
+            held = self.owned.get(conn.owner, {})
+            held.pop(conn, None)
+            if not held:
+                self.owned.pop(conn.owner, None)
+            conn.owner, conn.verified = None, False
+
+    def _close(self, victim: Connection, message: str, *args) -> None:
+        log.warning(message, *args)
+        self.left(victim)
+        victim.close()
