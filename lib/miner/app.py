@@ -22,7 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from audionet.lib.core.audio import encode_flac
-from audionet.lib.core.auth import AccessPolicy, RestartSafeNonceStore, claimed_hotkey, sign_response, verify_request
+from audionet.lib.core.auth import AccessPolicy, RestartSafeNonceStore, sign_response, verify_request
 from audionet.lib.core.chain import Chain
 from audionet.lib.core.errors import BackendError, WireError
 from audionet.lib.core.protocol import (
@@ -35,19 +35,15 @@ from audionet.lib.core.protocol import (
 )
 from audionet.lib.core.timing import Timer
 from audionet.lib.miner.connections import VERIFIED_EXTENSION
-from audionet.lib.miner.guard import ConnectionGuard, GuardSettings, address_group
+from audionet.lib.miner.guard import ConnectionGuard, GuardSettings
 from audionet.lib.miner.guard import log as connection_log
-from audionet.lib.miner.pacing import Pacers
+from audionet.lib.miner.health import Health, request_target
 from audionet.lib.miner.places import Caller, percent
 from audionet.lib.miner.pool import Pool, from_backends, pool_label
 from audionet.lib.services import registry
 from audionet.models.base import Backend
 
 log = logging.getLogger("miner")
-# /v1/health: (rate per second, burst, longest wait before a 429). Unsigned, per address (IPv6: per /64): one
-# address cannot make the others wait. Signed, per caller once its signature verifies: its own budget.
-PUBLIC_HEALTH = (2.0, 4, 5.0)
-SIGNED_HEALTH = (5.0, 10, 5.0)
 CLOSE = {"connection": "close"}  # on every refusal: the connection is not kept for another request
 
 
@@ -81,13 +77,6 @@ async def read_capped(request: Request, limit: int, deadline_s: float) -> bytes:
 
 class ClientLeft(Exception):
     """The client disconnected while its request waited or generated."""
-
-
-def request_target(request: Request) -> str:
-    """The path and query string exactly as sent: what btauth/1 signs."""
-    target = request.scope.get("raw_path") or request.url.path.encode()
-    query = request.scope.get("query_string", b"")
-    return (target + b"?" + query if query else target).decode("latin-1")
 
 
 async def until_disconnected(request: Request) -> None:
@@ -127,7 +116,7 @@ class MinerApp:
         self.sync_interval = sync_interval
         self.guard = guard or ConnectionGuard(GuardSettings())
         self.guard.shares = self.share
-        self.public_health, self.signed_health = Pacers(*PUBLIC_HEALTH), Pacers(*SIGNED_HEALTH)
+        self.health = Health(self)
         self.nonces = RestartSafeNonceStore()
         self.served = {service: 0 for service in self.services}
         # One measurement (the pool's, per replica) feeds both the timing log and the signed generation_s.
@@ -160,7 +149,7 @@ class MinerApp:
         limit = service.max_request_bytes
         body = await read_capped(http, limit, self.guard.settings.body_deadline_s(declared_size(http, limit)))
         caller = verify_request(http.headers, body, request_target(http), self.hotkey, self.nonces)
-        self._claim_connection(http, caller)
+        self.claim_connection(http, caller)
         who = Caller(caller, self.policy.admit(caller), self.share(caller))
         dispatcher = self.pool.dispatchers[name]
         try:
@@ -198,7 +187,7 @@ class MinerApp:
         headers = sign_response(self.wallet, path, payload, caller)
         return Response(payload, media_type=RESPONSE_CONTENT_TYPE, headers=headers)
 
-    def _claim_connection(self, http: Request, caller: str) -> None:
+    def claim_connection(self, http: Request, caller: str) -> None:
         """The connection is `caller`'s now; a 503 when it already holds its share of connections, all busy."""
         if not mark_verified(http, caller):
             raise WireError(
@@ -233,65 +222,6 @@ class MinerApp:
             log.exception("%s backend failed", name)
             raise BackendError(f"{name} generation failed: {type(error).__name__}") from None
         return audio, elapsed, device, model
-
-    async def health(self, http: Request) -> Response:
-        claimed = claimed_hotkey(http.headers)
-        if not claimed:  # liveness, all an unsigned caller learns: paced per address
-            group = address_group(http.client.host) if http.client else "?"
-            if not await self.public_health.turn(group):
-                raise WireError("too many health requests from this address; try again later", status=429)
-            return JSONResponse({"status": "ok"})
-        if claimed != self.hotkey:
-            self.policy.screen(http.headers)
-        caller = verify_request(http.headers, b"", request_target(http), self.hotkey, self.nonces, method="GET")
-        if caller != self.hotkey:
-            self.policy.member(caller)
-        self._claim_connection(http, caller)
-        if not await self.signed_health.turn(caller):  # a budget of its own, that no unsigned flood spends
-            raise WireError("too many health requests from this caller; try again later", status=429)
-        return JSONResponse(self.details())
-
-    def details(self) -> dict:
-        """What /v1/health tells a signed caller: the hotkey, when this process started (ns since the epoch;
-        a request signed before it is refused), per service its model, queue, served count and replicas;
-        per device busy, waiting, served, failed and abandoned; and every place held, by caller and stage."""
-        return {
-            "status": "ok",
-            "hotkey": self.hotkey,
-            "started_ns": self.nonces.started_ns,
-            "services": {
-                s: {
-                    "model": self.pool.model(s),
-                    "busy": self.pool.dispatchers[s].busy,
-                    "waiting": self.pool.dispatchers[s].waiting,
-                    "served": self.served[s],
-                    "replicas": self.pool.dispatchers[s].describe(),
-                }
-                for s in self.services
-            },
-            "devices": self.pool.devices(),
-            "places": self.places(),
-        }
-
-    def places(self) -> dict:
-        """Every place held: per verified caller its share of the stake and what it holds by stage (connections;
-        parsing, waiting and generating over every service), and the strangers' connections."""
-        lines, connections = self.pool.held(), self.guard.held()
-        callers = {
-            hotkey: {"share": round(self.share(hotkey), 6), "connections": connections.get(hotkey, 0)}
-            | lines.get(hotkey, {"parsing": 0, "waiting": 0, "generating": 0})
-            for hotkey in sorted(set(lines) | set(connections))
-        }
-        strangers = self.guard.strangers
-        return {
-            "callers": callers,
-            "unverified": {"connections": len(strangers), "addresses": len(self.guard.by_group)},
-            "limits": {
-                "connections": self.guard.settings.max_connections,
-                "unverified": self.guard.settings.unverified_budget,
-                "line": {s: self.pool.dispatchers[s].places for s in self.services},
-            },
-        }
 
     def app(self) -> FastAPI:
         @asynccontextmanager
@@ -329,7 +259,7 @@ class MinerApp:
         for service in self.services:
             app.add_api_route(path_for(service), self._route(service), methods=["POST"])
 
-        app.add_api_route(HEALTH_PATH, self.health, methods=["GET"])
+        app.add_api_route(HEALTH_PATH, self.health.answer, methods=["GET"])
 
         return app
 

@@ -11,9 +11,10 @@ Every open connection is one of:
 * a **stranger**: it has proven nothing (a header that names a registered hotkey proves nothing until its
   signature is checked against the body). Strangers share a budget of their own, shared fairly across addresses
   (IPv6 counted per /64; at most `max_unverified_per_ip` from one). At the budget a newcomer takes the place of
-  the oldest stranger that *idles*, and, if none idles, of the oldest stranger from an address that *floods*
-  (one that opened more than FLOOD_ARRIVALS connections lately); a newcomer from an address that floods takes
-  no one's place, and is turned away (an accept and a close) when there is no free place.
+  the oldest stranger that *idles*; if none idles, of the oldest stranger from an address that *floods* (one that
+  opened more than FLOOD_ARRIVALS connections lately); else of the oldest from the address holding the most, if
+  that is more than a round's worth and two more than the newcomer's. A newcomer from an address that floods
+  takes no one's place, and one that finds no place is turned away (an accept and a close).
 
 A connection idles when its current stage (awaiting a head, reading a body) has gone on past the grace without
 the head arriving, or, for a body, without a byte for the grace or below the minimum upload rate: a slow link
@@ -199,7 +200,7 @@ class ConnectionGuard:
         self.strangers: dict[Connection, None] = {}  # oldest first
         self.by_group: dict[str, dict[Connection, None]] = {}  # strangers per address group
         self.owned: dict[str, dict[Connection, None]] = {}  # per caller, oldest first
-        self.known = KnownAddresses(shares, clock)
+        self.known = KnownAddresses(lambda hotkey: self.shares(hotkey), clock)  # the shares bound later too
         self.arrivals = Arrivals(clock)
 
     def limit(self, hotkey: str) -> int:
@@ -234,9 +235,10 @@ class ConnectionGuard:
         self._disown(conn)
         self.known.remember(conn.group, hotkey)
         held = self.owned.get(hotkey, {})
-        within = len(held) < self.limit(hotkey) or self._close_idle_of(hotkey, exclude=conn)
+        if len(held) >= self.limit(hotkey) and not self._close_idle_of(hotkey, exclude=conn):
+            return False  # counted for no one while its refusal is sent; then it closes
         self._own(conn, hotkey, verified=True)
-        return within
+        return True
 
     def left(self, conn: Connection) -> None:
         """`conn` is closing or gone: it no longer counts (uvicorn's own set keeps it until it is lost)."""
@@ -280,7 +282,9 @@ class ConnectionGuard:
         return True
 
     def _stranger_victim(self, now: float, exclude: Connection) -> Optional[Connection]:
-        """The oldest stranger that idles, else the oldest from an address that floods (not `exclude`'s)."""
+        """Not from `exclude`'s address: the oldest stranger that idles, else the oldest from an address that
+        floods, else the oldest of the address holding the most, if that is more than a round's worth
+        (CONNECTION_FLOOR) and at least two more than `exclude`'s would."""
         flooding = None
         for conn in self.strangers:
             if conn.group == exclude.group:
@@ -289,7 +293,13 @@ class ConnectionGuard:
                 return conn
             if flooding is None and self.arrivals.floods(conn.group):
                 flooding = conn
-        return flooding
+        if flooding is not None:
+            return flooding
+        heaviest = max(self.by_group, key=lambda group: len(self.by_group[group]), default=None)
+        if heaviest is None or heaviest == exclude.group:
+            return None
+        held, own = len(self.by_group[heaviest]), len(self.by_group.get(exclude.group, {}))
+        return next(iter(self.by_group[heaviest])) if held > CONNECTION_FLOOR and held >= own + 2 else None
 
     def _victim(self, now: float, exclude: Connection) -> Optional[Connection]:
         """At the cap: a stranger (idle, else flooding), else the idle connection of the caller holding the most

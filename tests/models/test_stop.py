@@ -7,7 +7,7 @@ from audionet.lib.core.errors import WireError
 from audionet.lib.core.stop import Stop, Stopped, running_under
 from audionet.lib.services.speech import check_speakable
 from audionet.models.baselines.espeak import EspeakSynthesizer
-from tests.stress.texts import OVERLONG_TEXTS
+from tests.stress.texts import OVERLONG_TEXTS, SILENT_UNITS
 
 
 def test_espeak_stops_when_its_request_is_stopped():
@@ -62,7 +62,7 @@ def test_espeak_stops_just_past_the_audio_budget_with_a_400_that_counts():
 def test_text_that_speaks_as_silence_is_the_callers_400_not_a_500():
     """Issue 37: fullwidth, circled and Arabic-Indic digits passed the 'something to speak' check and came out of
     espeak-ng as silence: '500 espeak-ng produced no audio', not refunded."""
-    for text in ("１２３４５６７８９０" * 40, "①②③④⑤⑥⑦⑧⑨⑩" * 40, "٠١٢٣٤٥٦٧٨٩" * 40):
+    for text in (unit * 40 for unit in SILENT_UNITS.values()):
         with pytest.raises(WireError, match="reads as silence") as info:
             check_speakable(text[:400], 30.0)
         assert info.value.status == 400 and not info.value.spent

@@ -18,8 +18,7 @@ leaves), never by polling:
   waiting and generating), at least one;
 * a request that even the fastest replica would not finish within the timeout, at its measured speed, is
   refused before it starts;
-* a waiter whose caller goes away (the miner cancels its task when the client disconnects) leaves the
-  line at once and its work is never started;
+* a waiter whose caller goes away (the miner cancels its task when the client disconnects) leaves at once;
 * dispatch ("weighted", the miner's): the whole line is planned with `plan.plan` on every slot, using
   each replica's measured seconds per audio second; every free slot that the plan fills now starts the
   next request in line, fastest slot first. A request that would finish sooner on a busy fast replica
@@ -38,14 +37,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import logging
-import statistics
 import time
 from collections import Counter
 from collections.abc import Awaitable, Sequence
-from typing import NamedTuple, Optional, TypeVar
+from typing import Optional, TypeVar
 
-from audionet.lib.core.audio import Audio
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stopped
@@ -53,22 +49,12 @@ from audionet.lib.core.timing import Timer
 from audionet.lib.miner.places import ANONYMOUS, LINE_FLOOR, Caller, entitled, percent
 from audionet.lib.miner.pool.line import Line, Ticket
 from audionet.lib.miner.pool.plan import Slots, plan
-from audionet.lib.miner.pool.replica import Replica
+from audionet.lib.miner.pool.replica import Replica, Result, calibrate, speed_of
 
-log = logging.getLogger("pool")
 POLICIES = ("weighted", "round-robin")
 MAX_LOOKAHEAD = 64  # requests of the line planned ahead
 MAX_WAITING = 8  # the miner's default --miner.max_waiting
-CALIBRATION_RUNS = 3  # warm-ups timed per replica at start-up; the fastest is its speed prior
 T = TypeVar("T")
-
-
-class Result(NamedTuple):
-    audio: Audio
-    elapsed: float  # generation seconds, measured where it ran: the signed generation_s
-    device: str  # the replica's device kind (GPU name slug), reported on the wire
-    model: str
-    label: str  # the replica's own device label (timing key, /v1/health)
 
 
 class ServiceDispatcher:
@@ -127,15 +113,7 @@ class ServiceDispatcher:
         return max(0.0, self.service.planned_seconds(request))
 
     def estimate(self, replica: Replica) -> float:
-        """Seconds per audio second: measured, else the warm-up prior scaled like the measured replicas,
-        else (nothing known) the fastest measured or 1: an unmeasured replica is tried, then measured."""
-        if replica.speed.value is not None:
-            return replica.speed.value
-        measured = [r.speed for r in self.replicas if r.speed.value is not None]
-        ratios = [s.value / s.prior for s in measured if s.prior]
-        if replica.speed.prior is not None and (ratios or not measured):
-            return replica.speed.prior * (statistics.median(ratios) if ratios else 1.0)
-        return min((s.value for s in measured), default=1.0)
+        return speed_of(replica, self.replicas)
 
     def enter(self, caller: Caller) -> Ticket:
         """A place in line for a request about to be parsed, or WireError 503 at once: when `caller` already holds
@@ -239,12 +217,12 @@ class ServiceDispatcher:
                 del self.holding[ticket.caller.hotkey]
 
     def _check_in_time(self, size: float) -> None:
-        """Refuse (503) before any work a request that even the fastest replica, at its measured speed, would not
-        finish within the timeout: its place goes to one that can be answered."""
-        measured = [r.speed.value for r in self.replicas if r.speed.value is not None]
-        if measured and size * min(measured) > self.timeout_s:
+        """Refuse (503) before any work what even the fastest replica would not finish within the timeout at its
+        measured speed: its place goes to a request that can be answered."""
+        fastest = min((r.speed.value for r in self.replicas if r.speed.value is not None), default=None)
+        if fastest is not None and size * fastest > self.timeout_s:
             raise WireError(
-                f"{self.service.name}: about {size:.0f} s of audio would take this miner {size * min(measured):.0f} s"
+                f"{self.service.name}: about {size:.0f} s of audio would take this miner {size * fastest:.0f} s"
                 f" at its measured speed, past its {self.timeout_s:g} s timeout",
                 status=503,
             )
@@ -315,18 +293,9 @@ class ServiceDispatcher:
             self.timer.record(service, stage, seconds, audio_seconds)
 
     def calibrate(self) -> None:
-        """Time warm-ups per replica (blocking, at start-up); the fastest of CALIBRATION_RUNS is its speed
-        prior, since one timing of a short ticket is mostly noise (a 6 ms warm-up once read 51 ms on a busy
-        core, and the dispatcher then left that replica idle). Only where the dispatcher has a choice."""
-        if len(self.replicas) < 2 or self.policy != "weighted":
-            return
-        for replica in self.replicas:
-            replica.speed.prior = min(replica.time_warmup() for _ in range(CALIBRATION_RUNS))
-        log.info(
-            "%s speed priors (warm-up s): %s",
-            self.service.name,
-            ", ".join(f"{r.name}={r.speed.prior:.3f}" for r in self.replicas),
-        )
+        """Time each replica's warm-ups (blocking, at start-up), where the dispatcher has a choice."""
+        if len(self.replicas) >= 2 and self.policy == "weighted":
+            calibrate(self.service.name, self.replicas)
 
     def describe(self) -> list[dict]:
         """Each replica's state; `waiting` is how many in line the current plan puts there."""

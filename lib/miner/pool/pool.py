@@ -11,8 +11,8 @@ from typing import Optional
 
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.timing import Timer
-from audionet.lib.miner.pool.dispatcher import MAX_WAITING, Result, ServiceDispatcher
-from audionet.lib.miner.pool.replica import Replica
+from audionet.lib.miner.pool.dispatcher import MAX_WAITING, ServiceDispatcher
+from audionet.lib.miner.pool.replica import Replica, Result
 
 
 class Pool:

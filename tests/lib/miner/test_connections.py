@@ -193,6 +193,30 @@ def test_a_head_over_the_cap_is_refused_even_in_one_send(server, size):
     assert small.status_code == 200
 
 
+def test_a_head_with_bare_lf_line_endings_is_read_where_h11_ends_it_and_a_chunked_body_is_refused(server):
+    """Issue 37: a head with LF-only line endings, in one send with its body, got a false 431 (the cap looked for
+    CRLF CRLF only); chunked trailers of 17-64 KB got through (the cap covered only heads)."""
+    port, served = server
+    settle(served)
+
+    def exchange(data: bytes) -> bytes:
+        with connect(port, send=data) as client:
+            client.settimeout(5)
+            answer = b""
+            while chunk := client.recv(65536):
+                answer += chunk
+                if answer.endswith(b"ok") or answer.endswith(b"}"):
+                    break
+        return answer
+
+    body = b"x" * 20_000  # with the head in one send: over 16 KiB, the head itself small
+    assert exchange(b"POST / HTTP/1.1\nHost: x\nContent-Length: 20000\n\n" + body).startswith(b"HTTP/1.1 200")
+    trailers = b"".join(b"X-T%d: %s\r\n" % (i, b"a" * 100) for i in range(200))
+    chunked = b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n" + trailers
+    answer = exchange(chunked + b"\r\n")
+    assert answer.startswith(b"HTTP/1.1 411 ") and b"needs a Content-Length" in answer
+
+
 def test_the_log_throttle_keeps_one_line_per_kind_per_interval():
     now = [0.0]
     throttle = LogThrottle(60.0, clock=lambda: now[0])

@@ -44,7 +44,8 @@ class Conn:
 
 def guard_with(shares=None, settings=SETTINGS):
     clock = Clock()
-    guard = ConnectionGuard(settings, shares=lambda h: (shares or {}).get(h, 0.0), clock=clock)
+    guard = ConnectionGuard(settings, clock=clock)
+    guard.shares = lambda h: (shares or {}).get(h, 0.0)  # bound after, as the miner's app binds its policy
 
     def connect(address: str) -> Optional[Conn]:
         conn = Conn(address, clock)
@@ -155,3 +156,16 @@ def test_body_deadlines_scale_with_the_declared_size_and_the_settings_are_checke
     assert SETTINGS.body_deadline_s(2_000_000) == pytest.approx(2.0 + 20.0)  # no fixed cap: a slow 2 MB finishes
     with pytest.raises(ConfigError, match="--miner.max_unverified 600 must be 1 to --miner.max_connections 512"):
         GuardSettings(max_unverified=600)
+
+
+def test_a_lighter_address_takes_a_place_from_one_holding_more_than_a_round():
+    """Issue 24's case without any idling yet: one address holds the budget; a newcomer from another takes the
+    place of its oldest, but no address gives up the round's worth it holds."""
+    guard, clock, connect = guard_with()
+    heavy = [connect("10.0.0.1") for _ in range(8)] + [connect(f"10.0.1.{i}") for i in range(1, 13)]
+    assert all(heavy) and len(guard.strangers) == 20
+    assert connect("10.0.2.1") is not None and heavy[0].closed  # 8 > 4 and 8 >= 0 + 2
+    for i in range(2, 6):
+        connect(f"10.0.2.{i}")
+    assert sum(c.closed for c in heavy[:8]) == 4  # down to a round's worth: no more taken from it
+    assert connect("10.0.3.1") is None
