@@ -20,8 +20,9 @@ A connection idles when its current stage (awaiting a head, reading a body) has 
 the head arriving, or, for a body, without a byte for the grace or below the minimum upload rate: a slow link
 that keeps delivering is never the one pushed out (unless it floods), and a body's deadline scales with its size
 at that rate. At the cap on all connections, an idle stranger gives way first, then one from an address that
-floods, then the idle connection of the caller holding the most of its entitlement; a newcomer is turned away
-only when none of these is left.
+floods, then the idle connection of the caller holding the most of its entitlement, then (for a newcomer that is a
+caller's) the oldest connection of the caller with the least stake below its caller's, busy or not; a newcomer is
+turned away only when none of these is left.
 """
 
 from __future__ import annotations
@@ -303,7 +304,8 @@ class ConnectionGuard:
 
     def _victim(self, now: float, exclude: Connection) -> Optional[Connection]:
         """At the cap: a stranger (idle, else flooding), else the idle connection of the caller holding the most
-        of its share."""
+        of its share; else, for a newcomer that is a caller's, the oldest connection of the caller with the least
+        stake below its own, whatever it is doing (its request is dropped as if its client had left)."""
         stranger = self._stranger_victim(now, exclude)
         if stranger is not None:
             return stranger
@@ -312,7 +314,11 @@ class ConnectionGuard:
             idle = [c for c in self.owned[hotkey] if c is not exclude and c.idles(now)]
             if idle:
                 return min(idle, key=lambda c: c.waiting_since if c.progress.stage == "head" else now)
-        return None
+        if exclude.owner is None:
+            return None
+        share = self.shares(exclude.owner)
+        poorer = [h for h in self.owned if h != exclude.owner and self.shares(h) < share]
+        return next(iter(self.owned[min(poorer, key=self.shares)]), None) if poorer else None
 
     def _own(self, conn: Connection, hotkey: str, verified: bool) -> None:
         conn.owner, conn.verified = hotkey, verified

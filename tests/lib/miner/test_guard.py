@@ -169,3 +169,17 @@ def test_a_lighter_address_takes_a_place_from_one_holding_more_than_a_round():
         connect(f"10.0.2.{i}")
     assert sum(c.closed for c in heavy[:8]) == 4  # down to a round's worth: no more taken from it
     assert connect("10.0.3.1") is None
+
+
+def test_at_the_cap_a_higher_stake_callers_newcomer_displaces_the_lowest_stake_callers_busy_connection():
+    settings = GuardSettings(max_connections=8, max_unverified=4)
+    guard, clock, connect = guard_with({"low": 0.01, "top": 0.99}, settings)
+    low = [connect(f"10.0.0.{i}").send_head(body=False) for i in range(1, 5)]
+    assert all(guard.verified(c, "low") for c in low)  # busy, handled by the app: none idles
+    top = connect("10.1.0.1").send_head(body=False)
+    assert guard.verified(top, "top")
+    busy = [connect(f"10.2.0.{i}").send_head(body=False) for i in range(1, 4)]  # strangers being handled
+    assert all(busy) and len(guard.live) == 8
+    assert connect("10.3.0.1") is None  # a stranger at the cap with nothing idle: turned away
+    again = connect("10.1.0.1")  # the top validator's address: its own connection from the start
+    assert again is not None and again.owner == "top" and low[0].closed and guard.held()["low"] == 3
