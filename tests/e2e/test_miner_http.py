@@ -355,7 +355,12 @@ def test_public_health_is_liveness_only_and_the_details_need_a_signature(net):
     miner = net.miners[0]
     url = f"http://127.0.0.1:{miner.port}"
     assert httpx.get(f"{url}/v1/health", timeout=5).json() == {"status": "ok"}
-    assert details(net, miner)["hotkey"] == miner.hotkey
+    shown = details(net, miner)
+    assert shown["hotkey"] == miner.hotkey
+    validator = shown["places"]["callers"][wallet(net, "validator").hotkey.ss58_address]
+    assert validator["share"] == 1.0 and validator["connections"] >= 1  # the connection that asked: its own
+    assert set(validator) == {"share", "connections", "parsing", "waiting", "generating"}
+    assert shown["places"]["limits"]["connections"] == 512 and "unverified" in shown["places"]
     with pytest.raises(WireError) as refused:
         miner_health(url, wallet(net, "stranger"), miner.hotkey)
     assert refused.value.status == 403

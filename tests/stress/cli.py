@@ -51,7 +51,7 @@ def build_parser() -> Parser:
     holes_ = parser.add_argument_group("issue 37 (holes)")
     holes_.add_argument("--rounds", type=int, default=20, help="the top validator's full rounds under each attack")
     holes_.add_argument("--hog", type=int, default=540, help="a low-stake validator's verified connections")
-    holes_.add_argument("--streams", type=int, default=4, help="streams of refused CJK texts")
+    holes_.add_argument("--streams", type=int, default=16, help="streams of refused CJK texts")
     holes_.add_argument("--partial", type=int, default=300, help="addresses holding one partial head each")
     holes_.add_argument("--churn-rate", type=float, default=1000.0, help="connections a second from fresh addresses")
     holes_.add_argument("--health", type=int, default=200, help="addresses pipelining unsigned /v1/health")

@@ -62,7 +62,7 @@ def run_at_the_limit(live: LiveMiner, wallet, watch_wallet, probes: int = 3) -> 
     def probe() -> None:
         for i in range(probes):
             body = tts_body(f"The top validator asks for sentence {i}.", 900 + i)
-            probe_results.append(post_signed(live, live.callers["top"], "/v1/tts", body, TTS.timeout_s + 5))
+            probe_results.append(post_signed(live, live.callers["top"], "/v1/tts", body, TTS.timeout_s))
 
     prober = threading.Thread(target=probe)
     prober.start()

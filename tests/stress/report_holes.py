@@ -47,7 +47,7 @@ def holes_table(r: dict) -> str:
         if row is None:
             continue
         if "error" in row:
-            rows.append([name, f"did not finish: {row['error']}", "-", "-", "-"])
+            rows.append([name, f"did not finish: {row['error']}", "-", "-", "-", "-"])
             continue
         top = row["top"]
         longest = ", ".join(f"{s} {num(v, 2)}" for s, v in row["longest_s"].items())
@@ -61,6 +61,7 @@ def holes_table(r: dict) -> str:
                 "; ".join(f"{s}: {counts(c)}" for s, c in top["statuses"].items()),
                 places_text(row["places"]),
                 longest,
+                f"{row['places']['samples']}, {row['places']['failed']}, {num(row['places'].get('slowest_s'), 2)}",
             ]
         )
     head = [
@@ -69,6 +70,7 @@ def holes_table(r: dict) -> str:
         "its answers",
         "most held (connections, line places) / entitled",
         "longest generation s",
+        "operator's signed health (answered, failed, slowest s)",
     ]
     parts = [table(head, rows)]
     if burst := r.get("burst"):

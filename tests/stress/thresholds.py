@@ -148,6 +148,8 @@ def holes(r: dict) -> list[str]:
             failed.append(f"{name}: the top validator completed {top['complete']} of {top['rounds']} rounds")
         if row["places"]["over_share"]:
             failed.append(f"{name}: held more than the stake share {row['places']['over_share']}")
+        if row["places"]["failed"]:
+            failed.append(f"{name}: the operator's signed health failed {row['places']['failed']} times")
         answers = [s for per_service in top["statuses"].values() for s in per_service]
         if not _no_500([*row["attack"].get("statuses", {}), *answers]):
             failed.append(f"{name}: a 5xx other than 503 ({row['attack'].get('statuses')}, {top['statuses']})")
@@ -174,7 +176,7 @@ def kokoro_limit(r: dict) -> list[str]:
     if not _no_500(t["status"] for t in r["texts"].values()) or not r["alive"]:
         failed.append(f"kokoro at the limit: {r['texts']}, alive {r['alive']}")
     if r["probes_served"] != r["probes"]:
-        failed.append(f"kokoro at the limit: the top validator {r['probes_served']} of {r['probes']} served")
+        failed.append(f"kokoro at the limit: the top validator {r['probes_served']} of {r['probes']} served in time")
     if r["longest_s"] is not None and r["longest_s"] > r["timeout_s"] + STOP_SLACK_S:
         failed.append(f"kokoro at the limit: a generation held its slot {r['longest_s']:.1f} s")
     return failed

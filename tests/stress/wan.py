@@ -171,16 +171,18 @@ class PlacesWatch(threading.Thread):
         self.stopping = threading.Event()
         self.most: dict[str, dict] = {}
         self.samples = self.failed = 0
+        self.slowest_s = 0.0  # the operator's signed health, answered or not
         self.longest: dict[str, float] = {}
-        self.server_errors = 0
 
     def sample(self) -> Optional[dict]:
         headers = sign_request(self.wallet, HEALTH_PATH, b"", self.miner_hotkey, method="GET")
+        started = time.perf_counter()
         try:
             response = self.client.get(self.url + HEALTH_PATH, headers=headers)
         except httpx.HTTPError:
-            return None
-        return response.json() if response.status_code == 200 else None
+            response = None
+        self.slowest_s = max(self.slowest_s, time.perf_counter() - started)
+        return response.json() if response is not None and response.status_code == 200 else None
 
     def run(self) -> None:
         while not self.stopping.is_set():
@@ -228,4 +230,10 @@ class PlacesWatch(threading.Thread):
             for hotkey, row in self.most.items()
             if row["connections"] > row["connections_entitled"] or row["line"] > row["line_entitled"]
         }
-        return {"samples": self.samples, "failed": self.failed, "most": self.most, "over_share": over}
+        return {
+            "samples": self.samples,
+            "failed": self.failed,
+            "slowest_s": self.slowest_s,
+            "most": self.most,
+            "over_share": over,
+        }
