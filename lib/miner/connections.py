@@ -35,7 +35,8 @@ from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from audionet.lib.core.errors import ConfigError
-from audionet.lib.miner.guard import ConnectionGuard, Progress, address_group, log
+from audionet.lib.miner.addresses import address_group
+from audionet.lib.miner.guard import ConnectionGuard, Progress, log
 
 # Loggers that hostile traffic can reach: uvicorn's parse errors, asyncio's accept errors, and ours.
 THROTTLED_LOGGERS = ("uvicorn.error", "asyncio", log.name)
@@ -85,7 +86,7 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_made(transport)
         self.address = self.client[0] if self.client else "?"
         self.group = address_group(self.address)
-        self.progress.opened(self.loop.time())
+        self.progress.open(self.loop.time())
         if not self.guard.arrived(self):
             transport.close()
             return

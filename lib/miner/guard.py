@@ -27,22 +27,17 @@ turned away only when none of these is left.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Optional, Protocol
 
 from audionet.lib.core.errors import ConfigError
+from audionet.lib.miner.addresses import Arrivals, KnownAddresses
 from audionet.lib.miner.places import CONNECTION_FLOOR, entitled
 
 log = logging.getLogger("miner.connections")
-KNOWN_ADDRESSES = 4096  # address groups remembered for the callers verified from them (oldest forgotten first)
-KNOWN_FOR_S = 24 * 3600.0  # how long a verified caller's address keeps attributing connections to it
-FLOOD_ARRIVALS = 32.0  # an address floods while its connections of the last ~FLOOD_MEMORY_S number more
-FLOOD_MEMORY_S = 10.0  # (an exponential decay: a validator opens three a round)
 
 
 @dataclass(frozen=True)
@@ -85,14 +80,15 @@ class Progress:
     started: float = 0.0
     received: int = 0
     last_byte: float = 0.0
+    opened: float = 0.0  # when the connection opened: none younger than the grace can idle
 
     def begin(self, stage: str, now: float) -> None:
         self.stage, self.started, self.received = stage, now, 0
 
-    def opened(self, now: float) -> None:
+    def open(self, now: float) -> None:
         """A new connection: awaiting its first head since `now`."""
         self.begin("head", now)
-        self.last_byte = now
+        self.last_byte = self.opened = now
 
     def add(self, size: int, now: float) -> None:
         self.received += size
@@ -111,20 +107,6 @@ class Progress:
         return False
 
 
-def address_group(address: str) -> str:
-    """The unit addresses are counted in: an IPv4 address, or an IPv6 /64 (one host gets a whole /64); an
-    IPv4-mapped IPv6 address counts as its IPv4 address."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return address
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.ip_network((ip, 64), strict=False))
-    return str(ip)
-
-
 class Connection(Protocol):
     """What the guard reads of a connection (`connections.GuardedH11Protocol`)."""
 
@@ -137,51 +119,6 @@ class Connection(Protocol):
     def idles(self, now: float) -> bool: ...
 
     def close(self) -> None: ...
-
-
-class KnownAddresses:
-    """Address group -> the caller whose signature verified from it most recently (the larger share wins)."""
-
-    def __init__(self, shares: Callable[[str], float], clock: Callable[[], float] = time.monotonic):
-        self.shares, self.clock = shares, clock
-        self.callers: dict[str, tuple[str, float]] = {}  # group -> (hotkey, when), least recent first
-
-    def remember(self, group: str, hotkey: str) -> None:
-        held = self.callers.pop(group, None)
-        if held is not None and held[0] != hotkey and self.shares(held[0]) > self.shares(hotkey):
-            hotkey = held[0]
-        self.callers[group] = (hotkey, self.clock())
-        while len(self.callers) > KNOWN_ADDRESSES:
-            del self.callers[next(iter(self.callers))]
-
-    def caller(self, group: str) -> Optional[str]:
-        held = self.callers.get(group)
-        if held is None or self.clock() - held[1] > KNOWN_FOR_S or self.shares(held[0]) <= 0:
-            return None
-        return held[0]
-
-
-class Arrivals:
-    """How many connections each address group opened lately (decaying with FLOOD_MEMORY_S), and whether it
-    floods; at most KNOWN_ADDRESSES groups remembered (a forgotten one starts again from 0)."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic):
-        self.clock = clock
-        self.groups: dict[str, tuple[float, float]] = {}  # group -> (decayed count, when), least recent first
-
-    def count(self, group: str) -> float:
-        value, when = self.groups.get(group, (0.0, 0.0))
-        return value * math.exp((when - self.clock()) / FLOOD_MEMORY_S)
-
-    def arrived(self, group: str) -> None:
-        value = self.count(group) + 1.0
-        self.groups.pop(group, None)
-        self.groups[group] = (value, self.clock())
-        while len(self.groups) > KNOWN_ADDRESSES:
-            del self.groups[next(iter(self.groups))]
-
-    def floods(self, group: str) -> bool:
-        return self.count(group) > FLOOD_ARRIVALS
 
 
 class ConnectionGuard:
@@ -200,6 +137,7 @@ class ConnectionGuard:
         self.live: dict[Connection, None] = {}  # open and not being closed by the guard
         self.strangers: dict[Connection, None] = {}  # oldest first
         self.by_group: dict[str, dict[Connection, None]] = {}  # strangers per address group
+        self.crowded: dict[str, None] = {}  # address groups holding more than a round's worth of strangers
         self.owned: dict[str, dict[Connection, None]] = {}  # per caller, oldest first
         self.known = KnownAddresses(lambda hotkey: self.shares(hotkey), clock)  # the shares bound later too
         self.arrivals = Arrivals(clock)
@@ -279,28 +217,31 @@ class ConnectionGuard:
                 return False
             self._close(victim, "at the budget of %d unverified connections: closed one", len(self.strangers))
         self.strangers[conn] = None
-        self.by_group.setdefault(conn.group, {})[conn] = None
+        same = self.by_group.setdefault(conn.group, {})
+        same[conn] = None
+        if len(same) > CONNECTION_FLOOR:
+            self.crowded[conn.group] = None
         return True
 
     def _stranger_victim(self, now: float, exclude: Connection) -> Optional[Connection]:
         """Not from `exclude`'s address: the oldest stranger that idles, else the oldest from an address that
         floods, else the oldest of the address holding the most, if that is more than a round's worth
-        (CONNECTION_FLOOR) and at least two more than `exclude`'s would."""
-        flooding = None
+        (CONNECTION_FLOOR) and at least two more than `exclude`'s would. (Run for every newcomer at the budget,
+        so it stops early: strangers are kept oldest first, and none younger than the grace can idle.)"""
+        young = now - self.settings.grace_s
         for conn in self.strangers:
-            if conn.group == exclude.group:
-                continue
-            if conn.idles(now):
+            if conn.progress.opened > young:
+                break
+            if conn.group != exclude.group and conn.idles(now):
                 return conn
-            if flooding is None and self.arrivals.floods(conn.group):
-                flooding = conn
-        if flooding is not None:
-            return flooding
-        heaviest = max(self.by_group, key=lambda group: len(self.by_group[group]), default=None)
+        for group in [g for g in self.arrivals.flooding if g in self.by_group and g != exclude.group]:
+            if self.arrivals.floods(group):
+                return next(iter(self.by_group[group]))
+        heaviest = max(self.crowded, key=lambda group: len(self.by_group[group]), default=None)
         if heaviest is None or heaviest == exclude.group:
             return None
         held, own = len(self.by_group[heaviest]), len(self.by_group.get(exclude.group, {}))
-        return next(iter(self.by_group[heaviest])) if held > CONNECTION_FLOOR and held >= own + 2 else None
+        return next(iter(self.by_group[heaviest])) if held >= own + 2 else None
 
     def _victim(self, now: float, exclude: Connection) -> Optional[Connection]:
         """At the cap: a stranger (idle, else flooding), else the idle connection of the caller holding the most
@@ -329,6 +270,8 @@ class ConnectionGuard:
             del self.strangers[conn]
             same = self.by_group[conn.group]
             del same[conn]
+            if len(same) <= CONNECTION_FLOOR:
+                self.crowded.pop(conn.group, None)
             if not same:
                 del self.by_group[conn.group]
         if conn.owner is not None:

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse, Response
 
 from audionet.lib.core.auth import claimed_hotkey, verify_request
 from audionet.lib.core.errors import WireError
-from audionet.lib.miner.guard import address_group
+from audionet.lib.miner.addresses import address_group
 from audionet.lib.miner.pacing import Pacers
 
 if TYPE_CHECKING:

@@ -14,7 +14,9 @@ text) becomes equal segments that a benchmark run generates back to back.
 
 from __future__ import annotations
 
-import functools
+import threading
+from collections import OrderedDict
+from typing import Optional
 
 import numpy as np
 
@@ -59,7 +61,8 @@ def check_speakable(text: str, max_seconds: float) -> float:
     the caller's mistake, decided before any generation, is never a 500."""
     if not any(ch.isalnum() for ch in spoken_form(text)):
         raise WireError("the text has nothing to speak: no letters or digits")
-    seconds = measured_seconds(text, max_seconds)
+    seconds = EspeakSynthesizer().spoken_seconds(text, max_seconds)
+    MEASURED.add(text, seconds)
     if seconds == 0:
         raise WireError("the text has nothing to speak: it reads as silence")
     if seconds > max_seconds:
@@ -67,11 +70,26 @@ def check_speakable(text: str, max_seconds: float) -> float:
     return seconds
 
 
-@functools.lru_cache(maxsize=256)
-def measured_seconds(text: str, limit_s: float) -> float:
-    """`EspeakSynthesizer.spoken_seconds`, remembered for the last texts: the length check measures a request's
-    text while it is parsed, and the miner's scheduler plans with the same figure a moment later."""
-    return EspeakSynthesizer().spoken_seconds(text, limit_s)
+class Measured:
+    """The spoken seconds the length check measured for its last `size` texts: the miner's scheduler
+    plans with the same figure a moment later, without measuring again on the event loop."""
+
+    def __init__(self, size: int = 256):
+        self.size, self.seconds = size, OrderedDict()
+        self.lock = threading.Lock()  # parsing runs in worker threads
+
+    def add(self, text: str, seconds: float) -> None:
+        with self.lock:
+            self.seconds[text] = seconds
+            while len(self.seconds) > self.size:
+                self.seconds.popitem(last=False)
+
+    def get(self, text: str) -> Optional[float]:
+        with self.lock:
+            return self.seconds.get(text)
+
+
+MEASURED = Measured()
 
 
 def text_of_length(rng: np.random.Generator, chars: int) -> str:
@@ -105,6 +123,6 @@ class SpeechService(Service):
         return speech_seconds(request.text)
 
     def planned_seconds(self, request) -> float:
-        """At least what the length check measured: text in other scripts, symbols and numbers speaks far
-        longer than its characters suggest."""
-        return max(super().planned_seconds(request), measured_seconds(request.text, self.max_seconds))
+        """At least what the length check measured, when it did: text in other scripts, symbols and numbers
+        speaks far longer than its characters suggest."""
+        return max(super().planned_seconds(request), MEASURED.get(request.text) or 0.0)

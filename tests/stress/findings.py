@@ -147,9 +147,10 @@ def run_minor(live: LiveMiner, wallet) -> dict:
     return {"bare_lf_voice_clone": lf, "chunked_trailers_20kb": trailers, "references": messages}
 
 
-def run_memory(live: LiveMiner, wallet, requests: int = 10_000, every: int = 1_000, workers: int = 4) -> dict:
-    """RSS of the miner over `requests` signed TTS requests (`workers` at a time), sampled every `every`: the
-    growth per request in the first and the second half tells a leak (it keeps on) from a heap settling."""
+def run_memory(live: LiveMiner, wallet, requests: int = 10_000, every: int = 1_000, workers: int = 1) -> dict:
+    """RSS of the miner over `requests` signed TTS requests (`workers` at a time: one caller holds only its share
+    of the line), sampled every `every`: the growth per request in the first and the second half tells a leak
+    (it keeps on) from a heap settling."""
     counter = iter(range(requests))
     lock, samples, statuses = threading.Lock(), [], Counter()
 

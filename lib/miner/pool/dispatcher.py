@@ -16,7 +16,7 @@ leaves), never by polling:
   the caller gets the 503;
 * places follow stake (`lib.miner.places`): one caller holds at most its share of the line's places (parsing,
   waiting and generating), at least one;
-* a request that even the fastest replica would not finish within the timeout, at its measured speed, is
+* a long request that even the fastest replica would not finish within the timeout, at its measured speed, is
   refused before it starts;
 * a waiter whose caller goes away (the miner cancels its task when the client disconnects) leaves at once;
 * dispatch ("weighted", the miner's): the whole line is planned with `plan.plan` on every slot, using
@@ -217,10 +217,13 @@ class ServiceDispatcher:
                 del self.holding[ticket.caller.hotkey]
 
     def _check_in_time(self, size: float) -> None:
-        """Refuse (503) before any work what even the fastest replica would not finish within the timeout at its
-        measured speed: its place goes to a request that can be answered."""
+        """Refuse (503) before any work a long request (a third of the service's longest answer or more) that even
+        the fastest replica would not finish within the timeout at its measured speed: its place goes to one that
+        can be answered. Shorter requests always run, so the speed stays measured (a slow spell cannot leave
+        the miner refusing everything on an estimate that nothing updates)."""
         fastest = min((r.speed.value for r in self.replicas if r.speed.value is not None), default=None)
-        if fastest is not None and size * fastest > self.timeout_s:
+        long = size >= self.service.max_seconds / 3
+        if long and fastest is not None and size * fastest > self.timeout_s:
             raise WireError(
                 f"{self.service.name}: about {size:.0f} s of audio would take this miner {size * fastest:.0f} s"
                 f" at its measured speed, past its {self.timeout_s:g} s timeout",

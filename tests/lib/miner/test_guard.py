@@ -6,7 +6,8 @@ from typing import Optional
 import pytest
 
 from audionet.lib.core.errors import ConfigError
-from audionet.lib.miner.guard import ConnectionGuard, GuardSettings, Progress, address_group
+from audionet.lib.miner.addresses import address_group
+from audionet.lib.miner.guard import ConnectionGuard, GuardSettings, Progress
 
 SETTINGS = GuardSettings(head_timeout_s=5.0, max_connections=100, max_unverified=20, max_unverified_per_ip=8)
 
@@ -27,7 +28,7 @@ class Conn:
         self.owner: Optional[str] = None
         self.verified, self.closed = False, False
         self.progress = Progress()
-        self.progress.opened(clock.now)
+        self.progress.open(clock.now)
         self.waiting_since = clock.now
 
     def idles(self, now: float) -> bool:

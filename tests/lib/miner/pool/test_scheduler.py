@@ -112,17 +112,26 @@ def test_a_caller_holds_at_most_its_share_of_the_line(tmp_path):
     assert refused.status == 503 and "holds 1 of the 4 places of the tts line" in str(refused)
 
 
-def test_a_request_the_measured_speed_says_cannot_finish_in_time_is_refused_before_it_starts(tmp_path):
+def test_a_long_request_the_measured_speed_says_cannot_finish_in_time_is_refused_before_it_starts(tmp_path):
+    """Issue 37: texts at the length limit ran Kokoro to its timeout. A long one that the measured speed says
+    cannot finish in time is refused before it starts; a short one still runs, so the speed stays measured."""
+    long_text = "Long speaks for a while about the weather, the harbour and the ships that come and go. " * 3
+
     async def scenario():
         pool = scheduler(tmp_path, timeout_s=5.0)
         pool.replicas[0].speed.value = 10.0  # measured: 10 s of work per second of audio
         with pytest.raises(WireError) as refused:
-            await pool.run(request("long"), 1)
+            await pool.run(TTSRequest(text=long_text), 1)
+        short = asyncio.create_task(pool.run(request("short"), 1))
+        await until(lambda: started(tmp_path) == ["short"])
+        open_gate(tmp_path)
+        await short
         return refused.value, pool
 
     refused, pool = asyncio.run(scenario())
     assert refused.status == 503 and not refused.spent and "past its 5 s timeout" in str(refused)
-    assert started(tmp_path) == [] and pool.waiting == 0 and pool.holding == {}
+    assert started(tmp_path) == ["short"] and pool.waiting == 0 and pool.holding == {}
+    assert pool.replicas[0].speed.value < 10.0  # the short request measured it again
 
 
 def test_a_waiter_that_leaves_frees_its_place_at_once_and_is_never_started(tmp_path):
