@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_connection_flags(parser) -> None:
-    """The connection guard's flags (`GuardSettings`, built by `guard_settings`)."""
+    """The connection guard's flags (`GuardSettings.from_flags`)."""
     group = parser.add_argument_group("connections (places follow stake; strangers share a budget of their own)")
     flag(group, "miner.head_timeout", type=float, default=5.0, help="seconds each request head may take to arrive")
     flag(
@@ -82,7 +82,7 @@ def add_connection_flags(parser) -> None:
         type=positive_int,
         default=None,
         help="connections that have proven nothing yet, at most (default: half of --miner.max_connections); at it a "
-        "newcomer takes the place of one that idles, from an address holding more",
+        "newcomer takes the place of one that idles, or of one from an address that floods",
     )
     flag(
         group,
@@ -106,19 +106,6 @@ def add_connection_flags(parser) -> None:
         default=100_000.0,
         help="bytes per second a body must keep up after the grace (slower ones idle); a body's deadline is the "
         "grace plus its size at this rate",
-    )
-
-
-def guard_settings(args):
-    from audionet.lib.miner.guard import GuardSettings
-
-    return GuardSettings(
-        head_timeout_s=args.miner_head_timeout,
-        max_connections=args.miner_max_connections,
-        max_unverified=args.miner_max_unverified,
-        max_unverified_per_ip=args.miner_max_unverified_per_ip,
-        grace_s=args.miner_idle_grace,
-        min_upload_rate=args.miner_min_upload_rate,
     )
 
 
@@ -147,10 +134,10 @@ def run(args, log) -> int:
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.miner.app import MinerApp
     from audionet.lib.miner.connections import ensure_fd_room, guarded_config, throttle_logs
-    from audionet.lib.miner.guard import ConnectionGuard
+    from audionet.lib.miner.guard import ConnectionGuard, GuardSettings
     from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
 
-    settings = guard_settings(args)  # flags checked before minutes of model loading
+    settings = GuardSettings.from_flags(args)  # flags checked before minutes of model loading
     guard = ConnectionGuard(settings, backlog=ensure_fd_room(settings.max_connections))
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)

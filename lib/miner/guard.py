@@ -60,7 +60,19 @@ class GuardSettings:
                 f" {self.max_connections}, and --miner.max_unverified_per_ip at least 1"
             )
         if self.grace_s <= 0 or self.min_upload_rate <= 0 or self.head_timeout_s <= 0:
-            raise ConfigError("--miner.head_timeout, --miner.slow_grace and --miner.min_upload_rate must be above 0")
+            raise ConfigError("--miner.head_timeout, --miner.idle_grace and --miner.min_upload_rate must be above 0")
+
+    @classmethod
+    def from_flags(cls, args) -> GuardSettings:
+        """From the miner's --miner.* connection flags (neurons/miner.py)."""
+        return cls(
+            head_timeout_s=args.miner_head_timeout,
+            max_connections=args.miner_max_connections,
+            max_unverified=args.miner_max_unverified,
+            max_unverified_per_ip=args.miner_max_unverified_per_ip,
+            grace_s=args.miner_idle_grace,
+            min_upload_rate=args.miner_min_upload_rate,
+        )
 
     @property
     def unverified_budget(self) -> int:

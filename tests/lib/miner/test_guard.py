@@ -184,3 +184,15 @@ def test_at_the_cap_a_higher_stake_callers_newcomer_displaces_the_lowest_stake_c
     assert connect("10.3.0.1") is None  # a stranger at the cap with nothing idle: turned away
     again = connect("10.1.0.1")  # the top validator's address: its own connection from the start
     assert again is not None and again.owner == "top" and low[0].closed and guard.held()["low"] == 3
+
+
+def test_the_miner_builds_the_settings_from_its_flags_and_a_bad_one_is_one_line():
+    from audionet.neurons.miner import build_parser
+
+    args = build_parser().parse_args(["--netuid", "1", "--miner.idle_grace", "1.5", "--miner.min_upload_rate", "5e4"])
+    settings = GuardSettings.from_flags(args)
+    assert (settings.grace_s, settings.min_upload_rate, settings.unverified_budget) == (1.5, 50_000.0, 256)
+    bad = build_parser().parse_args(["--netuid", "1", "--miner.idle_grace", "0"])
+    with pytest.raises(ConfigError, match="must be above 0") as info:
+        GuardSettings.from_flags(bad)
+    assert "\n" not in str(info.value)
