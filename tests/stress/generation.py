@@ -118,7 +118,8 @@ def run_leavers(live: LiveMiner, leavers: int = 8, leave_after_s: float = 0.5) -
     except TimeoutError:
         freed_s = None  # issue 24: they stayed in line
     waiting_after = live.queue(VC.name)["waiting"]
-    newcomer, _ = post_signed(live, live.validator, "/v1/vc", vc_body("The newcomer is served.", reference, 99))
+    # Of equal stake, and not the holder (whose one place of this line, its share, is generating): a leaver's.
+    newcomer, _ = post_signed(live, peers[0], "/v1/vc", vc_body("The newcomer is served.", reference, 99))
     holder.join()
     poll(lambda: live.queue(VC.name) == {"busy": 0, "waiting": 0}, timeout_s=120.0)
     return {
