@@ -12,6 +12,7 @@ import sys
 
 from audionet.lib.core.config import Parser, add_common_flags, flag, positive_int, run_entry_point
 from audionet.lib.core.telemetry import add_telemetry_flags
+from audionet.lib.miner.limits import add_connection_flags
 from audionet.lib.miner.pool import add_pool_flags
 from audionet.lib.services import registry
 
@@ -65,50 +66,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_connection_flags(parser) -> None:
-    """The connection guard's flags (`GuardSettings.from_flags`)."""
-    group = parser.add_argument_group("connections (places follow stake; strangers share a budget of their own)")
-    flag(group, "miner.head_timeout", type=float, default=5.0, help="seconds each request head may take to arrive")
-    flag(
-        group,
-        "miner.max_connections",
-        type=positive_int,
-        default=512,
-        help="open connections at most; a verified caller holds at most its share of the stake of them (at least 4)",
-    )
-    flag(
-        group,
-        "miner.max_unverified",
-        type=positive_int,
-        default=None,
-        help="connections that have proven nothing yet, at most (default: half of --miner.max_connections); at it a "
-        "newcomer takes the place of one that idles, or of one from an address that floods",
-    )
-    flag(
-        group,
-        "miner.max_unverified_per_ip",
-        type=positive_int,
-        default=64,
-        help="unverified connections from one address (IPv6: one /64) at most",
-    )
-    flag(
-        group,
-        "miner.idle_grace",
-        type=float,
-        default=2.0,
-        help="seconds a connection may wait for its head, or between bytes of its body, before it idles (a newcomer "
-        "may take its place)",
-    )
-    flag(
-        group,
-        "miner.min_upload_rate",
-        type=float,
-        default=100_000.0,
-        help="bytes per second a body must keep up after the grace (slower ones idle); a body's deadline is the "
-        "grace plus its size at this rate",
-    )
-
-
 async def publish(chain, ip: str, port: int) -> None:
     """Publish the endpoint, then drop the connection: it belongs to this
     short-lived event loop, and uvicorn's loop reconnects lazily."""
@@ -134,7 +91,8 @@ def run(args, log) -> int:
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.miner.app import MinerApp
     from audionet.lib.miner.connections import ensure_fd_room, guarded_config, throttle_logs
-    from audionet.lib.miner.guard import ConnectionGuard, GuardSettings
+    from audionet.lib.miner.guard import ConnectionGuard
+    from audionet.lib.miner.limits import GuardSettings
     from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
 
     settings = GuardSettings.from_flags(args)  # flags checked before minutes of model loading

@@ -35,9 +35,10 @@ from audionet.lib.core.protocol import (
 )
 from audionet.lib.core.timing import Timer
 from audionet.lib.miner.connections import VERIFIED_EXTENSION
-from audionet.lib.miner.guard import ConnectionGuard, GuardSettings
+from audionet.lib.miner.guard import ConnectionGuard
 from audionet.lib.miner.guard import log as connection_log
 from audionet.lib.miner.health import Health, request_target
+from audionet.lib.miner.limits import GuardSettings
 from audionet.lib.miner.places import Caller, percent
 from audionet.lib.miner.pool import Pool, from_backends, pool_label
 from audionet.lib.services import registry

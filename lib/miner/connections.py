@@ -36,7 +36,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.miner.addresses import address_group
-from audionet.lib.miner.guard import ConnectionGuard, Progress, log
+from audionet.lib.miner.guard import ConnectionGuard, log
+from audionet.lib.miner.limits import Progress
 
 # Loggers that hostile traffic can reach: uvicorn's parse errors, asyncio's accept errors, and ours.
 THROTTLED_LOGGERS = ("uvicorn.error", "asyncio", log.name)

@@ -30,93 +30,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Optional, Protocol
 
-from audionet.lib.core.errors import ConfigError
 from audionet.lib.miner.addresses import Arrivals, KnownAddresses
+from audionet.lib.miner.limits import GuardSettings, Progress
 from audionet.lib.miner.places import CONNECTION_FLOOR, entitled
 
 log = logging.getLogger("miner.connections")
-
-
-@dataclass(frozen=True)
-class GuardSettings:
-    """The connection guard's limits: built by the miner from its --miner.* connection flags."""
-
-    head_timeout_s: float = 5.0  # a request head must be complete this long after the connection or answer
-    max_connections: int = 512
-    max_unverified: Optional[int] = None  # strangers at most; default half of max_connections
-    max_unverified_per_ip: int = 64  # strangers from one address (IPv6: one /64) at most
-    grace_s: float = 2.0  # a stage may go this long without progress before it idles
-    min_upload_rate: float = 100_000.0  # bytes per second a body must keep up past the grace
-
-    def __post_init__(self) -> None:
-        if self.max_unverified is None:
-            object.__setattr__(self, "max_unverified", self.max_connections // 2)
-        if not 1 <= self.unverified_budget <= self.max_connections or self.max_unverified_per_ip < 1:
-            raise ConfigError(
-                f"--miner.max_unverified {self.unverified_budget} must be 1 to --miner.max_connections"
-                f" {self.max_connections}, and --miner.max_unverified_per_ip at least 1"
-            )
-        if self.grace_s <= 0 or self.min_upload_rate <= 0 or self.head_timeout_s <= 0:
-            raise ConfigError("--miner.head_timeout, --miner.idle_grace and --miner.min_upload_rate must be above 0")
-
-    @classmethod
-    def from_flags(cls, args) -> GuardSettings:
-        """From the miner's --miner.* connection flags (neurons/miner.py)."""
-        return cls(
-            head_timeout_s=args.miner_head_timeout,
-            max_connections=args.miner_max_connections,
-            max_unverified=args.miner_max_unverified,
-            max_unverified_per_ip=args.miner_max_unverified_per_ip,
-            grace_s=args.miner_idle_grace,
-            min_upload_rate=args.miner_min_upload_rate,
-        )
-
-    @property
-    def unverified_budget(self) -> int:
-        return int(self.max_unverified or 0)
-
-    def body_deadline_s(self, size: int) -> float:
-        """The time a body of `size` bytes gets to arrive: the grace, plus its size at the minimum rate."""
-        return self.grace_s + size / self.min_upload_rate
-
-
-@dataclass
-class Progress:
-    """How a connection's current stage goes: "head" (awaiting a request head), "body" (reading its body) or
-    "app" (the request is being handled); when the stage began, the bytes received since, the last byte's time."""
-
-    stage: str = "head"
-    started: float = 0.0
-    received: int = 0
-    last_byte: float = 0.0
-    opened: float = 0.0  # when the connection opened: none younger than the grace can idle
-
-    def begin(self, stage: str, now: float) -> None:
-        self.stage, self.started, self.received = stage, now, 0
-
-    def open(self, now: float) -> None:
-        """A new connection: awaiting its first head since `now`."""
-        self.begin("head", now)
-        self.last_byte = self.opened = now
-
-    def add(self, size: int, now: float) -> None:
-        self.received += size
-        self.last_byte = now
-
-    def idles(self, settings: GuardSettings, now: float, between_requests: bool = False) -> bool:
-        """Whether a newcomer may push the connection out: `between_requests` (a caller's kept-alive connection
-        with nothing pending), or its stage past the grace without progress: a head not yet complete, a body
-        without a byte for the grace or below the minimum upload rate. A request being handled never idles."""
-        elapsed = now - self.started
-        if self.stage == "head":
-            return between_requests or elapsed >= settings.grace_s
-        if self.stage == "body":
-            slow = self.received < settings.min_upload_rate * (elapsed - settings.grace_s)
-            return slow or now - self.last_byte >= settings.grace_s
-        return False
 
 
 class Connection(Protocol):

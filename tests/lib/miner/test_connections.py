@@ -19,7 +19,8 @@ from audionet.lib.core.errors import ConfigError
 from audionet.lib.localnet import free_port
 from audionet.lib.miner import connections
 from audionet.lib.miner.connections import VERIFIED_EXTENSION, LogThrottle, ensure_fd_room, guarded_config
-from audionet.lib.miner.guard import ConnectionGuard, GuardSettings
+from audionet.lib.miner.guard import ConnectionGuard
+from audionet.lib.miner.limits import GuardSettings
 from tests.gated import wait_until
 
 pytestmark = pytest.mark.timeout(120)
@@ -275,7 +276,8 @@ resource.setrlimit(resource.RLIMIT_NOFILE, (soft, soft))
 logging.basicConfig(stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
 import uvicorn
 from audionet.lib.miner.connections import guarded_config, throttle_logs
-from audionet.lib.miner.guard import ConnectionGuard, GuardSettings
+from audionet.lib.miner.guard import ConnectionGuard
+from audionet.lib.miner.limits import GuardSettings
 from tests.lib.miner.test_connections import app
 config = guarded_config(ConnectionGuard(GuardSettings(5.0, cap)), app, "127.0.0.1", port, log_level="warning", lifespan="off")
 server = uvicorn.Server(config)

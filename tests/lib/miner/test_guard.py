@@ -7,7 +7,8 @@ import pytest
 
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.miner.addresses import address_group
-from audionet.lib.miner.guard import ConnectionGuard, GuardSettings, Progress
+from audionet.lib.miner.guard import ConnectionGuard
+from audionet.lib.miner.limits import GuardSettings, Progress
 
 SETTINGS = GuardSettings(head_timeout_s=5.0, max_connections=100, max_unverified=20, max_unverified_per_ip=8)
 
