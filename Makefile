@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 TORCH   = torch==2.13.0
 MINERS ?= 3
-ROUNDS ?= 2
+ROUNDS ?= 5
 # `make install EDITABLE=` installs a regular (non-editable) copy, as CI checks it.
 EDITABLE ?= -e
 

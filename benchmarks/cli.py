@@ -27,7 +27,7 @@ STUDIES: dict[str, tuple[str, str]] = {
     "clone-similarity": ("audionet.benchmarks.clone_similarity", "how close each voice-clone path gets to a voice"),
     "adversaries": ("audionet.benchmarks.adversaries.main", "cheap and gaming miners against the validator's Judge"),
     "judges": ("audionet.benchmarks.judges.main", "what the evaluation profile tells apart, on real speech and music"),
-    "incentive": ("audionet.benchmarks.incentive.main", "which scores-to-weights curve pays for quality"),
+    "incentive": ("audionet.benchmarks.incentive.main", "which answers-to-weights curve pays for quality on a subnet"),
     "wire": ("audionet.benchmarks.wire", "bytes and codec time of a response: binary FLAC vs JSON"),
     "gpu-check": ("audionet.benchmarks.gpu_check.main", "on a GPU host: the GPU matrix in one budgeted run"),
 }

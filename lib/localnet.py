@@ -6,6 +6,7 @@ same processes a user would start by hand.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -72,6 +73,7 @@ class LocalNet:
     validator_uid: Optional[int] = None
     validator_hotkey: Optional[str] = None
     miner_count: int = 0  # miners this net will run, when known before they are added (sizes the timeouts)
+    mechanisms: int = 0  # incentive mechanisms the subnet runs (0: one per registered service)
 
     def __post_init__(self) -> None:
         os.makedirs(self.logs_dir, exist_ok=True)
@@ -79,6 +81,7 @@ class LocalNet:
         self.wallets = os.path.join(self.workdir, "wallets")
         self.state_dir = os.path.join(self.workdir, "validator")
         self.chain = OfflineChain(self.chain_path, NETUID, block_seconds=self.block_seconds)
+        self.chain.set_mechanism_count(self.mechanisms or len(registry.names()))
 
     @property
     def logs_dir(self) -> str:
@@ -253,10 +256,12 @@ class LocalNet:
             return [json.loads(line) for line in handle if line.strip()]
 
     def report(self) -> dict:
-        """Scores from the validator, weights from the chain, latency from the round log."""
+        """Scores and per-service weights from the validator, shares of emission from the chain, latency from
+        the round log."""
         with open(os.path.join(self.state_dir, "summary.json")) as handle:
             summary = json.load(handle)
-        weights = self.chain.weights(self.validator_uid)
+        emission = self.chain.emission()
+        mechanisms = asyncio.run(self.chain.mechanisms())
         latencies: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         for record in self.round_records():
             for result in record["results"]:
@@ -264,7 +269,7 @@ class LocalNet:
         by_uid = {m["uid"]: m for m in summary["miners"]}
         miners = []
         for miner in self.miners:
-            entry = by_uid.get(miner.uid, {"scores": {}, "score": 0.0})
+            entry = by_uid.get(miner.uid, {"scores": {}, "weights": {}})
             service_latency = {s: fmean(v) for s, v in latencies[miner.uid].items()}
             all_latency = [x for v in latencies[miner.uid].values() for x in v]
             miners.append(
@@ -276,8 +281,8 @@ class LocalNet:
                     "endpoint": f"127.0.0.1:{miner.port}",
                     "models": miner.models,
                     "scores": entry["scores"],
-                    "score": entry["score"],
-                    "weight": weights.get(miner.uid, 0.0),
+                    "weights": entry["weights"],
+                    "emission": emission.get(miner.uid, 0.0),
                     "latency_s": service_latency,
                     "mean_latency_s": fmean(all_latency) if all_latency else None,
                 }
@@ -286,6 +291,7 @@ class LocalNet:
             "netuid": NETUID,
             "rounds": summary["round"],
             "block": summary["block"],
+            "mechanisms": {"count": mechanisms.count, "shares": mechanisms.shares},
             "validator": {"uid": self.validator_uid, "hotkey": self.validator_hotkey},
             "miners": miners,
         }
@@ -295,14 +301,20 @@ class LocalNet:
         from rich.console import Console
         from rich.table import Table
 
-        table = Table(title=f"audionet localnet: {report['rounds']} round(s), block {report['block']}")
+        shares = ", ".join(f"{share:.2f}" for share in report["mechanisms"]["shares"])
+        title = (
+            f"audionet localnet: {report['rounds']} round(s), block {report['block']}; "
+            f"{report['mechanisms']['count']} mechanism(s), emission split {shares}"
+        )
+        table = Table(title=title)
         services = list(dict.fromkeys(s for m in report["miners"] for s in m["scores"]))
-        for column in ("uid", "backend", "hotkey", *services, "weight", "mean latency s"):
+        columns = ("uid", "backend", "hotkey", *(f"{s} score / weight" for s in services), "share of emission")
+        for column in (*columns, "mean latency s"):
             table.add_column(column, justify="left" if column in ("backend", "hotkey") else "right")
         for m in report["miners"]:
-            scores = [f"{m['scores'].get(s, 0.0):.3f}" for s in services]
+            cells = [f"{m['scores'].get(s, 0.0):.3f} / {m['weights'].get(s, 0.0):.3f}" for s in services]
             latency = f"{m['mean_latency_s']:.2f}" if m["mean_latency_s"] is not None else "-"
-            row = [str(m["uid"]), m["backend"], m["hotkey"][:12] + "…", *scores, f"{m['weight']:.3f}", latency]
+            row = [str(m["uid"]), m["backend"], m["hotkey"][:12] + "…", *cells, f"{m['emission']:.3f}", latency]
             table.add_row(*row)
         Console(width=None if sys.stdout.isatty() else 200).print(table)  # a log keeps whole hotkeys
 

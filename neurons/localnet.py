@@ -1,6 +1,6 @@
 """A whole subnet on loopback: offline chain, one validator, N miner processes.
 
-audionet-localnet --miners 3 --rounds 2 --json out.json
+audionet-localnet --miners 3 --rounds 5 --json out.json
 """
 
 from __future__ import annotations
@@ -21,9 +21,17 @@ from audionet.lib.services import registry
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="audionet-localnet", description=__doc__.split("\n")[0])
     parser.add_argument("--miners", type=positive_int, default=3, help="miner processes to start")
-    parser.add_argument("--rounds", type=positive_int, default=2, help="validator rounds to run")
+    parser.add_argument(
+        "--rounds", type=positive_int, default=5, help="validator rounds to run (5: enough to tell the roster apart)"
+    )
     parser.add_argument("--json", dest="json_path", default=None, help="also write the results table here")
     parser.add_argument("--workdir", default=None, help="keep chain, wallets, logs and state here (default: temp)")
+    parser.add_argument(
+        "--mechanisms",
+        type=positive_int,
+        default=len(registry.names()),
+        help="incentive mechanisms the offline subnet runs (default: one per service; 1: the validator combines them)",
+    )
     flag(
         parser,
         "neuron.eligible_after",
@@ -47,7 +55,7 @@ def main(argv=None) -> int:
     log = setup_logging("INFO", "localnet")
     workdir = args.workdir or tempfile.mkdtemp(prefix="audionet-localnet-")
     overrides = registry.backend_specs(args, registry.names())
-    net = LocalNet(workdir, miner_count=args.miners)
+    net = LocalNet(workdir, miner_count=args.miners, mechanisms=args.mechanisms)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         net.add_validator()

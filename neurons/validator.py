@@ -26,13 +26,40 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="where state.json, summary.json and rounds.jsonl live (default ~/.audionet/<network>-<netuid>-<hotkey>)",
     )
-    flag(neuron, "neuron.alpha", type=float, default=CURVE.alpha, help="EMA weight of one scored round (0-1]")
+    flag(
+        neuron,
+        "neuron.record_hours",
+        type=float,
+        default=CURVE.memory.record_s / 3600,
+        help="hours in which the weight of a miner's answers in its record falls by e",
+    )
+    flag(
+        neuron,
+        "neuron.recent_hours",
+        type=float,
+        default=CURVE.memory.recent_s / 3600,
+        help="the same for its recent answers (a change shows in its weight within about this time)",
+    )
     flag(
         neuron,
         "neuron.eligible_after",
         type=int,
         default=CURVE.eligible_after,
-        help="scored rounds before a miner can earn weight (a local development net may use 1)",
+        help="scored answers in a service before a miner can earn weight in it (a local development net may use 1)",
+    )
+    flag(
+        neuron,
+        "neuron.mechanisms",
+        type=mechanisms_flag,
+        default="auto",
+        help="service:mechanism,... (auto: one mechanism per service when the subnet runs enough, else all on 0)",
+    )
+    flag(
+        neuron,
+        "neuron.split",
+        type=split_flag,
+        default="",
+        help="service:share,... of services that share a mechanism (default: even)",
     )
     flag(neuron, "neuron.sample_size", type=positive_int, default=16, help="miners queried per round")
     flag(neuron, "neuron.epoch_length", type=positive_int, default=100, help="blocks between weight settings")
@@ -55,6 +82,24 @@ def build_parser() -> argparse.ArgumentParser:
     for service in registry.all_services():
         service.add_flags(parser)  # where each service's prompts come from (e.g. --vc.references)
     return parser
+
+
+def mechanisms_flag(text: str):
+    from audionet.lib.validator.mechanisms import parse_mechanisms
+
+    try:
+        return parse_mechanisms(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def split_flag(text: str) -> dict:
+    from audionet.lib.validator.mechanisms import parse_split
+
+    try:
+        return parse_split(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def main(argv=None) -> int:
@@ -81,8 +126,8 @@ def evaluator_specs(args) -> dict[str, str]:
 
 
 def run(args, log) -> int:
-    if not 0.0 < args.neuron_alpha <= 1.0 or args.neuron_eligible_after < 0:
-        log.error("--neuron.alpha must be in (0, 1] and --neuron.eligible_after at least 0")
+    if min(args.neuron_record_hours, args.neuron_recent_hours) <= 0 or args.neuron_eligible_after < 0:
+        log.error("--neuron.record_hours and --neuron.recent_hours must be above 0, --neuron.eligible_after at least 0")
         return 2
     specs = evaluator_specs(args)
     from dataclasses import replace
@@ -102,7 +147,9 @@ def run(args, log) -> int:
     services = args.neuron_services
     settings = ValidatorSettings(
         state_dir=state_dir,
-        curve=replace(CURVE, alpha=args.neuron_alpha, eligible_after=args.neuron_eligible_after),
+        curve=replace(CURVE, eligible_after=args.neuron_eligible_after).with_memory(
+            record_s=args.neuron_record_hours * 3600, recent_s=args.neuron_recent_hours * 3600
+        ),
         sample_size=args.neuron_sample_size,
         epoch_length=args.neuron_epoch_length,
         round_interval=args.neuron_round_interval,
@@ -110,6 +157,8 @@ def run(args, log) -> int:
         services=services,
         seed=args.neuron_seed,
         save_audio_dir=args.neuron_save_audio,
+        mechanisms=args.neuron_mechanisms,
+        split=args.neuron_split,
     )
     device_info = describe()
     timer = Timer("validator", device=device_info.slug)

@@ -2,6 +2,7 @@
 
     python scripts/offline_chain.py --chain dev.sqlite register --wallet.name v --stake 1000 --permit --create
     python scripts/offline_chain.py --chain dev.sqlite register --wallet.name m1 --create
+    python scripts/offline_chain.py --chain dev.sqlite mechanisms --count 3 --split 21845,21845,21845
     python scripts/offline_chain.py --chain dev.sqlite show
 
 Then start neurons with `--subtensor.network offline:dev.sqlite --netuid 1`.
@@ -32,7 +33,14 @@ def build_parser() -> argparse.ArgumentParser:
     register.add_argument("--stake", type=float, default=0.0)
     register.add_argument("--permit", action="store_true", help="give a validator permit")
     register.add_argument("--create", action="store_true", help="create the wallet (no password) if missing")
-    commands.add_parser("show", help="print neurons, endpoints and weights")
+    mechanisms = commands.add_parser(
+        "mechanisms", help="set the mechanism count and emission split (what the subnet owner does on chain)"
+    )
+    mechanisms.add_argument("--count", type=int, default=None, help="mechanisms the subnet runs (resets the split)")
+    mechanisms.add_argument(
+        "--split", default=None, help="comma-separated u16 shares summing to 65535, one per mechanism ('even': none)"
+    )
+    commands.add_parser("show", help="print neurons, endpoints, weights per mechanism and shares of emission")
     return parser
 
 
@@ -51,14 +59,29 @@ def main(argv=None) -> int:
         )
         print(f"uid {uid}: {wallet.hotkey.ss58_address} stake {args.stake:g} permit {args.permit}")
         return 0
+    if args.command == "mechanisms":
+        try:
+            if args.count is not None:
+                chain.set_mechanism_count(args.count)
+            if args.split is not None:
+                chain.set_emission_split(None if args.split == "even" else [int(x) for x in args.split.split(",")])
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     metagraph = asyncio.run(chain.metagraph())
-    print(f"netuid {metagraph.netuid}, block {metagraph.block}, {len(metagraph)} neurons")
+    mechanisms = asyncio.run(chain.mechanisms())
+    shares = ", ".join(f"{m}: {share:.3f}" for m, share in enumerate(mechanisms.shares))
+    print(f"netuid {metagraph.netuid}, block {metagraph.block}, {len(metagraph)} neurons; mechanisms {shares}")
+    emission = chain.emission()
     for n in metagraph.neurons:
-        weights = chain.weights(n.uid)
-        shown = ", ".join(f"{uid}:{w:.3f}" for uid, w in weights.items()) or "-"
+        per_mechanism = []
+        for mechid in range(mechanisms.count):
+            weights = chain.weights(n.uid, mechid)
+            if weights:
+                per_mechanism.append(f"[{mechid}] " + ", ".join(f"{uid}:{w:.3f}" for uid, w in weights.items()))
         print(
             f"{n.uid:>4} {n.hotkey} stake {n.total_stake.tao:>8g} permit {int(n.validator_permit)} "
-            f"axon {n.axon or '-':>21} weights {shown}"
+            f"axon {n.axon or '-':>21} emission {emission.get(n.uid, 0.0):.3f} weights {' '.join(per_mechanism) or '-'}"
         )
     return 0
 

@@ -1,8 +1,9 @@
-"""The properties a scores-to-weights curve must keep, checked on simulated runs (`incentive_sim`).
+"""The properties a subnet needs, read off a simulated run (`sim.Run`), each with the limit issue 33 set.
 
-Rounds of a run: uids present from round 0 are steady from a quarter of the run on (by then each has a full
-EMA memory); the newcomers register at the half. Stability and ranks are judged from the quarter to the half,
-what cheats earn from the quarter to the end, cold start from the half on.
+Windows: the steady window is the 12 hours before the events (every record long settled); the miners' events
+(a turned cheat, a drop, better newcomers) happen at its end, the validators' (a restart, an added service, a
+fresh validator) `sim.VALIDATOR_EVENTS_H` later. Pay is the miners' incentive after Yuma consensus, per mechanism
+(per service, or all services on one); timings are read off each validator's own weight settings.
 """
 
 from __future__ import annotations
@@ -11,164 +12,213 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from audionet.benchmarks.incentive.sim import Population, Run
-from audionet.lib.validator.incentive import Curve
+from audionet.benchmarks.incentive.population import SPREAD
+from audionet.benchmarks.incentive.sim import ROUND_S, SAMPLE, TEMPO, Run
+from audionet.lib.core import yuma
 
-CHEAP_OVER_NEURAL = 0.15  # the espeak class earns at most this share of what a neural miner earns
-CHEATS_TOGETHER = 0.001  # all cheat uids together
-IDENTICAL = 0.01
-COLD_START_SHARE, COLD_START_ROUNDS = 0.9, 10
-MAX_MOVE = 0.10  # a steady miner's weight from one round to the next
-RANK_GAP = 0.05  # miners whose true means differ by this much never swap
-TRUST = 0.95
-REPORTED = "(reported, no limit)"
+STEADY_H = 12.0
+RISE_PER_HUNDREDTH, STD_AT_090, TRUST = 0.10, 0.10, 0.95
+CHEAP_OVER_NEURAL, PARTIAL_LOSS, SPECIALIST, MOVED, FRESH_ON_CHEATS = 0.05, 0.25, 0.95, 0.01, 0.01
+WITHIN_MIN = 60.0
+REPORTED = "(reported)"
 
 
 @dataclass(frozen=True)
 class Check:
     value: float
-    limit: str  # what it must be, in words
+    limit: str
     ok: bool
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", float(self.value))  # plain floats and bools, for JSON
+        object.__setattr__(self, "ok", bool(self.ok))
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def paid(run: Run, consensus: bool) -> np.ndarray:
-    """[round, uid]: the validator's own weights, or the miners' incentive after Yuma consensus."""
-    return run.incentive if consensus else run.weights[0]
+def steady(run: Run) -> slice:
+    return slice(max(0, run.event_epoch - int(STEADY_H * 3600 / ROUND_S) // TEMPO), run.event_epoch)
 
 
-def windows(run: Run) -> tuple[slice, int]:
-    rounds = run.weights.shape[1]
-    return slice(rounds // 4, rounds // 2), rounds // 2
+def per_uid(run: Run, kind: str, quality: float | None = None) -> np.ndarray:
+    return run.uids(lambda g: g.kind == kind and (quality is None or abs(g.quality - quality) < 1e-9))
 
 
-def per_uid(pop: Population, weights: np.ndarray, index: int) -> float:
-    """Mean weight of one uid of group `index` over the given rounds."""
-    return float(weights[:, pop.uids(index)].mean())
+def curve_points(run: Run) -> dict[str, list[tuple[float, float, float]]]:
+    """Per mechanism: (true relative quality, mean pay / the best's, std over epochs / mean) of the honest spread."""
+    pay = run.incentive[steady(run)]
+    out = {}
+    for m, name in enumerate(run.mechanisms):
+        best = pay[:, m, per_uid(run, "honest", 1.0)].mean()
+        rows = []
+        for q in SPREAD:
+            uids = per_uid(run, "honest", q)
+            mean = pay[:, m, uids].mean(axis=0)
+            noise = np.divide(pay[:, m, uids].std(axis=0), mean, out=np.full(len(uids), np.inf), where=mean > 0)
+            rows.append((q, float(mean.mean() / best) if best > 0 else 0.0, float(noise.max())))
+        out[name] = rows
+    return out
 
 
-def check_all(pop: Population, run: Run, alone: Run | None, curve: Curve, consensus: bool = False) -> dict[str, Check]:
-    w = paid(run, consensus)
-    steady, half = windows(run)
-    groups = pop.groups
-    neural = [i for i, g in enumerate(groups) if g.miner.kind == "neural" and g.joins == 0 and not g.twin]
-    cheap = [i for i, g in enumerate(groups) if g.miner.kind == "cheap"]
-    cheats = [i for i, g in enumerate(groups) if g.miner.kind == "cheat" and g.joins == 0]
-    newcomers = [i for i, g in enumerate(groups) if g.joins > 0 and g.miner.kind == "neural"]
-    young_cheats = [i for i, g in enumerate(groups) if g.joins > 0 and g.miner.kind == "cheat"]
-    twins = [i for i, g in enumerate(groups) if g.twin]
-    best = per_uid(pop, w[steady], neural[0])
-    checks = {}
+def check_all(run: Run, alone: Run | None = None) -> dict[str, Check]:
+    pay, window = run.incentive, steady(run)
+    best = per_uid(run, "honest", 1.0)
+    checks: dict[str, Check] = {}
+    points = curve_points(run)
+    rise = max(
+        (b - a) / round((qb - qa) / 0.01) for rows in points.values() for (qa, a, _), (qb, b, _) in zip(rows, rows[1:])
+    )
+    checks["weight/best rises per 0.01 of quality (max)"] = Check(
+        rise, f"<= {RISE_PER_HUNDREDTH}", rise <= RISE_PER_HUNDREDTH
+    )
+    at_090 = max(noise for rows in points.values() for q, _, noise in rows if abs(q - 0.9) < 1e-9)
+    checks["a uid at 0.90: std / mean over epochs (max)"] = Check(at_090, f"<= {STD_AT_090:.0%}", at_090 <= STD_AT_090)
 
-    twin, original = pop.uids(twins[0])[0], pop.uids(twins[0] - 1)[0]
-    a, b = w[steady, twin], w[steady, original]
-    gap = np.abs(a - b) / np.maximum(np.maximum(a, b), 1e-300)
-    checks["identical streams"] = Check(float(gap.max()), f"<= {IDENTICAL:.0%} apart", bool(gap.max() <= IDENTICAL))
+    trust = run.validator_trust[window].mean(axis=0)
+    honest = [v for v, r in enumerate(run.roles) if r.honest]
+    low = float(trust[honest].min())
+    checks["honest validators' trust (min, 2x noise included)"] = Check(low, f">= {TRUST}", low >= TRUST)
+    median = float(np.median(trust[honest]))
+    copiers = [v for v, r in enumerate(run.roles) if r.copies]
+    above = float(max(trust[v] for v in copiers) - median)
+    checks["weight copier's trust - honest median (max over 1-4 tempos)"] = Check(above, "<= 0", above <= 0)
 
-    falls = monotone_violations(curve, run.ema, run.count)
-    checks["higher mean never earns less"] = Check(falls, "0 uids", falls == 0)
+    by_row = run.row_pay[window]
+    cheap = per_uid(run, "cheap")
+    differs = [r for r, name in enumerate(run.rows) if _cheap_differs(run, name)]
+    ratio = max(by_row[:, r, cheap].mean() / by_row[:, r, best].mean() for r in differs)
+    checks["espeak class / neural, per uid (where a cheap engine exists)"] = Check(
+        float(ratio), f"<= {CHEAP_OVER_NEURAL}", ratio <= CHEAP_OVER_NEURAL
+    )
+    cheats = per_uid(run, "cheat")
+    most = float(pay[window.start :][:, :, cheats].max())
+    checks["full-time cheats: most any earned in an epoch"] = Check(most, "0", most == 0)
+    partial = per_uid(run, "partial cheat")
+    kept = by_row[:, :, partial].mean(axis=(0, 2)) / by_row[:, :, best].mean(axis=(0, 2))
+    lost = float(1 - kept.max())
+    checks["25 % partial cheat: pay lost (least over services)"] = Check(
+        lost, f">= {PARTIAL_LOSS:.0%}", lost >= PARTIAL_LOSS
+    )
 
-    ratio = per_uid(pop, w[steady], cheap[0]) / best if best > 0 else np.inf
-    checks["espeak class / neural"] = Check(ratio, f"<= {CHEAP_OVER_NEURAL:g}", bool(ratio <= CHEAP_OVER_NEURAL))
+    zero, newcomer = _timings(run)
+    checks["turned cheat: minutes until most stake sets it 0"] = Check(zero, f"<= {WITHIN_MIN:g}", zero <= WITHIN_MIN)
+    checks["better newcomer out-earns the best: minutes (most stake)"] = Check(
+        newcomer, f"<= {WITHIN_MIN:g}", newcomer <= WITHIN_MIN
+    )
+    shown = _drop_shown(run, points)
+    checks["a drop 1.00 -> 0.85: share of its weight change after 1 h"] = Check(shown, REPORTED, True)
 
-    cheat_uids = np.concatenate([pop.uids(i) for i in cheats])
-    known = w[steady.start :, cheat_uids]
-    checks["cheat uids earning"] = Check(int((known.max(axis=0) > 0).sum()), "0", bool(known.max() == 0))
-    together = float(known.sum(axis=1).max())
-    limit = f"< {CHEATS_TOGETHER:.1%}"
-    checks[f"{len(cheat_uids)} cheat uids together"] = Check(together, limit, together < CHEATS_TOGETHER)
-    fresh = w[half:, np.concatenate([pop.uids(i) for i in young_cheats])].mean()
-    settled = w[half:, pop.uids(neural[0])].mean()
-    ratio = float(fresh / settled) if settled > 0 else float("inf")
-    checks["a fresh cheat / a neural uid, after it registers"] = Check(ratio, REPORTED, True)
-
+    specialist = _specialist(run)
+    checks["one-service specialist / best all-rounder, in its service"] = Check(
+        specialist, f">= {SPECIALIST}", specialist >= SPECIALIST
+    )
     if alone is not None:
-        copies = len(pop.uids(neural[0])) + len(pop.uids(twins[0]))
-        many = float(w[steady][:, np.concatenate([pop.uids(neural[0]), pop.uids(twins[0])])].sum(axis=1).mean())
-        single = float(paid(alone, consensus)[steady, 0].mean())
-        excess = many / (copies * single) if single > 0 else np.inf
-        checks[f"{copies} copies / {copies} x one copy"] = Check(excess, "<= 1", bool(excess <= 1 + 1e-9))
+        copies = per_uid(run, "copy")
+        many = pay[window][:, :, copies].sum(axis=2).mean()
+        one = alone.incentive[steady(alone)][:, :, per_uid(alone, "copy")].sum(axis=2).mean()
+        excess = float(many / (len(copies) * one)) if one > 0 else float("inf")
+        checks[f"{len(copies)} copies / {len(copies)} x one copy"] = Check(excess, "<= 1", excess <= 1 + 1e-9)
 
-    new = pop.uids(newcomers[0])
-    before = w[half : half + curve.eligible_after - 1, new]
-    paid_early = float(before.max(initial=0.0))
-    checks["newcomer paid before eligible"] = Check(paid_early, "0", paid_early == 0)
-    start = half + max(curve.eligible_after - 1, 0)
-    target = COLD_START_SHARE * w[start:, pop.uids(neural[0])].mean(axis=1)
-    reached = np.flatnonzero(w[start:, new].mean(axis=1) >= target)
-    rounds_to = int(reached[0]) if reached.size else 10**6
-    limit = f"<= {COLD_START_ROUNDS} after eligible"
-    checks["rounds to 90% of steady"] = Check(rounds_to, limit, rounds_to <= COLD_START_ROUNDS)
-
-    steady_uids = pop.uids(neural[0])
-    prev, cur = w[steady.start - 1 : steady.stop - 1, steady_uids], w[steady, steady_uids]
-    move = float(np.max(np.abs(cur - prev) / np.maximum(prev, 1e-300)))
-    checks["steady weight moves"] = Check(move, f"<= {MAX_MOVE:.0%} a round", move <= MAX_MOVE)
-
-    swaps = rank_swaps(pop, w[steady])
-    checks["rank swaps (means 0.05 apart)"] = Check(swaps, "0 rounds", swaps == 0)
-
-    if consensus:
-        low = float(run.trust[steady, :-1].min())  # the last validator is the one that lags
-        checks["validator trust (up to date)"] = Check(low, f">= {TRUST}", low >= TRUST)
+    restart = _moved(run, "restarts")
+    checks["a restart: weight moved at its first setting after (vs not restarting)"] = Check(
+        restart, f"<= {MOVED:.0%}", restart <= MOVED
+    )
+    added = _moved(run, "adds music", kept=True)
+    checks["adding music: weight moved in the services it scored (vs not adding it)"] = Check(
+        added, f"<= {MOVED:.0%}", added <= MOVED
+    )
+    fresh = _fresh_on_cheats(run)
+    checks["fresh validator: share of its weight on cheats (first 2 h)"] = Check(
+        fresh, f"<= {FRESH_ON_CHEATS:.0%}", fresh <= FRESH_ON_CHEATS
+    )
+    blind = per_uid(run, "blind")
+    spot = float(pay[window][:, :, blind].sum(axis=2).mean(axis=0).max())
+    checks["the offline profile's blind spot: share of a mechanism"] = Check(spot, REPORTED, True)
     return checks
 
 
-def monotone_violations(curve: Curve, ema: np.ndarray, count: np.ndarray, step: float = 0.01) -> int:
-    """Uids whose weight would fall if their score rose by `step` in every service (at the run's end)."""
-    before = curve.weights(ema, count)
-    falls = 0
-    for uid in range(ema.shape[1]):
-        raised = ema.copy()
-        raised[:, uid] = np.minimum(raised[:, uid] + step, 1.0)
-        falls += int(curve.weights(raised, count)[uid] < before[uid] - 1e-12)
-    return falls
+def _cheap_differs(run: Run, mechanism: str) -> bool:
+    """Whether the cheap class answers differently from the best in this mechanism's services."""
+    group = next(g for g in run.groups if g.kind == "cheap")
+    best = next(g for g in run.groups if g.kind == "honest" and g.quality == 1.0)
+    services = run.services if mechanism == "all" else [mechanism]
+    return any(not np.array_equal(group.answers[s], best.answers[s]) for s in services)
 
 
-def rank_swaps(pop: Population, w: np.ndarray) -> int:
-    """Rounds in which some uid earns strictly more than a uid whose class's true mean is RANK_GAP higher."""
-    steady = [i for i, g in enumerate(pop.groups) if g.joins == 0]
-    low = {i: w[:, pop.uids(i)].min(axis=1) for i in steady}
-    high = {i: w[:, pop.uids(i)].max(axis=1) for i in steady}
-    bad = np.zeros(w.shape[0], bool)
-    for i in steady:
-        for j in steady:
-            if pop.groups[i].miner.mean - pop.groups[j].miner.mean >= RANK_GAP:
-                bad |= high[j] > low[i]
-    return int(bad.sum())
+def _timings(run: Run) -> tuple[float, float]:
+    """Minutes after the events until validators holding more than half of the stake set 0 for the turned
+    cheats (so Yuma's consensus pays them 0 from the next epoch on), and until they weight the newcomers above
+    the best incumbents."""
+    turned, newcomers, best = per_uid(run, "turned"), per_uid(run, "newcomer"), per_uid(run, "honest", 1.0)
+
+    def minutes(happened) -> float:
+        found = []
+        for v, role in enumerate(run.roles):
+            if role.stake > 0 and not role.fresh:
+                at = next((t for t, w, _ in run.settings[v] if t >= run.event_round and happened(w)), None)
+                found.append((np.inf if at is None else (at - run.event_round) * ROUND_S / 60, role.stake))
+        found.sort()
+        held = np.cumsum([stake for _, stake in found]) / sum(stake for _, stake in found)
+        return float(found[int(np.argmax(held > 0.5))][0])
+
+    return minutes(lambda w: w[:, turned].max() == 0), minutes(lambda w: w[:, newcomers].mean() > w[:, best].mean())
 
 
-def class_shares(pop: Population, run: Run, consensus: bool = False) -> dict[str, dict]:
-    """Per class: uids, share of all weight and per-uid weight relative to a neural uid (steady window)."""
-    w = paid(run, consensus)
-    steady, _ = windows(run)
-    out: dict[str, dict] = {}
-    for index, group in enumerate(pop.groups):
-        if group.joins > 0 or group.twin:
-            continue
-        uids = pop.uids(index)
-        row = out.setdefault(group.miner.name, {"kind": group.miner.kind, "mean": group.miner.mean, "uids": 0})
-        row["uids"] += len(uids)
-        row["share"] = row.get("share", 0.0) + float(w[steady][:, uids].sum(axis=1).mean())
-    neural = next(r for r in out.values() if r["kind"] == "neural")
-    per_neural = neural["share"] / neural["uids"]
-    for row in out.values():
-        row["per_uid_vs_neural"] = row["share"] / row["uids"] / per_neural if per_neural > 0 else 0.0
-    return out
+def _drop_shown(run: Run, points) -> float:
+    """How much of its eventual loss a uid whose quality drops from 1.00 to 0.85 shows one hour later, at the
+    median validator at its defaults (eventual: what the honest spread earns at 0.85 in the steady window)."""
+    dropped = per_uid(run, "dropped")
+    hour = run.event_round + int(3600 / ROUND_S)
+    shares = []
+    for m, rows in enumerate(points.values()):
+        eventual = 1 - float(np.interp(0.85, [q for q, _, _ in rows], [w for _, w, _ in rows]))
+        for v, role in enumerate(run.roles):
+            if not role.honest or role.sample != SAMPLE:
+                continue
+            before = [w for t, w, _ in run.settings[v] if t < run.event_round][-1][m, dropped].mean()
+            after = [w for t, w, _ in run.settings[v] if t <= hour][-1][m, dropped].mean()
+            if before > 0 and eventual > 0:
+                shares.append((1 - after / before) / eventual)
+    return float(np.median(shares)) if shares else 0.0
 
 
-def traces(pop: Population, run: Run, consensus: bool = False) -> dict[str, list[float]]:
-    """Mean weight per round of one uid of: the steady neural class, the newcomers, the espeak class."""
-    w = paid(run, consensus)
-    pick = {
-        "neural": lambda g: g.miner.kind == "neural" and g.joins == 0 and not g.twin,
-        "newcomer": lambda g: g.joins > 0 and g.miner.kind == "neural",
-        "espeak class": lambda g: g.miner.kind == "cheap",
-    }
-    out = {}
-    for name, match in pick.items():
-        index = next(i for i, g in enumerate(pop.groups) if match(g))
-        out[name] = w[:, pop.uids(index)].mean(axis=1).round(6).tolist()
-    return out
+def _specialist(run: Run) -> float:
+    """The least, over one-service specialists at the best quality, of their pay in their service over the
+    best all-rounders' pay in it."""
+    pay = run.row_pay[steady(run)]
+    best = per_uid(run, "honest", 1.0)
+    ratios = []
+    for group in (g for g in run.groups if g.kind == "specialist"):
+        uids = run.uids(lambda g, name=group.name: g.name == name)
+        for r, name in enumerate(run.rows):
+            if name == "all" or name in group.answers:
+                ratios.append(pay[:, r, uids].mean() / pay[:, r, best].mean())
+    return float(min(ratios))
+
+
+def _moved(run: Run, role_name: str, kept: bool = False) -> float:
+    """Half the L1 distance between a validator's first weights after its event and its twin's at the same
+    round (what it would have set without the event): per mechanism, or with `kept` per service it scored
+    before the event (the most of them)."""
+    names = [r.name for r in run.roles]
+    v, twin = names.index(role_name), next(i for i, r in enumerate(run.roles) if r.twin == role_name)
+    t, *after = next(s for s in run.settings[v] if s[0] >= run.validator_event_round)
+    unmoved = next(s[1:] for s in run.settings[twin] if s[0] == t)
+    adds = run.roles[v].adds
+    pick = 1 if kept else 0
+    labels = run.rows if kept else run.mechanisms
+    moved = [
+        0.5 * np.abs(yuma.normalise(a) - yuma.normalise(b)).sum()
+        for name, a, b in zip(labels, after[pick], unmoved[pick])
+        if not (kept and name == adds)
+    ]
+    return float(max(moved))
+
+
+def _fresh_on_cheats(run: Run) -> float:
+    v = next(i for i, r in enumerate(run.roles) if r.fresh)
+    start = run.validator_event_round
+    cheats = np.concatenate([per_uid(run, "cheat"), per_uid(run, "turned")])
+    shares = [float(w[:, cheats].sum() / w.sum()) for t, w, _ in run.settings[v] if start <= t < start + 7200 / ROUND_S]
+    return max(shares) if shares else 0.0

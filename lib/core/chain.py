@@ -5,24 +5,47 @@ this layer cannot tell which chain it talks to. The offline chain is a file
 that several processes share (WAL mode): miners register and publish their
 endpoint, the validator reads them and writes weights, and the block height
 advances with wall-clock time.
+
+A subnet runs one or more incentive mechanisms (bittensor 11: `mechanism_count`,
+`mechanism_emission_split`, `set_weights(..., mechid=)`), each with its own weights and an
+owner-set share of the emission. The offline chain keeps them as the real one does: the
+count (1 until the owner sets another; changing it drops the weights of removed mechanisms
+and resets the split to even), the split (u16 shares summing to 65535, at most one per
+mechanism; none: even), weights per mechanism stored as u16 like `set_weights` sends them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sqlite3
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import closing
+from dataclasses import dataclass
 from typing import Optional
 
 import bittensor as bt
+import numpy as np
 
+from audionet.lib.core import yuma
 from audionet.lib.core.errors import ConfigError
 
 REAL_NETWORKS = ("finney", "test", "local", "archive")
+MAX_MECHANISMS = 16  # subtensor's MAX_MECHANISM_COUNT_PER_SUBNET (root may set a lower MaxMechanismCount)
+
+
+@dataclass(frozen=True)
+class Mechanisms:
+    count: int
+    split: tuple[int, ...] = ()  # MechanismEmissionSplit: u16 shares summing to 65535; empty: even
+
+    @property
+    def shares(self) -> list[float]:
+        """Each mechanism's share of the subnet's emission."""
+        return [float(x) for x in yuma.split_shares(self.split, self.count)]
 
 
 class Chain(ABC):
@@ -35,8 +58,12 @@ class Chain(ABC):
     async def block(self) -> int: ...
 
     @abstractmethod
-    async def set_weights(self, uids: Sequence[int], weights: Sequence[float]) -> None:
-        """Publish this wallet's weights; raises on failure."""
+    async def mechanisms(self) -> Mechanisms:
+        """How many incentive mechanisms the subnet runs and how its emission is split between them."""
+
+    @abstractmethod
+    async def set_weights(self, uids: Sequence[int], weights: Sequence[float], mechid: int = 0) -> None:
+        """Publish this wallet's weights on mechanism `mechid`; raises on failure."""
 
     @abstractmethod
     async def serve(self, ip: str, port: int) -> None:
@@ -85,11 +112,14 @@ class OfflineChain(Chain):
                 CREATE TABLE IF NOT EXISTS neurons(netuid INTEGER, uid INTEGER, hotkey TEXT, coldkey TEXT,
                     stake REAL, validator_permit INTEGER, ip TEXT, port INTEGER, registered INTEGER,
                     PRIMARY KEY(netuid, uid), UNIQUE(netuid, hotkey));
-                CREATE TABLE IF NOT EXISTS weights(netuid INTEGER, validator_uid INTEGER, uid INTEGER,
-                    weight REAL, block INTEGER, PRIMARY KEY(netuid, validator_uid, uid));
+                CREATE TABLE IF NOT EXISTS mechanisms(netuid INTEGER PRIMARY KEY, count INTEGER, split TEXT);
+                CREATE TABLE IF NOT EXISTS mechanism_weights(netuid INTEGER, mechid INTEGER,
+                    validator_uid INTEGER, uid INTEGER, value INTEGER, block INTEGER,
+                    PRIMARY KEY(netuid, mechid, validator_uid, uid));
                 """
             )
             db.execute("INSERT OR IGNORE INTO subnet VALUES (?, ?, ?)", (self.netuid, time.time(), block_seconds))
+            db.execute("INSERT OR IGNORE INTO mechanisms VALUES (?, 1, NULL)", (self.netuid,))
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30.0)
@@ -102,7 +132,11 @@ class OfflineChain(Chain):
         ).fetchone()
         return int((time.time() - genesis) / seconds)
 
-    # --- offline-only administration (what btcli does on a real chain) ---
+    def _mechanisms(self, db: sqlite3.Connection) -> Mechanisms:
+        count, split = db.execute("SELECT count, split FROM mechanisms WHERE netuid=?", (self.netuid,)).fetchone()
+        return Mechanisms(int(count), tuple(json.loads(split)) if split else ())
+
+    # --- offline-only administration (what btcli and the subnet owner do on a real chain) ---
     def register(self, hotkey: str, coldkey: str, *, stake: float = 0.0, validator_permit: bool = False) -> int:
         """Register `hotkey` (idempotent) and return its uid."""
         with closing(self._connect()) as db, db:
@@ -121,13 +155,60 @@ class OfflineChain(Chain):
             )
             return uid
 
-    def weights(self, validator_uid: int) -> dict[int, float]:
+    def set_mechanism_count(self, count: int) -> None:
+        """`sudo_set_mechanism_count`: a change drops the removed mechanisms' weights and resets the split."""
+        if not 1 <= int(count) <= MAX_MECHANISMS:
+            raise ValueError(f"a subnet runs 1 to {MAX_MECHANISMS} mechanisms, not {count}")
+        with closing(self._connect()) as db, db:
+            db.execute("BEGIN IMMEDIATE")
+            if self._mechanisms(db).count != int(count):
+                db.execute("DELETE FROM mechanism_weights WHERE netuid=? AND mechid>=?", (self.netuid, int(count)))
+                db.execute("UPDATE mechanisms SET count=?, split=NULL WHERE netuid=?", (int(count), self.netuid))
+
+    def set_emission_split(self, split: Optional[Sequence[int]]) -> None:
+        """`sudo_set_mechanism_emission_split`: u16 shares summing to 65535, at most one per mechanism
+        (None: back to even)."""
+        with closing(self._connect()) as db, db:
+            db.execute("BEGIN IMMEDIATE")
+            if split is not None:
+                values = [int(x) for x in split]
+                count = self._mechanisms(db).count
+                if not values or len(values) > count or sum(values) != yuma.U16_MAX or min(values) < 0:
+                    raise ValueError(f"a split is 1 to {count} u16 shares summing to {yuma.U16_MAX}, not {values}")
+            text = None if split is None else json.dumps(values)
+            db.execute("UPDATE mechanisms SET split=? WHERE netuid=?", (text, self.netuid))
+
+    def weights(self, validator_uid: int, mechid: int = 0) -> dict[int, float]:
+        """One validator's weights on one mechanism, each row summing to 1 (bittensor's `weights` read)."""
         with closing(self._connect()) as db:
             rows = db.execute(
-                "SELECT uid, weight FROM weights WHERE netuid=? AND validator_uid=? ORDER BY uid",
-                (self.netuid, validator_uid),
+                "SELECT uid, value FROM mechanism_weights WHERE netuid=? AND mechid=? AND validator_uid=? ORDER BY uid",
+                (self.netuid, mechid, validator_uid),
             ).fetchall()
-        return dict(rows)
+        total = sum(value for _, value in rows)
+        return {uid: value / total for uid, value in rows} if total else {}
+
+    def emission(self) -> dict[int, float]:
+        """Each uid's share of the miners' emission: per mechanism, Yuma consensus over the permitted
+        validators' weights (`yuma.epoch`, no bonds needed for incentive), times the mechanism's share."""
+        with closing(self._connect()) as db:
+            mechanisms = self._mechanisms(db)
+            neurons = db.execute(
+                "SELECT uid, stake, validator_permit FROM neurons WHERE netuid=? ORDER BY uid", (self.netuid,)
+            ).fetchall()
+            rows = db.execute(
+                "SELECT mechid, validator_uid, uid, value FROM mechanism_weights WHERE netuid=?", (self.netuid,)
+            ).fetchall()
+        n = len(neurons)
+        stake = np.array([s if permit else 0.0 for _, s, permit in neurons])
+        total = np.zeros(n)
+        for mechid, share in enumerate(mechanisms.shares):
+            matrix = np.zeros((n, n))
+            for m, validator, uid, value in rows:
+                if m == mechid and validator < n and uid < n:
+                    matrix[validator, uid] = value
+            total += share * yuma.epoch(matrix, stake).incentive
+        return {uid: float(total[uid]) for uid in range(n)}
 
     # --- the Chain interface ---
     async def metagraph(self) -> bt.Metagraph:
@@ -166,6 +247,10 @@ class OfflineChain(Chain):
         with closing(self._connect()) as db:
             return self._block_now(db)
 
+    async def mechanisms(self) -> Mechanisms:
+        with closing(self._connect()) as db:
+            return self._mechanisms(db)
+
     def _own_uid(self, db: sqlite3.Connection) -> int:
         hotkey = self.wallet.hotkey.ss58_address
         row = db.execute("SELECT uid FROM neurons WHERE netuid=? AND hotkey=?", (self.netuid, hotkey)).fetchone()
@@ -173,19 +258,25 @@ class OfflineChain(Chain):
             raise RuntimeError(f"hotkey {hotkey} is not registered on offline netuid {self.netuid}")
         return row[0]
 
-    async def set_weights(self, uids: Sequence[int], weights: Sequence[float]) -> None:
-        total = float(sum(weights))
+    async def set_weights(self, uids: Sequence[int], weights: Sequence[float], mechid: int = 0) -> None:
+        from bittensor.intents import normalize  # max-upscaled to u16, zeros dropped: what the SDK sends
+
+        stored_uids, values = normalize([int(u) for u in uids], [float(w) for w in weights])
+        if not stored_uids:
+            raise ValueError("all weights are zero; nothing to set")
         with closing(self._connect()) as db, db:
             db.execute("BEGIN IMMEDIATE")
             me = self._own_uid(db)
+            if not 0 <= mechid < self._mechanisms(db).count:
+                raise RuntimeError(f"MechanismDoesNotExist: offline netuid {self.netuid} has no mechanism {mechid}")
             block = self._block_now(db)
-            db.execute("DELETE FROM weights WHERE netuid=? AND validator_uid=?", (self.netuid, me))
+            db.execute(
+                "DELETE FROM mechanism_weights WHERE netuid=? AND mechid=? AND validator_uid=?",
+                (self.netuid, mechid, me),
+            )
             db.executemany(
-                "INSERT INTO weights VALUES (?, ?, ?, ?, ?)",
-                [
-                    (self.netuid, me, int(u), float(w) / total if total > 0 else 0.0, block)
-                    for u, w in zip(uids, weights, strict=True)
-                ],
+                "INSERT INTO mechanism_weights VALUES (?, ?, ?, ?, ?, ?)",
+                [(self.netuid, mechid, me, u, v, block) for u, v in zip(stored_uids, values)],
             )
 
     async def serve(self, ip: str, port: int) -> None:
@@ -218,12 +309,19 @@ class SubtensorChain(Chain):
     async def block(self) -> int:
         return await (await self._connected()).block()
 
-    async def set_weights(self, uids: Sequence[int], weights: Sequence[float]) -> None:
+    async def mechanisms(self) -> Mechanisms:
+        client = await self._connected()
+        count = await client.subnets.mechanism_count(self.netuid)
+        split = await client.subnets.mechanism_emission_split(self.netuid)
+        return Mechanisms(max(1, int(count)), tuple(int(x) for x in split))
+
+    async def set_weights(self, uids: Sequence[int], weights: Sequence[float], mechid: int = 0) -> None:
         client = await self._connected()
         intent = bt.SetWeights(
             netuid=self.netuid,
             uids=[int(u) for u in uids],
             weights=[float(w) for w in weights],
+            mechid=int(mechid),
             version_key=self.version_key,
         )
         (await client.execute(intent, self.wallet)).raise_for_failure()

@@ -5,8 +5,9 @@ connected -> FLAC -> signed response.
 
 Every failure is a JSON body `{"error": "<one line>"}` with a 4xx/5xx status, and closes its connection (a
 refused request cannot keep a connection busy); nothing a caller sends can crash the process or reach the
-filesystem. /v1/health is liveness for anyone, paced per address; its details only for a signed GET (the
-miner's own hotkey or a caller the access policy admits), paced per caller.
+filesystem. /v1/health is liveness for anyone, paced per address; its details (among them the services this
+miner serves: validators ask it for those only) only for a signed GET (the miner's own hotkey or a caller the
+access policy admits), paced per caller and signed back to it.
 """
 
 from __future__ import annotations

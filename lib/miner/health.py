@@ -1,15 +1,18 @@
 """/v1/health: liveness for anyone, paced per address; the details for a signed GET (the miner's own hotkey or a
-caller the access policy admits), paced per caller, with every place held by caller and stage."""
+caller the access policy admits), paced per caller and signed back to it, with the services this miner serves
+(validators ask it for those only) and every place held by caller and stage."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
-from audionet.lib.core.auth import claimed_hotkey, verify_request
+from audionet.lib.core.auth import claimed_hotkey, sign_response, verify_request
 from audionet.lib.core.errors import WireError
+from audionet.lib.core.protocol import HEALTH_PATH
 from audionet.lib.miner.addresses import address_group
 from audionet.lib.miner.pacing import Pacers
 
@@ -51,7 +54,9 @@ class Health:
         miner.claim_connection(http, caller)
         if not await self.signed.turn(caller):
             raise WireError("too many health requests from this caller; try again later", status=429)
-        return JSONResponse(self.details())
+        body = json.dumps(self.details()).encode()
+        headers = sign_response(miner.wallet, HEALTH_PATH, body, caller)
+        return Response(body, media_type="application/json", headers=headers)
 
     def details(self) -> dict:
         """What /v1/health tells a signed caller: the hotkey, when this process started (ns since the epoch;

@@ -104,9 +104,33 @@ class MinerClient:
         answer.latency_s = answer.latency_s or time.perf_counter() - started
         return answer
 
-    async def _post(self, url: str, body: bytes, headers: dict, timeout: float) -> tuple[int, httpx.Headers, bytes]:
-        """POST; (status, headers, body), reading at most MAX_RESPONSE_BYTES."""
-        async with self.http.stream("POST", url, content=body, headers=headers, timeout=timeout) as response:
+    async def served(self, target: Target, timeout: float) -> Optional[frozenset[str]]:
+        """The services `target` serves, from its health signed by its hotkey for this validator (None when it
+        does not answer, or not with a signed answer)."""
+        headers = sign_request(self.wallet, HEALTH_PATH, b"", target.hotkey, method="GET")
+        try:
+            status, reply_headers, payload = await asyncio.wait_for(
+                self._post(f"http://{target.endpoint}{HEALTH_PATH}", b"", headers, timeout, method="GET"), timeout
+            )
+            if status != 200:
+                return None
+            verify_response(
+                reply_headers,
+                payload,
+                HEALTH_PATH,
+                miner_hotkey=target.hotkey,
+                self_hotkey=self.hotkey,
+                nonce_store=self.nonces,
+            )
+            return frozenset(str(s) for s in json.loads(payload)["services"])
+        except (WireError, TimeoutError, httpx.HTTPError, ValueError, KeyError, TypeError):
+            return None
+
+    async def _post(
+        self, url: str, body: bytes, headers: dict, timeout: float, method: str = "POST"
+    ) -> tuple[int, httpx.Headers, bytes]:
+        """POST (or `method`); (status, headers, body), reading at most MAX_RESPONSE_BYTES."""
+        async with self.http.stream(method, url, content=body, headers=headers, timeout=timeout) as response:
             chunks, size = [], 0
             async for chunk in response.aiter_bytes():
                 size += len(chunk)
@@ -117,8 +141,9 @@ class MinerClient:
 
 
 def miner_health(base_url: str, wallet, miner_hotkey: str, timeout: float = 5.0) -> dict:
-    """The details of a miner's /v1/health (queues, models, devices): a GET signed by `wallet`, which must be
-    the miner's own hotkey or one its access policy admits. Unsigned, /v1/health only says it is alive."""
+    """The details of a miner's /v1/health (the services it serves, queues, models, devices): a GET signed by
+    `wallet`, which must be the miner's own hotkey or one its access policy admits (the answer is signed back
+    to it). Unsigned, /v1/health only says it is alive."""
     headers = sign_request(wallet, HEALTH_PATH, b"", miner_hotkey, method="GET")
     response = httpx.get(base_url + HEALTH_PATH, headers=headers, timeout=timeout)
     if response.status_code != 200:

@@ -1,5 +1,6 @@
-"""Validator rounds: sync -> sample miners -> query every service at once ->
-gate and reward -> EMA -> save state -> set weights once per epoch."""
+"""Validator rounds: sync -> sample miners -> ask each for the services its signed health says it serves, all
+at once -> gate and reward -> records -> save state -> set weights once per epoch, one mechanism per service
+(or the services that share a mechanism combined by a split)."""
 
 from __future__ import annotations
 
@@ -16,16 +17,20 @@ import numpy as np
 
 from audionet.lib.core.audio import encode_flac
 from audionet.lib.core.chain import Chain
+from audionet.lib.core.errors import ConfigError
 from audionet.lib.core.timing import Timer
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.services import registry
 from audionet.lib.validator.client import Answer, MinerClient, Target
 from audionet.lib.validator.incentive import CURVE, Curve
+from audionet.lib.validator.mechanisms import plan
 from audionet.lib.validator.network_view import NetworkView
 from audionet.lib.validator.round import Scored, score_round
 from audionet.lib.validator.state import ScoreState, atomic_write_json
 
 log = logging.getLogger("validator")
+SERVED_TTL_S = 600.0  # how long a miner's signed health (the services it serves) is trusted before asking again
+HEALTH_TIMEOUT_S = 5.0  # a miner that cannot say what it serves within this is asked for every service
 
 
 def default_timeouts() -> dict[str, float]:
@@ -36,7 +41,7 @@ def default_timeouts() -> dict[str, float]:
 @dataclass
 class ValidatorSettings:
     state_dir: str
-    curve: Curve = CURVE  # EMA, eligibility and the scores-to-weights curve
+    curve: Curve = CURVE  # the records' memory, eligibility and the scores-to-weights curve
     sample_size: int = 16
     epoch_length: int = 100  # blocks between set_weights
     round_interval: float = 12.0
@@ -44,6 +49,8 @@ class ValidatorSettings:
     services: tuple[str, ...] = field(default_factory=registry.names)
     seed: Optional[int] = None
     save_audio_dir: Optional[str] = None  # keep every valid clip as FLAC, for listening
+    mechanisms: Optional[dict[str, int]] = None  # service -> mechanism; None: one per service, or all on one
+    split: dict[str, float] = field(default_factory=dict)  # shares of services that share a mechanism (missing: 1)
 
 
 class Validator:
@@ -69,6 +76,7 @@ class Validator:
         self.summary_path = os.path.join(settings.state_dir, "summary.json")
         self.rounds_path = os.path.join(settings.state_dir, "rounds.jsonl")
         self.state = ScoreState.load(self.state_path, tuple(self.services), settings.curve)
+        self.health: dict[str, tuple[float, Optional[frozenset[str]]]] = {}  # hotkey -> (asked at, it serves)
         if self.state.round:
             log.info("restored state: round %d, %d uids", self.state.round, len(self.state.hotkeys))
 
@@ -82,14 +90,32 @@ class Validator:
             targets = [targets[i] for i in sorted(chosen)]
         return targets
 
+    async def served(self, client: MinerClient, targets: list[Target]) -> dict[int, set[str]]:
+        """Per target: the scored services it serves, from its signed health (asked again after SERVED_TTL_S;
+        a miner that does not answer it is asked for every service, and its failures are scored)."""
+        now = time.monotonic()
+        stale = [t for t in targets if now - self.health.get(t.hotkey, (-np.inf, None))[0] > SERVED_TTL_S]
+        answers = await asyncio.gather(*(client.served(t, HEALTH_TIMEOUT_S) for t in stale))
+        for target, services in zip(stale, answers):
+            self.health[target.hotkey] = (now, services)
+        out = {}
+        for target in targets:
+            services = self.health[target.hotkey][1]
+            out[target.uid] = set(self.settings.services) if services is None else services & set(self.services)
+            if services is not None:
+                self.state.set_served(target.uid, services)
+        return out
+
     async def run_round(self, client: MinerClient) -> list[Scored]:
         metagraph = await self.chain.metagraph()
         for uid in self.state.sync(metagraph.hotkeys):
-            log.info("uid %d changed hotkey: its scores start again from 0", uid)
+            log.info("uid %d changed hotkey: its records start again from nothing", uid)
+        self.state.advance(time.time())
         targets = self.sample_targets(metagraph)
+        served = await self.served(client, targets)
         # Each miner gets its own prompt and seed: deterministic models cannot
         # collide as "duplicates", and a cached or copied answer cannot match.
-        jobs = [(t, self.make_request(s)) for t in targets for s in self.settings.services]
+        jobs = [(t, self.make_request(s)) for t in targets for s in self.settings.services if s in served[t.uid]]
         answers: list[Answer] = await asyncio.gather(
             *(client.query(t, self.services[r.service], r, self.settings.timeouts[r.service]) for t, r in jobs)
         )
@@ -97,16 +123,17 @@ class Validator:
         # Evaluation is CPU/GPU work: off the event loop, so nothing else stalls meanwhile.
         with self.timer.measure("all", "evaluation", audio_seconds=sum(a.audio.seconds for a in answers if a.ok)):
             scored = await asyncio.to_thread(score_round, answers, self.judge, self.services, self.timer.measure)
+        estimates = []
         for item in scored:
             uid, service = item.answer.target.uid, item.answer.service
-            self.state.update(service, uid, item.reward)
+            estimates.append(self.state.update(service, uid, item.reward))
             if item.gate is None and item.answer.meta is not None:  # a gated answer's speed is no GPU's speed
                 meta = item.answer.meta
                 self.network.record(meta.device, service, meta.generation_s, item.answer.audio.seconds, uid)
         self.state.round += 1
         block = metagraph.block
         self.state.save(self.state_path)
-        self._log_round(block, scored)
+        self._log_round(block, scored, estimates)
         if self.settings.save_audio_dir:
             self._save_audio(scored)
         if block - self.state.last_weights_block >= self.settings.epoch_length or self.state.last_weights_block < 0:
@@ -123,26 +150,48 @@ class Validator:
             self.timer.record(answer.service, f"{stage}/uid{answer.target.uid}", answer.latency_s, audio_s)
 
     async def set_weights(self, block: int) -> None:
-        weights = self.state.weights()
-        uids = [uid for uid, w in enumerate(weights) if w > 0]
-        if not uids:
-            log.info("no miner has earned weight (none eligible, or all below the curve's floor); not setting weights")
-            return
+        """Each mechanism gets the weights of the services it pays (one per service when the subnet runs a
+        mechanism per service; combined by the split where services share one)."""
         try:
-            await self.chain.set_weights(uids, [weights[u] for u in uids])
+            mechanisms = await self.chain.mechanisms()
+            layout = plan(registry.names(), mechanisms.count, self.settings.mechanisms, self.settings.split)
+        except ConfigError as error:
+            log.error("not setting weights: %s", error)
+            return
         except Exception as error:
-            log.error("set_weights failed (will retry next round): %s", error)
+            log.error("cannot read the subnet's mechanisms (will retry next round): %s", error)
+            return
+        per_service = {s: np.asarray(w) for s, w in self.state.weights().items()}
+        done = []
+        for mechid in layout.used:
+            if not any(s in per_service for s in layout.services_of(mechid)):
+                continue  # a mechanism for services this validator does not score: other validators set it
+            weights = layout.combine(per_service, mechid)
+            uids = [int(u) for u in np.flatnonzero(weights > 0)]
+            if not uids:
+                log.info(
+                    "mechanism %d: no miner has earned weight in %s; not setting it", mechid, layout.services_of(mechid)
+                )
+                continue
+            try:
+                await self.chain.set_weights(uids, [float(weights[u]) for u in uids], mechid=mechid)
+            except Exception as error:
+                log.error("set_weights on mechanism %d failed (will retry next round): %s", mechid, error)
+                return
+            done.append(f"mechanism {mechid} ({'+'.join(layout.services_of(mechid))}): {len(uids)} uids")
+        if not done:
+            log.info("no miner has earned weight (none eligible, or all below the curve's floor); not setting weights")
             return
         self.state.last_weights_block = block
         self.state.save(self.state_path)
-        log.info("set weights on %d uids at block %d", len(uids), block)
+        log.info("set weights at block %d: %s", block, "; ".join(done))
 
-    def _log_round(self, block: int, scored: list[Scored]) -> None:
+    def _log_round(self, block: int, scored: list[Scored], estimates: list[float]) -> None:
         record = {
             "round": self.state.round,
             "block": block,
             "time": time.time(),
-            "alpha": self.settings.curve.alpha,
+            "memory_s": {"record": self.settings.curve.memory.record_s, "recent": self.settings.curve.memory.recent_s},
             "results": [
                 {
                     "uid": s.answer.target.uid,
@@ -155,9 +204,9 @@ class Validator:
                     "latency_s": round(s.answer.latency_s, 4),
                     "model": s.answer.meta.model if s.answer.meta else None,
                     "audio_s": round(s.answer.audio.seconds, 3) if s.answer.audio is not None else None,
-                    "ema": self.state.emas[s.answer.service][s.answer.target.uid],
+                    "estimate": estimate,
                 }
-                for s in scored
+                for s, estimate in zip(scored, estimates)
             ],
         }
         with open(self.rounds_path, "a") as handle:
@@ -177,15 +226,15 @@ class Validator:
                     handle.write(encode_flac(item.answer.audio))
 
     def write_summary(self, block: int) -> None:
-        weights, combined, estimates = self.state.weights(), self.state.combined(), self.state.estimates()
+        weights, estimates, answers = self.state.weights(), self.state.estimates(), self.state.answers()
         miners = [
             {
                 "uid": uid,
                 "hotkey": hotkey,
-                "score": combined[uid],
-                "weight": weights[uid],
+                "serves": sorted(self.state.served(uid)),
                 "scores": {s: estimates[s][uid] for s in self.services},
-                "rounds": min(self.state.counts[s][uid] for s in self.services) if self.services else 0,
+                "weights": {s: weights[s][uid] for s in self.services},
+                "answers": {s: answers[s][uid] for s in self.services},
             }
             for uid, hotkey in enumerate(self.state.hotkeys)
             if hotkey != self.hotkey

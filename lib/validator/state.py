@@ -1,9 +1,10 @@
-"""The validator's memory: an EMA of rewards per uid and service, and how many rounds scored it.
+"""The validator's memory: per service, a record of each uid's answers in wall-clock time (`incentive.Record`),
+and which services each uid serves.
 
-The EMA's constants and the weights come from `incentive.Curve` (the validator's `CURVE` unless a flag
-changes one). Saved atomically (temp file, fsync, rename, fsync dir) after every round so a
-crash at any point leaves either the old or the new state on disk, and a
-restart continues from exactly the saved floats (JSON keeps float repr).
+Saved atomically (temp file, fsync, rename, fsync dir) after every round so a crash at any point leaves
+either the old or the new state on disk, and a restart continues from exactly the saved floats (JSON keeps
+float repr); the time the records were last brought up to is saved with them, so the time a validator was
+down passes for its records as it would have had it run.
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from audionet.lib.core.errors import ConfigError
-from audionet.lib.validator.incentive import CURVE, Curve
+from audionet.lib.validator.incentive import CURVE, Curve, Record, estimate
 
-STATE_VERSION = 3
-# A version-1 state has EMAs but no round counts; its uids with a score count as scored this many rounds
-# (long enough that the EMA needs no correction for its start at 0).
+STATE_VERSION = 4
+# States before version 4 kept an EMA per scored round (weight LEGACY_ALPHA, the default then) and a count of
+# scored rounds; each is carried over as at most LEGACY_ANSWERS answers of its estimate, so new answers soon
+# outweigh it. A version-1 state has no counts: its uids with a score count as scored this many rounds.
+LEGACY_ALPHA = 0.005
+LEGACY_ANSWERS = 20
 V1_ROUNDS = 10_000
 
 
@@ -33,73 +37,91 @@ def finite_unit(value: float) -> float:
 
 @dataclass
 class ScoreState:
-    """`services`: the services this validator scores (a miner's weight combines them); columns of
-    other services found in a saved state are kept, not counted."""
+    """`services`: the services this validator scores; records of other services found in a saved state are
+    kept in the file, not used."""
 
     services: tuple[str, ...] = ()
     hotkeys: list[str] = field(default_factory=list)
-    emas: dict[str, list[float]] = field(default_factory=dict)  # EMA of rewards per service and uid
-    counts: dict[str, list[int]] = field(default_factory=dict)  # scored rounds per service and uid
+    records: dict[str, Record] = field(default_factory=dict)
+    serves: dict[str, list[bool]] = field(default_factory=dict)  # per service and uid, from its signed health
     round: int = 0
     last_weights_block: int = -1
+    time: float = 0.0  # wall-clock seconds the records were last brought up to (0: never)
     curve: Curve = field(default=CURVE, compare=False)
 
     def __post_init__(self) -> None:
         self.services = tuple(self.services)
         for service in self.services:
-            self.emas.setdefault(service, [])
-        for service in self.emas:
-            self.counts.setdefault(service, [])
+            self.records.setdefault(service, Record.empty(len(self.hotkeys)))
+        for service in self.records:
+            self.serves.setdefault(service, [True] * len(self.hotkeys))
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, ScoreState):
+            return NotImplemented
+        return self.to_json() == other.to_json() and self.services == other.services
 
     def sync(self, hotkeys: list[str]) -> list[int]:
         """Follow the metagraph; a uid whose hotkey changed starts again from nothing.
         Returns the uids that were reset."""
         reset = [uid for uid, old in enumerate(self.hotkeys[: len(hotkeys)]) if old != hotkeys[uid]]
-        for table, empty in ((self.emas, 0.0), (self.counts, 0)):
-            for column in table.values():
-                del column[len(hotkeys) :]
-                column.extend([empty] * (len(hotkeys) - len(column)))
-                for uid in reset:
-                    column[uid] = empty
+        for service, record in list(self.records.items()):
+            grown = Record.empty(len(hotkeys))
+            kept = min(len(hotkeys), len(self.hotkeys))
+            grown.put(slice(0, kept), record.take(slice(0, kept)))
+            grown.put(reset, Record.empty(len(reset)))
+            self.records[service] = grown
+            column = (self.serves[service] + [True] * len(hotkeys))[: len(hotkeys)]
+            self.serves[service] = [True if uid in reset else value for uid, value in enumerate(column)]
         self.hotkeys = list(hotkeys)
         return reset
 
-    def update(self, service: str, uid: int, reward: float) -> float:
-        """One scored round of `uid` in `service`; the new EMA."""
-        column = self.emas[service]
-        column[uid] = float(self.curve.update(finite_unit(column[uid]), finite_unit(reward)))
-        self.counts[service][uid] += 1
-        return column[uid]
+    def advance(self, now: float) -> None:
+        """Bring every record up to wall-clock time `now` (seconds)."""
+        if self.time > 0:
+            for record in self.records.values():
+                record.decay(now - self.time, self.curve.memory)
+        self.time = max(self.time, now)
 
-    def _matrix(self, table: dict) -> np.ndarray:
-        return np.array([table[s] for s in self.services], float).reshape(len(self.services), len(self.hotkeys))
+    def update(self, service: str, uid: int, reward: float) -> float:
+        """One scored answer of `uid` in `service`; its new estimate."""
+        record = self.records[service]
+        record.add(uid, finite_unit(reward))
+        return float(estimate(record.take([uid]), self.curve.memory).value[0])
+
+    def set_served(self, uid: int, services) -> None:
+        """What a uid's signed health says it serves: it is asked, and paid, for those only."""
+        for service, column in self.serves.items():
+            column[uid] = service in services
+
+    def served(self, uid: int) -> set[str]:
+        return {s for s in self.services if self.serves[s][uid]}
 
     def estimates(self) -> dict[str, list[float]]:
-        """Per scored service and uid: the EMA as an estimate of the mean reward (corrected for its start)."""
-        values = self.curve.estimate(self._matrix(self.emas), self._matrix(self.counts))
-        return {s: [float(v) for v in row] for s, row in zip(self.services, values)}
+        """Per scored service and uid: the estimated mean reward (0 before its first answer)."""
+        return {s: [float(v) for v in estimate(self.records[s], self.curve.memory).value] for s in self.services}
 
-    def combined(self) -> list[float]:
-        """Per uid: the mean estimated reward over the scored services."""
-        if not self.services:
-            return [0.0] * len(self.hotkeys)
-        estimates = self.estimates()
-        return [sum(estimates[s][uid] for s in self.services) / len(self.services) for uid in range(len(self.hotkeys))]
+    def answers(self) -> dict[str, list[int]]:
+        """Per scored service and uid: answers scored."""
+        return {s: [int(v) for v in self.records[s].count] for s in self.services}
 
-    def weights(self) -> list[float]:
-        """The curve's L1-normalised weights; all zeros when nobody earned anything."""
-        if not self.services or not self.hotkeys:
-            return [0.0] * len(self.hotkeys)
-        return [float(w) for w in self.curve.weights(self._matrix(self.emas), self._matrix(self.counts))]
+    def weights(self) -> dict[str, list[float]]:
+        """Per scored service: the curve's L1-normalised weights over uids; all zeros where nobody earned
+        anything."""
+        return {
+            s: [float(w) for w in self.curve.weights(self.records[s], self.serves[s])] if self.hotkeys else []
+            for s in self.services
+        }
 
     def to_json(self) -> dict:
         return {
             "version": STATE_VERSION,
             "round": self.round,
             "last_weights_block": self.last_weights_block,
+            "time": self.time,
             "hotkeys": self.hotkeys,
-            "emas": self.emas,
-            "counts": self.counts,
+            "records": {s: r.as_lists() for s, r in self.records.items()},
+            "serves": self.serves,
         }
 
     def save(self, path: str) -> None:
@@ -107,33 +129,57 @@ class ScoreState:
 
     @classmethod
     def load(cls, path: str, services: tuple[str, ...], curve: Curve = CURVE) -> ScoreState:
-        """The saved state, or a fresh one when there is none (a version-1 state is carried over)."""
+        """The saved state, or a fresh one when there is none (older versions are carried over)."""
         if not os.path.exists(path):
             return cls(services, curve=curve)
         try:
             with open(path) as handle:
                 data = json.load(handle)
-        except (OSError, ValueError) as error:
+            if not isinstance(data, dict) or data.get("version") not in (1, 2, 3, STATE_VERSION):
+                raise ValueError(f"not a version-{STATE_VERSION} audionet validator state")
+            hotkeys = [str(h) for h in data["hotkeys"]]
+            if data["version"] == STATE_VERSION:
+                records = {s: Record.from_lists(r, len(hotkeys)) for s, r in dict(data["records"]).items()}
+                serves = {s: [bool(v) for v in column] for s, column in dict(data.get("serves", {})).items()}
+            else:
+                records, serves = _carried(data, len(hotkeys)), {}
+        except (OSError, ValueError, KeyError, TypeError) as error:
             raise ConfigError(f"cannot read validator state {path}: {error}") from None
-        if not isinstance(data, dict) or data.get("version") not in (1, 2, STATE_VERSION):
-            raise ConfigError(f"{path}: not a version-{STATE_VERSION} audionet validator state")
-        # Versions 1 and 2 called the EMAs "scores".
-        emas = {s: [finite_unit(v) for v in column] for s, column in dict(data.get("emas", data.get("scores"))).items()}
-        if data["version"] == 1:
-            counts = {s: [V1_ROUNDS if v > 0 else 0 for v in column] for s, column in emas.items()}
-        else:
-            counts = {s: [max(0, int(v)) for v in column] for s, column in dict(data["counts"]).items()}
         state = cls(
             services,
-            hotkeys=list(data["hotkeys"]),
-            emas=emas,
-            counts=counts,
+            hotkeys=hotkeys,
+            records=records,
+            serves=serves,
             round=int(data["round"]),
             last_weights_block=int(data["last_weights_block"]),
+            time=float(data.get("time", 0.0)),
             curve=curve,
         )
         state.sync(state.hotkeys)  # pad columns if the file predates a service
         return state
+
+
+def _carried(data: dict, size: int) -> dict[str, Record]:
+    """Records from a state of version 1-3 (an EMA per scored round and, from version 2, round counts)."""
+    emas = dict(data.get("emas", data.get("scores")))  # versions 1 and 2 called the EMAs "scores"
+    records = {}
+    for service, column in emas.items():
+        ema = np.array([finite_unit(v) for v in column][:size] + [0.0] * max(0, size - len(column)))
+        if data["version"] == 1:
+            count = np.where(ema > 0, V1_ROUNDS, 0)
+        else:
+            counts = [max(0, int(v)) for v in dict(data["counts"]).get(service, [])][:size]
+            count = np.array(counts + [0] * (size - len(counts)), float)
+        seen = 1.0 - (1.0 - LEGACY_ALPHA) ** count
+        value = np.divide(ema, seen, out=np.zeros_like(ema), where=seen > 0)
+        answers = np.minimum(count, LEGACY_ANSWERS)
+        record = Record.empty(size)
+        record.total[:] = record.recent[:] = value * answers
+        record.total_sq[:] = value**2 * answers
+        record.weight[:] = record.weight_sq[:] = record.recent_weight[:] = record.recent_weight_sq[:] = answers
+        record.count[:] = count
+        records[service] = record
+    return records
 
 
 def atomic_write_json(path: str, data) -> None:

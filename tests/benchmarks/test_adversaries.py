@@ -37,13 +37,13 @@ def test_every_attack_answers_every_round_of_its_service(report):
         assert all(row["rounds"] == ROUNDS for row in result["summary"].values())
 
 
-def test_no_attack_beats_the_honest_offline_backend_except_the_named_blind_spots(report):
-    blind = {a.name for a in CATALOGUE if "offline" in a.blind_spot}
-    assert blind == {"random chords + click"}  # the one the docs call out: offline cannot judge music
+def test_no_attack_beats_the_honest_offline_backend(report):
+    assert not any(a.blind_spot for a in CATALOGUE)  # basic-pitch and YAMNet closed the offline music blind spot
     for service in report["services"]:
-        assert set(adversaries.beats_honest(report, service)) <= blind, service
+        assert not adversaries.beats_honest(report, service), service
     summary = report["services"]["music"]["summary"]
-    assert summary["random chords + click"]["score"] > summary[adversaries.HONEST]["score"] - 0.2  # it is blind
+    # the old judge scored random chords on a click 1.000, above the honest backend; the learned judges see it
+    assert summary["random chords + click"]["score"] < summary[adversaries.HONEST]["score"] - 0.15
 
 
 def test_the_gates_that_should_catch_an_attack_do(report):

@@ -21,6 +21,7 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
     from audionet.benchmarks.device_tables import tables
     from audionet.benchmarks.evaluators import main as evaluators
     from audionet.benchmarks.judges import main as judges
+    from audionet.benchmarks.incentive import report as incentive
     from audionet.benchmarks.pool import report as pool
     from tests.stress import report as reliability
 
@@ -40,7 +41,7 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
             "pool": pool.render,
             "reliability": reliability.render,
         }
-        prefixed = {"adversaries-": adversaries.markdown, "judges-": judges.markdown}
+        prefixed = {"adversaries-": adversaries.markdown, "incentive-": incentive.markdown, "judges-": judges.markdown}
         render = next((r for prefix, r in prefixed.items() if name.startswith(prefix)), None) or renderers[name]
         body = render(data)
     return json_path.with_suffix(".md"), f"Regenerate: `{data['command']}`\n\n{body.rstrip()}\n"
@@ -48,10 +49,7 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
 
 def committed() -> list[Path]:
     skipped = ("gpu_info.json",)  # device facts, no table of their own
-    # The incentive study renders from its simulation's objects, not its JSON alone (its report is rebuilt
-    # with the study).
-    found = [p for p in sorted(RESULTS.rglob("*.json")) if p.name not in skipped and "incentive" not in p.name]
-    return found
+    return [p for p in sorted(RESULTS.rglob("*.json")) if p.name not in skipped]
 
 
 @pytest.mark.parametrize("json_path", committed(), ids=lambda p: str(p.relative_to(RESULTS)))
@@ -63,5 +61,4 @@ def test_the_committed_markdown_is_what_its_json_renders(json_path):
 def test_every_committed_table_has_its_json():
     tables = {p for p in RESULTS.rglob("*.md")}
     rendered = {markdown_of(p)[0] for p in committed()}
-    incentive = {p for p in tables if "incentive" in p.name}
-    assert tables - incentive == rendered
+    assert tables == rendered

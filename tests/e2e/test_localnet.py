@@ -1,6 +1,6 @@
-"""A whole subnet: the chain gets the validator's curve, a garbage miner earns nothing, a killed
-validator resumes from exactly the scores it saved, and `audionet-localnet` runs its roster of
-best, cheap and cheating miners."""
+"""A whole subnet: each mechanism on the chain gets its service's weights, a garbage miner earns nothing, a
+specialist is asked for its service only, a killed validator resumes from exactly the records it saved, and
+`audionet-localnet` runs its roster of best, cheap and cheating miners."""
 
 import json
 import os
@@ -19,9 +19,9 @@ from audionet.lib.validator.state import ScoreState
 from tests.e2e.garbage import GARBAGE_MODELS
 from tests.files import REPO
 from tests.gated import wait_until
+from tests.replay import not_replayed
 
 pytestmark = pytest.mark.timeout(900)
-ALPHA = 0.3
 SERVICES = ("tts", "vc", "music")
 
 
@@ -36,35 +36,41 @@ def wait_for_rounds(net, count, process, timeout=300):
         time.sleep(0.3)
 
 
-def check_restored(round_record, state_before: ScoreState):
-    """Every EMA in the round follows alpha * reward + (1 - alpha) * restored value, exactly."""
+def check_restored(net, round_record, state_before: ScoreState):
+    """Every record the round touched is the restored one brought up to the round's time plus its answers,
+    exactly."""
     assert round_record["round"] == state_before.round + 1
-    for result in round_record["results"]:
-        old = state_before.emas[result["service"]][result["uid"]]
-        assert result["ema"] == ALPHA * result["reward"] + (1 - ALPHA) * old
+    after = ScoreState.load(os.path.join(net.state_dir, "state.json"), SERVICES)
+    assert not_replayed(state_before, after, round_record) == []
 
 
-def test_the_chain_gets_the_curve_garbage_earns_none_and_state_survives_a_kill(tmp_path):
+def test_each_mechanism_gets_its_service_garbage_earns_none_a_specialist_and_state_survive_a_kill(tmp_path):
     net = LocalNet(str(tmp_path))
     net.add_validator()
     honest = [net.add_miner(f"honest{i}") for i in range(3)]
     garbage = net.add_miner("garbage", models=GARBAGE_MODELS)
-    args = ["--neuron.alpha", str(ALPHA), "--neuron.eligible_after", "1", "--neuron.seed", "11"]
+    specialist = net.add_miner("specialist", extra_args=("--services", "tts"))
+    args = ["--neuron.eligible_after", "1", "--neuron.seed", "11"]
     try:
         net.wait_ready()
         assert net.run_validator(1, extra_args=args) == 0
         report = net.report()
-        weights = {m["uid"]: m["weight"] for m in report["miners"]}
-        assert weights[garbage.uid] == 0.0 and any(weights[m.uid] > 0 for m in honest), report
-        assert abs(sum(weights.values()) - 1.0) < 1e-6
-        curve = replace(CURVE, alpha=ALPHA, eligible_after=1)
-        expected = ScoreState.load(os.path.join(net.state_dir, "state.json"), SERVICES, curve).weights()
-        assert all(weights[m["uid"]] == pytest.approx(expected[m["uid"]]) for m in report["miners"]), report
+        state = ScoreState.load(os.path.join(net.state_dir, "state.json"), SERVICES, replace(CURVE, eligible_after=1))
+        expected = state.weights()
+        for mechid, service in enumerate(SERVICES):  # one mechanism per service, as localnet sets the subnet up
+            on_chain = net.chain.weights(net.validator_uid, mechid)
+            assert on_chain.get(garbage.uid, 0.0) == 0.0 and sum(on_chain.values()) == pytest.approx(1.0)
+            for uid, weight in enumerate(expected[service]):
+                assert on_chain.get(uid, 0.0) == pytest.approx(weight, abs=1e-4), (service, on_chain, expected)
+        emission = {m["uid"]: m["emission"] for m in report["miners"]}
+        assert emission[garbage.uid] == 0.0 and sum(emission.values()) == pytest.approx(1.0)
+        assert emission[specialist.uid] > 0 and state.served(specialist.uid) == {"tts"}
         gates = {(r["uid"], r["service"]): r["gate"] for r in net.round_records()[0]["results"]}
         assert "clipped" in gates[(garbage.uid, "tts")]
         assert "HTTP 500" in gates[(garbage.uid, "vc")]
         assert "wrong length" in gates[(garbage.uid, "music")]
         assert all(gates[(m.uid, s)] is None for m in honest for s in ("tts", "vc", "music")), gates
+        assert {s for u, s in gates if u == specialist.uid} == {"tts"}  # never asked for what it does not serve
 
         # Kill the validator between rounds 2 and 3, then restart it.
         saved = ScoreState.load(os.path.join(net.state_dir, "state.json"), SERVICES)
@@ -75,11 +81,11 @@ def test_the_chain_gets_the_curve_garbage_earns_none_and_state_survives_a_kill(t
         wait_until(lambda: json.load(open(summary))["round"] == 2, what="round 2's summary")
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-        check_restored(net.round_records()[1], saved)
+        check_restored(net, net.round_records()[1], saved)
         killed = ScoreState.load(os.path.join(net.state_dir, "state.json"), SERVICES)
         assert killed.round == 2
         assert net.run_validator(1, extra_args=args) == 0
-        check_restored(net.round_records()[2], killed)
+        check_restored(net, net.round_records()[2], killed)
     finally:
         net.stop()
 
@@ -110,12 +116,13 @@ def test_localnet_runs_its_roster_pays_no_cheat_and_logs_each_round(tmp_path):
     assert report["rounds"] == 1 and [m["backend"] for m in report["miners"]] == [label for label, _ in ROSTER]
     best, cheap, cheat = report["miners"]
     assert best["models"] == {"tts": "kokoro:", "vc": "kokoro-clone:", "music": "baseline:synth"}
-    assert cheat["models"]["tts"] == "loop:baseline:espeak" and cheat["weight"] == 0.0
-    assert best["weight"] + cheap["weight"] == pytest.approx(1.0)
+    assert cheat["models"]["tts"] == "loop:baseline:espeak" and cheat["emission"] == 0.0
+    assert best["emission"] + cheap["emission"] == pytest.approx(1.0)
+    assert report["mechanisms"]["count"] == 3 and report["mechanisms"]["shares"] == pytest.approx([1 / 3] * 3)
     for miner in report["miners"]:
-        assert set(miner["scores"]) == {"tts", "vc", "music"}
+        assert set(miner["scores"]) == set(miner["weights"]) == {"tts", "vc", "music"}
         assert miner["mean_latency_s"] > 0 and miner["hotkey"][:12] in result.stdout
-    assert "weight" in result.stdout and "cheat: 1 s loop" in result.stdout
+    assert "share of emission" in result.stdout and "cheat: 1 s loop" in result.stdout
     assert "round 1/1: miner0: tts" in result.stdout  # not a terminal: one line per round, no progress bar
     clip = tmp_path / "net" / "audio" / "round-00001" / f"uid-{best['uid']:03d}-music.flac"
     audio = decode_flac(clip.read_bytes(), max_seconds=30, max_bytes=10**7)

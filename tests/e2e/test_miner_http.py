@@ -1,6 +1,7 @@
 """A real miner process on loopback, attacked with every btauth failure mode, with connections that prove
 nothing, text that would speak for minutes, callers that leave, and an open-file limit of 1,024."""
 
+import asyncio
 import base64
 import json
 import os
@@ -368,6 +369,21 @@ def test_public_health_is_liveness_only_and_the_details_need_a_signature(net):
         client.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 64_000 + b"\r\n\r\n")
         client.settimeout(10)
         assert client.recv(12) == b"HTTP/1.1 431"
+
+
+def test_a_validator_reads_what_a_miner_serves_from_its_health_signed_back_to_it(net):
+    """The validator asks each miner for the services its signed health names; a miner that is not the hotkey
+    the validator expects there answers nothing it would believe."""
+    from audionet.lib.validator.client import MinerClient, Target
+
+    async def ask(miner, hotkey):
+        async with httpx.AsyncClient() as http:
+            client = MinerClient(wallet(net, "validator"), http)
+            return await client.served(Target(miner.uid, hotkey, f"127.0.0.1:{miner.port}"), timeout=10)
+
+    assert asyncio.run(ask(miner_named(net, "open"), miner_named(net, "open").hotkey)) == {"tts", "vc"}
+    assert asyncio.run(ask(miner_named(net, "strict"), miner_named(net, "strict").hotkey)) == {"tts"}
+    assert asyncio.run(ask(miner_named(net, "open"), miner_named(net, "strict").hotkey)) is None
 
 
 def test_a_burst_of_connections_stays_inside_an_open_file_limit_of_1024(net):

@@ -128,12 +128,15 @@ def crash_table(r: dict) -> str:
             ]
         )
     if mid := r.get("mid_round"):
+        # Results measured before the validator kept records (issue 33) counted EMAs.
+        kind = "records" if "records_not_exact" in mid else "EMAs"
         rows.append(
             [
                 "validator mid-round",
                 f"after {mid['killed_after_rounds']} round(s), queries in flight",
                 f"state round {mid['saved_round']} = rounds logged: {mid['state_matches_log']}",
-                f"next round {mid['next_round']}: {mid['ema_not_exact']} of {mid['results_checked']} EMAs not exact",
+                f"next round {mid['next_round']}: {mid.get('records_not_exact', mid.get('ema_not_exact'))} of "
+                f"{mid['results_checked']} {kind} not exact",
             ]
         )
     if gen := r.get("miner_mid_generation"):

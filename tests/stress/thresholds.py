@@ -65,7 +65,7 @@ def crash(r: dict) -> list[str]:
         if save["state_loads"] != save["kills"] or save["scores_exact"] != save["state_loads"]:
             failed.append(f"mid-save: {save}")
     if mid := r.get("mid_round"):
-        if not mid["state_matches_log"] or mid["restart_exit"] != 0 or mid["ema_not_exact"] != 0:
+        if not mid["state_matches_log"] or mid["restart_exit"] != 0 or mid["records_not_exact"] != 0:
             failed.append(f"mid-round: {mid}")
     if gen := r.get("miner_mid_generation"):
         if (

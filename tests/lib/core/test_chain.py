@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from audionet.lib.core.chain import OfflineChain, open_chain
+from audionet.lib.core.chain import Mechanisms, OfflineChain, open_chain
 from audionet.lib.core.errors import ConfigError
 from tests.gated import wait_until
 
@@ -32,16 +32,50 @@ def test_offline_chain_is_shared_between_processes_and_returns_real_metagraph(tm
     wait_until(lambda: asyncio.run(chain.block()) > first, timeout_s=5, what="the next block (0.05 s)")
 
 
-def test_set_weights_normalises_and_needs_registration(tmp_path, wallets):
+def test_set_weights_stores_u16_like_the_sdk_and_needs_registration(tmp_path, wallets):
     path = str(tmp_path / "chain.sqlite")
     validator = wallets("v")
     chain = OfflineChain(path, wallet=validator)
     uid = chain.register(validator.hotkey.ss58_address, "cold", stake=1.0, validator_permit=True)
-    asyncio.run(chain.set_weights([1, 2], [1.0, 3.0]))
-    assert chain.weights(uid) == {1: 0.25, 2: 0.75}
+    asyncio.run(chain.set_weights([1, 2, 3], [1.0, 3.0, 1e-6]))
+    # max-upscaled to 65535 and rounded, as bittensor sends them: a weight below 1/131070 of the top is dropped
+    assert chain.weights(uid) == {1: 21845 / 87380, 2: 65535 / 87380}
+    with pytest.raises(ValueError, match="all weights are zero"):
+        asyncio.run(chain.set_weights([1], [0.0]))
     stranger = OfflineChain(path, wallet=wallets("s"))
     with pytest.raises(RuntimeError, match="not registered"):
         asyncio.run(stranger.set_weights([1], [1.0]))
+
+
+def test_mechanisms_follow_the_chain(tmp_path, wallets):
+    """One mechanism until the owner sets more; weights per mechanism; a count change drops the removed
+    mechanisms' weights and resets the split to even, as subtensor's update_mechanism_counts_if_needed does."""
+    path = str(tmp_path / "chain.sqlite")
+    validator = wallets("v")
+    chain = OfflineChain(path, wallet=validator)
+    me = chain.register(validator.hotkey.ss58_address, "cold", stake=1.0, validator_permit=True)
+    for name in ("a", "b"):
+        chain.register(name, "cold")
+    assert asyncio.run(chain.mechanisms()) == Mechanisms(1) and Mechanisms(1).shares == [1.0]
+    with pytest.raises(RuntimeError, match="MechanismDoesNotExist"):
+        asyncio.run(chain.set_weights([1], [1.0], mechid=1))
+    chain.set_mechanism_count(3)
+    chain.set_emission_split([32768, 16384, 16383])
+    assert asyncio.run(chain.mechanisms()).shares == pytest.approx([32768 / 65535, 16384 / 65535, 16383 / 65535])
+    asyncio.run(chain.set_weights([1], [1.0], mechid=0))
+    asyncio.run(chain.set_weights([2], [1.0], mechid=2))
+    assert chain.weights(me, 0) == {1: 1.0} and chain.weights(me, 2) == {2: 1.0} and chain.weights(me, 1) == {}
+    emission = chain.emission()
+    assert emission[1] == pytest.approx(32768 / 65535) and emission[2] == pytest.approx(16383 / 65535)
+    assert emission[me] == 0.0  # mechanism 1 set no weights: its share pays no miner
+    for bad in ([65535, 0, 0, 0], [1, 2], []):
+        with pytest.raises(ValueError, match="split"):
+            chain.set_emission_split(bad)
+    chain.set_mechanism_count(2)
+    assert asyncio.run(chain.mechanisms()) == Mechanisms(2) and chain.weights(me, 2) == {}
+    assert chain.weights(me, 0) == {1: 1.0}
+    with pytest.raises(ValueError):
+        chain.set_mechanism_count(0)
 
 
 def test_open_chain_refuses_a_missing_offline_file(tmp_path):
@@ -57,6 +91,12 @@ class RecordingClient:
         self.executed, self.succeed = [], succeed
         self.subnets = self
         self._metagraph = metagraph
+
+    async def mechanism_count(self, netuid, *, block=None):
+        return 3
+
+    async def mechanism_emission_split(self, netuid, *, block=None):
+        return [21845, 21845, 21845]
 
     async def metagraph(self, netuid, block=None, *, commitments=True):
         return self._metagraph if netuid == self._metagraph.netuid else None
@@ -85,10 +125,12 @@ def test_subtensor_chain_sends_real_intents(tmp_path, wallets):
     chain._client = RecordingClient(asyncio.run(offline.metagraph()))
     assert asyncio.run(chain.block()) == 1234
     assert asyncio.run(chain.metagraph()).netuid == 16
-    asyncio.run(chain.set_weights([3, 5], [0.25, 0.75]))
+    assert asyncio.run(chain.mechanisms()) == Mechanisms(3, (21845, 21845, 21845))
+    asyncio.run(chain.set_weights([3, 5], [0.25, 0.75], mechid=2))
     asyncio.run(chain.serve("203.0.113.7", 8091))
     (weights, signer), (serve, _) = chain._client.executed
-    assert weights == bt.SetWeights(netuid=16, uids=[3, 5], weights=[0.25, 0.75], version_key=7) and signer is wallet
+    expected = bt.SetWeights(netuid=16, uids=[3, 5], weights=[0.25, 0.75], mechid=2, version_key=7)
+    assert weights == expected and signer is wallet
     assert serve == bt.ServeAxon(netuid=16, ip="203.0.113.7", port=8091)
     chain._client.succeed = False
     with pytest.raises(bt.ChainError, match="rate limited"):

@@ -165,7 +165,7 @@ def test_validator_round_rewards_and_non_finite_scores_never_reach_weights(judge
     state.sync(["a", "b", "c"])
     for uid, value in enumerate([math.nan, math.inf, 0.5]):
         state.update("tts", uid, value)
-    weights = state.weights()
+    weights = state.weights()["tts"]
     assert all(math.isfinite(w) for w in weights) and weights == [0.0, 0.0, 1.0]
 
 

@@ -7,37 +7,49 @@ import pytest
 
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.validator.incentive import CURVE
-from audionet.lib.validator.state import V1_ROUNDS, ScoreState
+from audionet.lib.validator.state import LEGACY_ANSWERS, V1_ROUNDS, ScoreState
 
 SERVICES = ("tts", "vc", "music")
-EAGER = replace(CURVE, alpha=0.25, eligible_after=1, floor_slack=0.0)  # eligible and judged strictly from round one
+EAGER = replace(CURVE, eligible_after=1)  # eligible from one answer
 
 
-def test_ema_follows_the_formula_and_nan_never_reaches_weights():
+def test_answers_make_the_estimate_and_nan_never_reaches_weights():
     state = ScoreState(SERVICES, curve=EAGER)
     state.sync(["a", "b", "c"])
-    assert state.update("tts", 0, 1.0) == 0.25
-    assert state.update("tts", 0, 0.5) == 0.25 * 0.5 + 0.75 * 0.25
-    assert state.counts["tts"] == [2, 0, 0]
-    for service in ("vc", "music"):
-        state.update(service, 0, 0.5)
+    state.advance(1000.0)
+    assert state.update("tts", 0, 1.0) == 1.0
+    assert state.update("tts", 0, 0.5) == pytest.approx(0.75)
+    assert state.answers()["tts"] == [2, 0, 0]
     for service, reward in (("tts", float("nan")), ("vc", float("inf")), ("music", -3.0)):
         state.update(service, 1, reward)
         state.update(service, 2, reward)
     weights = state.weights()
-    assert all(math.isfinite(w) and w >= 0 for w in weights)
-    assert weights == [1.0, 0.0, 0.0]  # NaN, inf and negative rewards all count as 0
+    assert all(math.isfinite(w) and w >= 0 for column in weights.values() for w in column)
+    assert weights["tts"] == [1.0, 0.0, 0.0]  # NaN, inf and negative rewards all count as 0
+    assert weights["vc"] == [0.0, 0.0, 0.0]  # nobody earned anything in vc
 
 
-def test_the_estimate_is_the_weighted_mean_of_what_a_uid_has_shown():
-    """Divided by 1 - (1 - alpha)^n: after two rounds of 0.8 the estimate is 0.8, not 0.8 x 0.4375."""
-    state = ScoreState(("tts",), curve=EAGER)
-    state.sync(["a"])
-    state.update("tts", 0, 0.8)
-    state.update("tts", 0, 0.8)
-    assert state.emas["tts"][0] == pytest.approx(0.8 * (1 - 0.75**2))
-    assert state.estimates()["tts"][0] == pytest.approx(0.8)
-    assert state.combined() == [pytest.approx(0.8)]
+def test_each_service_is_paid_on_its_own():
+    """A uid that answers one service well and another badly is paid in the first, whatever the second."""
+    state = ScoreState(SERVICES, curve=EAGER)
+    state.sync(["a", "b"])
+    for _ in range(3):
+        state.update("tts", 0, 0.9)
+        state.update("tts", 1, 0.3)
+        state.update("vc", 0, 0.2)
+        state.update("vc", 1, 0.8)
+    weights = state.weights()
+    assert weights["tts"] == [1.0, 0.0] and weights["vc"] == [0.0, 1.0] and weights["music"] == [0.0, 0.0]
+
+
+def test_a_uid_paid_only_where_it_serves():
+    state = ScoreState(SERVICES, curve=EAGER)
+    state.sync(["a", "b"])
+    for uid in (0, 1):
+        state.update("tts", uid, 0.8)
+    state.set_served(1, {"music"})
+    assert state.weights()["tts"] == [1.0, 0.0] and state.served(1) == {"music"}
+    assert state.sync(["a", "z"]) == [1] and state.served(1) == set(SERVICES)  # a new hotkey: asked for everything
 
 
 def test_changed_hotkey_resets_only_that_uid():
@@ -46,17 +58,7 @@ def test_changed_hotkey_resets_only_that_uid():
     state.update("vc", 0, 1.0)
     state.update("vc", 1, 1.0)
     assert state.sync(["a", "z", "new"]) == [1]
-    assert state.emas["vc"] == [0.25, 0.0, 0.0] and state.counts["vc"] == [1, 0, 0]
-
-
-def test_all_zero_scores_give_all_zero_weights():
-    state = ScoreState(SERVICES, curve=EAGER)
-    state.sync(["a", "b"])
-    assert state.weights() == [0.0, 0.0]
-    for uid in (0, 1):
-        for service in SERVICES:
-            state.update(service, uid, 0.0)
-    assert state.weights() == [0.0, 0.0]
+    assert state.answers()["vc"] == [1, 0, 0] and state.estimates()["vc"] == [1.0, 0.0, 0.0]
 
 
 def test_no_weight_before_eligible():
@@ -64,62 +66,78 @@ def test_no_weight_before_eligible():
     state.sync(["a"])
     for _ in range(2):
         state.update("tts", 0, 0.9)
-        assert state.weights() == [0.0]
+        assert state.weights()["tts"] == [0.0]
     state.update("tts", 0, 0.9)
-    assert state.weights() == [1.0]
+    assert state.weights()["tts"] == [1.0]
 
 
-def test_save_and_load_restore_exact_floats_atomically(tmp_path):
+def test_save_and_load_restore_exact_floats_atomically_and_time_passes_while_down(tmp_path):
     path = str(tmp_path / "state.json")
     state = ScoreState(SERVICES, round=7, last_weights_block=42, curve=EAGER)
     state.sync(["a", "b"])
+    state.advance(5000.0)
     state.update("music", 1, 0.1234567890123)
     state.update("music", 1, 0.7)
     state.save(path)
     restored = ScoreState.load(path, SERVICES, EAGER)
-    assert restored == state and restored.curve == EAGER
+    assert restored == state and restored.curve == EAGER and restored.time == 5000.0
     assert os.listdir(tmp_path) == ["state.json"]  # no temp file left behind
     saved = json.load(open(path))
-    assert saved["emas"]["music"][1] == state.emas["music"][1] and saved["counts"]["music"] == [0, 2]
+    assert saved["version"] == 4 and saved["records"]["music"]["count"] == [0.0, 2.0]
+    restored.advance(5000.0 + CURVE.memory.record_s)
+    assert restored.records["music"].weight[1] == pytest.approx(2 / math.e)
+    assert restored.estimates()["music"][1] == pytest.approx(state.estimates()["music"][1])
 
 
-def test_a_version_1_state_carries_over_as_long_scored(tmp_path):
-    """v1 had no round counts: a uid with a score counts as scored for long (its EMA needs no correction)."""
+def test_a_restart_keeps_paying_the_same_uids(tmp_path):
+    """Down for ten minutes: the weights after the restart are those before, within 1 %."""
+    path = str(tmp_path / "state.json")
+    state = ScoreState(SERVICES, curve=EAGER)
+    state.sync([f"hk{u}" for u in range(20)])
+    state.advance(1000.0)
+    for uid in range(20):
+        for _ in range(10):
+            state.update("tts", uid, 0.5 + 0.025 * uid)
+    before = state.weights()["tts"]
+    state.save(path)
+    later = ScoreState.load(path, SERVICES, EAGER)
+    later.advance(1000.0 + 600.0)
+    after = later.weights()["tts"]
+    assert sum(abs(a - b) for a, b in zip(after, before)) / 2 < 0.01
+    assert [w > 0 for w in after] == [w > 0 for w in before]
+
+
+def test_adding_a_service_leaves_the_others_weights_alone(tmp_path):
+    path = str(tmp_path / "state.json")
+    state = ScoreState(("tts", "vc"), curve=EAGER)
+    state.sync(["a", "b"])
+    for uid, reward in ((0, 0.9), (1, 0.85)):
+        for _ in range(4):
+            state.update("tts", uid, reward)
+            state.update("vc", uid, reward)
+    state.save(path)
+    grown = ScoreState.load(path, SERVICES, EAGER)
+    assert grown.weights()["tts"] == state.weights()["tts"] and grown.weights()["music"] == [0.0, 0.0]
+
+
+def test_older_states_carry_over(tmp_path):
+    """Versions 1-3 kept an EMA per scored round: each uid becomes at most LEGACY_ANSWERS answers of its
+    estimate (version 1 had no counts: a uid with a score counts as scored for long)."""
     path = tmp_path / "state.json"
-    path.write_text(
-        json.dumps(
-            {
-                "version": 1,
-                "round": 3,
-                "last_weights_block": 9,
-                "hotkeys": ["a", "b"],
-                "scores": {"tts": [0.5, 0.0], "vc": [0.4, 0.0], "music": [0.9, 0.0]},
-            }
-        )
-    )
+    legacy = {"version": 1, "round": 3, "last_weights_block": 9, "hotkeys": ["a", "b"]}
+    path.write_text(json.dumps({**legacy, "scores": {"tts": [0.5, 0.0], "vc": [0.4, 0.0], "music": [0.9, 0.0]}}))
     state = ScoreState.load(str(path), SERVICES)
-    assert state.counts["tts"] == [V1_ROUNDS, 0] and state.round == 3
-    assert state.estimates()["tts"][0] == pytest.approx(0.5)
-    assert state.weights() == [1.0, 0.0]
+    assert state.answers()["tts"] == [V1_ROUNDS, 0] and state.round == 3
+    assert state.estimates()["tts"][0] == pytest.approx(0.5) and state.records["tts"].weight[0] == LEGACY_ANSWERS
+    v3 = {**legacy, "version": 3, "emas": {"tts": [0.005 * 0.8, 0.0]}, "counts": {"tts": [1, 0]}}
+    path.write_text(json.dumps(v3))
+    carried = ScoreState.load(str(path), ("tts",))
+    assert carried.estimates()["tts"][0] == pytest.approx(0.8) and carried.answers()["tts"] == [1, 0]
 
 
 def test_unreadable_state_is_a_clear_config_error(tmp_path):
     path = tmp_path / "state.json"
-    for content in ("{not json", '{"version": 99}', "[1, 2]"):
+    for content in ("{not json", '{"version": 99}', "[1, 2]", '{"version": 4, "hotkeys": 3}'):
         path.write_text(content)
         with pytest.raises(ConfigError, match="state"):
             ScoreState.load(str(path), SERVICES)
-
-
-def test_a_miner_weight_combines_the_scored_services_only(tmp_path):
-    """Columns of a service this validator no longer scores are kept in the file, not counted."""
-    path = str(tmp_path / "state.json")
-    state = ScoreState(SERVICES, curve=EAGER)
-    state.sync(["a", "b"])
-    for service in SERVICES:
-        state.update(service, 0, 1.0 if service == "tts" else 0.5)
-        state.update(service, 1, 0.2 if service == "tts" else 1.0)
-    state.save(path)
-    tts_only = ScoreState.load(path, ("tts",), EAGER)
-    assert tts_only.weights() == [1.0, 0.0] and tts_only.emas["music"] == state.emas["music"]
-    assert ScoreState.load(path, ("vc", "music"), EAGER).weights() == [0.0, 1.0]

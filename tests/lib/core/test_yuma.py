@@ -1,0 +1,66 @@
+"""Yuma consensus as subtensor's epoch computes it: the weighted median at the chain's kappa, clipping, trust,
+incentive, the bond EMA and dividends, the emission split between mechanisms."""
+
+import numpy as np
+import pytest
+from bittensor.intents import normalize
+
+from audionet.lib.core import yuma
+
+
+def test_weights_are_clipped_to_the_stake_weighted_median():
+    """Two honest validators (80 % of stake) and one that gives everything to miner 2: its weight is clipped
+    to the consensus (0), so it pays nobody and its trust is 0."""
+    weights = np.array([[0.5, 0.5, 0.0], [0.6, 0.4, 0.0], [0.0, 0.0, 1.0]])
+    epoch = yuma.epoch(weights, [0.5, 0.3, 0.2])
+    assert epoch.consensus == pytest.approx([0.5, 0.5, 0.0])  # miner 1: stake 0.5 gives at least 0.5
+    ranks = np.array([0.5 * 0.5 + 0.3 * 0.5, 0.5 * 0.5 + 0.3 * 0.4, 0.0])
+    assert epoch.incentive == pytest.approx(ranks / ranks.sum())
+    assert epoch.validator_trust == pytest.approx([1.0, 0.9, 0.0])
+
+
+def test_kappa_is_the_chains_u16_half():
+    """kappa = 32767/65535 is a hair under 0.5: with two validators of equal stake the median is the higher
+    weight (the chain's `weighted_median` walks up while the stake below stays within 1 - kappa)."""
+    epoch = yuma.epoch(np.array([[1.0, 0.0], [0.0, 1.0]]), [1.0, 1.0])
+    assert epoch.consensus == pytest.approx([1.0, 1.0]) and epoch.validator_trust == pytest.approx([1.0, 1.0])
+    tipped = yuma.epoch(np.array([[1.0, 0.0], [0.0, 1.0]]), [1.0, 1.001])
+    assert tipped.consensus == pytest.approx([0.0, 1.0])
+
+
+def test_stored_weights_are_the_sdks_u16():
+    uids, values = normalize([0, 1, 2], [0.2, 0.5, 1e-7])
+    stored = yuma.quantize(np.array([[0.2, 0.5, 1e-7]]))[0]
+    assert stored[uids].tolist() == values and stored[2] == 0
+
+
+def test_dividends_follow_bonds_and_an_early_bonder_earns_more_per_stake():
+    """Both validators end up weighting the same miner; the one that did so epochs earlier holds more of its
+    bonds (their EMA moves 10 % an epoch) and gets more dividends than its stake share."""
+    stake = [0.5, 0.5]
+    bonds = None
+    for t in range(12):
+        late = [1.0, 0.0] if t < 6 else [0.0, 1.0]
+        epoch = yuma.epoch(np.array([[0.0, 1.0], late]), stake, bonds)
+        bonds = epoch.bonds
+    assert epoch.incentive == pytest.approx([0.0, 1.0])
+    assert epoch.dividends[0] > 0.6 and epoch.dividends.sum() == pytest.approx(1.0)
+    assert epoch.miner_emission.sum() == pytest.approx(0.5) and epoch.validator_emission.sum() == pytest.approx(0.5)
+    assert bonds.max() == yuma.U16_MAX  # stored as the chain stores them: each miner's column max-upscaled
+
+
+def test_a_uid_registered_since_the_last_epoch_starts_its_bonds_again():
+    first = yuma.epoch(np.array([[1.0, 1.0], [1.0, 0.0]]), [0.5, 0.5])
+    again = yuma.epoch(np.array([[0.0, 1.0], [0.0, 1.0]]), [0.5, 0.5], first.bonds, fresh=np.array([False, True]))
+    assert again.bonds[:, 1] == pytest.approx([yuma.U16_MAX, yuma.U16_MAX])  # both bonded alike from scratch
+
+
+def test_no_weights_pay_validators_by_stake():
+    epoch = yuma.epoch(np.zeros((2, 3)), [3.0, 1.0])
+    assert epoch.incentive.tolist() == [0.0, 0.0, 0.0] and epoch.dividends == pytest.approx([0.75, 0.25])
+
+
+def test_the_emission_split_between_mechanisms():
+    assert yuma.split_shares([], 3) == pytest.approx([1 / 3] * 3)
+    assert yuma.split_shares([65535], 2) == pytest.approx([1.0, 0.0])  # a short split is padded with zeros
+    assert yuma.split_shares([32767, 32767], 2) == pytest.approx([32768 / 65535, 32767 / 65535])  # rounding to 0
