@@ -9,7 +9,7 @@ ROUNDS ?= 5
 # `make install EDITABLE=` installs a regular (non-editable) copy, as CI checks it.
 EDITABLE ?= -e
 
-.PHONY: install localnet test test-fast stress lint wire gpu-check clean
+.PHONY: install localnet test test-fast stress lint wire gpu-check chromium clean
 
 $(BIN)/.audionet-installed: requirements.txt requirements-dev.txt requirements-nodeps.txt setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,8 +22,13 @@ $(BIN)/.audionet-installed: requirements.txt requirements-dev.txt requirements-n
 
 install: $(BIN)/.audionet-installed
 
+# Writes localnet.json and localnet.html beside it (weights by round, every clip with a player, timing).
 localnet: install
 	$(BIN)/audionet-localnet --miners $(MINERS) --rounds $(ROUNDS) --json localnet.json
+
+# Headless Chromium (Debian's package) for the test that renders localnet.html; skipped where it is missing.
+chromium:
+	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium)
 
 # Lint first: seconds, and a layering or format slip fails before minutes of tests. basedpyright checks
 # imports only (pyrightconfig.json): every audionet.* import resolves through pythonpath/, as an editor sees it.
@@ -33,7 +38,7 @@ lint: install
 	$(BIN)/lint-imports
 	$(BIN)/basedpyright --pythonpath $(BIN)/python
 
-test: lint
+test: lint chromium
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
 
 # The inner loop: unit and fast integration tests, no e2e processes and nothing slow (pytest.ini's markers).
@@ -57,4 +62,4 @@ gpu-check:
 	PYTHONPATH=pythonpath$${PYTHONPATH:+:$$PYTHONPATH} HF_HUB_OFFLINE=1 $(GPU_PYTHON) -m audionet.benchmarks gpu-check $(ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache localnet.json
+	rm -rf $(VENV) .pytest_cache localnet.json localnet.html

@@ -16,6 +16,7 @@ import tempfile
 from audionet.lib.core.config import Parser, flag, positive_int, setup_logging
 from audionet.lib.localnet import LocalNet, roster_models
 from audionet.lib.services import registry
+from audionet.neurons import localnet_report
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,7 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rounds", type=positive_int, default=5, help="validator rounds to run (5: enough to tell the roster apart)"
     )
-    parser.add_argument("--json", dest="json_path", default=None, help="also write the results table here")
+    parser.add_argument(
+        "--json", dest="json_path", default=None, help="also write the results table here, and <name>.html beside it"
+    )
     parser.add_argument("--workdir", default=None, help="keep chain, wallets, logs and state here (default: temp)")
     parser.add_argument(
         "--mechanisms",
@@ -88,7 +91,12 @@ def main(argv=None) -> int:
     if args.json_path:
         with open(args.json_path, "w") as handle:
             json.dump(report, handle, indent=2)
-        log.info("wrote %s", args.json_path)
+        page = localnet_report.write(
+            os.path.splitext(args.json_path)[0] + ".html", report, net.round_records(), os.path.join(workdir, "audio")
+        )
+        log.info(
+            "wrote %s and %s (open it in a browser: weights by round, every clip and its verdict)", args.json_path, page
+        )
     if args.workdir is None:
         shutil.rmtree(workdir, ignore_errors=True)
     else:

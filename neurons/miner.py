@@ -2,6 +2,7 @@
 
     python neurons/miner.py --netuid 16 --subtensor.network finney \
         --wallet.name my_cold --wallet.hotkey my_hot --axon.port 8091 --axon.external_ip 203.0.113.7
+    audionet-miner check <the same flags>    # is it ready? (neurons/check.py)
 """
 
 from __future__ import annotations
@@ -76,6 +77,11 @@ async def publish(chain, ip: str, port: int) -> None:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["check"]:  # audionet-miner check <the miner's flags>: neurons/check.py
+        from audionet.neurons.check import main as check
+
+        return check(argv[1:])
     return run_entry_point("miner", build_parser(), run, argv)
 
 

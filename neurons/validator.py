@@ -14,6 +14,7 @@ from audionet.lib.core.config import Parser, add_common_flags, flag, positive_in
 from audionet.lib.core.telemetry import add_telemetry_flags
 from audionet.lib.services import registry
 from audionet.lib.validator.incentive import CURVE
+from audionet.lib.validator.verdicts import add_verdict_flags
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     flag(neuron, "neuron.seed", type=int, default=None, help="seed for prompts (default: fresh randomness)")
     flag(neuron, "neuron.save_audio", default=None, help="keep every received clip as FLAC under this directory")
     registry.add_timeout_flags(neuron, "neuron.timeout", "{title} request timeout, s")
+    add_verdict_flags(neuron)
     add_telemetry_flags(parser)
     from audionet.models.eval.profiles import add_eval_flags
 
@@ -140,6 +142,7 @@ def run(args, log) -> int:
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.scoring.judge import Judge
     from audionet.lib.validator.loop import Validator, ValidatorSettings
+    from audionet.lib.validator.verdicts import VerdictLog
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
@@ -182,6 +185,7 @@ def run(args, log) -> int:
         sources=(validator.network,),
     )
     telemetry.start(telemetry_settings.interval_s)
+    validator.on_verdicts = VerdictLog(telemetry, args.neuron_verdict_rows, args.neuron_wandb_audio)
     try:
         asyncio.run(validator.run(args.neuron_rounds))
     except KeyboardInterrupt:

@@ -197,7 +197,9 @@ CATALOGUE: tuple[Attack, ...] = (
     Attack("replay, re-encoded", cloning, "the reference through an 8 kHz coarse codec", replay_reencoded),
     Attack("espeak cloner", cloning, "baseline:world (espeak + WORLD)", espeak_cloner, cheap_engine=True),
     Attack("chord + click", music, "a held chord and a kick at the stated tempo", chord_and_click),
-    Attack("random chords + click", music, "a random chord and a kick on every beat at the stated tempo", chords_and_click),
+    Attack(
+        "random chords + click", music, "a random chord and a kick on every beat at the stated tempo", chords_and_click
+    ),
 )
 
 

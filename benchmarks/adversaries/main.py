@@ -201,16 +201,14 @@ def main(argv: list[str], prog: str = "audionet-bench adversaries") -> int:
 def measure(args, command: str) -> int:
     from rich.progress import Progress
 
+    from audionet.benchmarks.common.evaluation import judge_from_flags
     from audionet.lib.core.devices import device_slug
-    from audionet.lib.scoring.judge import Judge
-    from audionet.models.eval.profiles import EvalSettings
 
-    evaluation = EvalSettings.from_flags(args)
-    judge = Judge.load(evaluation.specs(), device=evaluation.device)
+    judge, profile = judge_from_flags(args)
     sources = registry.sources_from_flags(args, args.services)
     with Progress() as progress:
         task = progress.add_task("adversary rounds", total=args.rounds * len(args.services))
-        report = run(args, evaluation.chosen_profile(), judge, sources, lambda: progress.advance(task))
+        report = run(args, profile, judge, sources, lambda: progress.advance(task))
     slug, name = device_slug(judge.evaluators.device), f"adversaries-{report['profile']}"
     write_result(args.out, slug, name, report, markdown(report), command, lambda p: plot(report, p))
     print(markdown(report))

@@ -31,6 +31,14 @@ def evaluator_specs(specs: dict[str, str], weights: str, cache_dir: str, device:
     return random_specs(specs, cache_dir, device=device)
 
 
+def judge_from_flags(args) -> tuple[Judge, str]:
+    """The validator's Judge for a study's --eval flags, and the name of the profile it runs."""
+    from audionet.models.eval.profiles import EvalSettings
+
+    evaluation = EvalSettings.from_flags(args)
+    return Judge.load(evaluation.specs(), device=evaluation.device), evaluation.chosen_profile()
+
+
 class Evaluation:
     def __init__(self, device: str = "cpu", specs: Optional[dict[str, str]] = None):
         self.judge = Judge.load(specs, device=device)

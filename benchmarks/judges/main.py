@@ -36,19 +36,17 @@ def main(argv: list[str], prog: str = "audionet-bench judges") -> int:
 def measure(args, command: str) -> int:
     from rich.progress import Progress
 
+    from audionet.benchmarks.common.evaluation import judge_from_flags
     from audionet.lib.core.devices import device_slug
-    from audionet.lib.scoring.judge import Judge
-    from audionet.models.eval.profiles import EvalSettings
 
-    evaluation = EvalSettings.from_flags(args)
-    judge = Judge.load(evaluation.specs(), device=evaluation.device)
+    judge, profile = judge_from_flags(args)
     with Progress() as progress:
         task = progress.add_task("sentences, then tracks", total=args.sentences + args.tracks)
         tick = lambda: progress.advance(task)  # noqa: E731
         spoken = speech.run(judge, args.sentences, args.seed, tick)
         rows, pairs = music.run(judge, args.tracks, args.seed, tick)
     data = {
-        "profile": evaluation.chosen_profile(),
+        "profile": profile,
         "evaluators": judge.evaluators.describe(),
         "speech_classes": {"rows": spoken, "findings": speech.findings(spoken)},
         "music_classes": {"rows": rows, "pairs": pairs, "findings": music.findings(rows, pairs)},

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional, Protocol
 
+from audionet.lib.core.audio import Audio
 from audionet.lib.core.config import flag
 from audionet.lib.core.timing import Key, Stats, Timer, scalars
 
@@ -200,18 +201,37 @@ class Telemetry:
             return values
 
     def _log_wandb(self, snapshot: dict[Key, Stats], values: dict[str, float], extra: dict[str, list[dict]]) -> None:
+        rows = stats_rows(snapshot)
+        tables = {
+            f"{device}/{service}": (
+                TABLE_COLUMNS,
+                [r for r in rows if (r["device"], r["service"]) == (device, service)],
+            )
+            for device, service in sorted({(r["device"], r["service"]) for r in rows})
+        }
+        tables.update({s.name: (s.columns, extra[s.name]) for s in self.sources if extra[s.name]})
+        self._log_run(values, tables)
+
+    def log_tables(self, tables: dict[str, tuple[Sequence[str], list[dict]]], values: dict) -> None:
+        """Log `tables` (name -> (columns, rows), as `tables/<name>`) and scalars to W&B now, at a step of their
+        own (the validator's verdicts, once a round). Nothing when W&B is off; the caller keeps its own log."""
+        with self._lock:
+            if self.run is not None:
+                self.step += 1
+                self._log_run(values, tables)
+
+    def _log_run(self, values: dict, tables: dict[str, tuple[Sequence[str], list[dict]]]) -> None:
+        """One W&B log call at the current step (the lock held); an `Audio` value goes up as a W&B audio clip."""
         try:
             import wandb
 
-            payload: dict = dict(values)
-            rows = stats_rows(snapshot)
-            for device, service in sorted({(r["device"], r["service"]) for r in rows}):
-                data = [[r[c] for c in TABLE_COLUMNS] for r in rows if (r["device"], r["service"]) == (device, service)]
-                payload[f"tables/{device}/{service}"] = wandb.Table(columns=TABLE_COLUMNS, data=data)
-            for source in self.sources:
-                if extra[source.name]:
-                    data = [[row.get(c) for c in source.columns] for row in extra[source.name]]
-                    payload[f"tables/{source.name}"] = wandb.Table(columns=list(source.columns), data=data)
+            payload: dict = {
+                key: wandb.Audio(v.samples, sample_rate=v.sample_rate) if isinstance(v, Audio) else v
+                for key, v in values.items()
+            }
+            for name, (columns, rows) in tables.items():
+                data = [[row.get(c) for c in columns] for row in rows]
+                payload[f"tables/{name}"] = wandb.Table(columns=list(columns), data=data)
             self.run.log(payload, step=self.step)
         except Exception as error:
             log.warning(

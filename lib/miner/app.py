@@ -7,7 +7,8 @@ Every failure is a JSON body `{"error": "<one line>"}` with a 4xx/5xx status, an
 refused request cannot keep a connection busy); nothing a caller sends can crash the process or reach the
 filesystem. /v1/health is liveness for anyone, paced per address; its details (among them the services this
 miner serves: validators ask it for those only) only for a signed GET (the miner's own hotkey or a caller the
-access policy admits), paced per caller and signed back to it.
+access policy admits), paced per caller and signed back to it. The miner's own hotkey may also ask for audio
+(`audionet-miner check` goes through the published endpoint as a validator would), last in the line.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from audionet.lib.core.audio import encode_flac
-from audionet.lib.core.auth import AccessPolicy, RestartSafeNonceStore, sign_response, verify_request
+from audionet.lib.core.auth import AccessPolicy, RestartSafeNonceStore, claimed_hotkey, sign_response, verify_request
 from audionet.lib.core.chain import Chain
 from audionet.lib.core.errors import BackendError, WireError
 from audionet.lib.core.protocol import (
@@ -47,6 +48,7 @@ from audionet.models.base import Backend
 
 log = logging.getLogger("miner")
 CLOSE = {"connection": "close"}  # on every refusal: the connection is not kept for another request
+OWN_PRIORITY = -1.0  # the miner's own requests (its self-check): behind every validator, whatever its stake
 
 
 def declared_size(request: Request, limit: int) -> int:
@@ -140,19 +142,22 @@ class MinerApp:
 
     def share(self, hotkey: str) -> float:
         """A caller's share of the competing stake (`AccessPolicy.share`); the miner's own hotkey (its operator,
-        asking for health) counts as a caller with a share too small to matter: it gets the floor of places."""
+        asking for health or, in its self-check, audio) counts as a caller with a share too small to matter: it gets
+        the floor of places."""
         share = self.policy.share(hotkey)
         return share if share > 0 or hotkey != self.hotkey else 1e-9
 
     async def handle(self, name: str, http: Request) -> Response:
         service = self.services[name]
         path = path_for(name)
-        self.policy.screen(http.headers)  # refuses strangers; a claimed hotkey earns nothing more
+        if claimed_hotkey(http.headers) != self.hotkey:  # its own hotkey: `audionet-miner check`
+            self.policy.screen(http.headers)  # refuses strangers; a claimed hotkey earns nothing more
         limit = service.max_request_bytes
         body = await read_capped(http, limit, self.guard.settings.body_deadline_s(declared_size(http, limit)))
         caller = verify_request(http.headers, body, request_target(http), self.hotkey, self.nonces)
         self.claim_connection(http, caller)
-        who = Caller(caller, self.policy.admit(caller), self.share(caller))
+        own = caller == self.hotkey
+        who = Caller(caller, OWN_PRIORITY if own else self.policy.admit(caller), self.share(caller))
         dispatcher = self.pool.dispatchers[name]
         try:
             ticket = dispatcher.enter(who)  # a full line, or the caller's share of it, answers before parsing
@@ -167,7 +172,7 @@ class MinerApp:
                     spent=True,
                 )
         except WireError as error:  # refused before any generation (400, 503): it does not count
-            if not error.spent:
+            if not error.spent and not own:
                 self.policy.refund(caller)
             raise
         try:

@@ -52,6 +52,11 @@ class Verdict:
         return next((reason for reason in self.gates.values() if reason), None)
 
     @property
+    def gate_name(self) -> Optional[str]:
+        """The name of the first gate that fired, or None."""
+        return next((name for name, reason in self.gates.items() if reason), None)
+
+    @property
     def components(self) -> dict[str, float]:
         """The finite raw measures and the parts, for tables and logs (penalties as `<name>_penalty`: the
         share of the score each one took)."""

@@ -76,21 +76,8 @@ class MinerClient:
         started = time.perf_counter()
         answer = Answer(target, service.name, request, latency_s=0.0)
         try:
-            # wait_for bounds the whole exchange; httpx's timeout is per read.
-            status, reply_headers, payload = await asyncio.wait_for(
-                self._post(f"http://{target.endpoint}{path}", body, headers, timeout), timeout
-            )
+            payload = await self._exchange(target, path, body, headers, timeout)
             answer.latency_s = time.perf_counter() - started
-            if status != 200:
-                raise WireError(_error_line(status, payload))
-            verify_response(
-                reply_headers,
-                payload,
-                path,
-                miner_hotkey=target.hotkey,
-                self_hotkey=self.hotkey,
-                nonce_store=self.nonces,
-            )
             meta, flac = unpack_response(payload)
             if meta.request_sha256 != sha256_hex(body) or meta.service != service.name:
                 raise WireError("response answers a different request")
@@ -109,22 +96,25 @@ class MinerClient:
         does not answer, or not with a signed answer)."""
         headers = sign_request(self.wallet, HEALTH_PATH, b"", target.hotkey, method="GET")
         try:
-            status, reply_headers, payload = await asyncio.wait_for(
-                self._post(f"http://{target.endpoint}{HEALTH_PATH}", b"", headers, timeout, method="GET"), timeout
-            )
-            if status != 200:
-                return None
-            verify_response(
-                reply_headers,
-                payload,
-                HEALTH_PATH,
-                miner_hotkey=target.hotkey,
-                self_hotkey=self.hotkey,
-                nonce_store=self.nonces,
-            )
+            payload = await self._exchange(target, HEALTH_PATH, b"", headers, timeout, method="GET")
             return frozenset(str(s) for s in json.loads(payload)["services"])
         except (WireError, TimeoutError, httpx.HTTPError, ValueError, KeyError, TypeError):
             return None
+
+    async def _exchange(
+        self, target: Target, path: str, body: bytes, headers: dict, timeout: float, method: str = "POST"
+    ) -> bytes:
+        """The body of `target`'s answer at `path`, once its status is 200 and its signature is the miner's for
+        this validator; a WireError otherwise. wait_for bounds the whole exchange (httpx's timeout is per read)."""
+        status, reply_headers, payload = await asyncio.wait_for(
+            self._post(f"http://{target.endpoint}{path}", body, headers, timeout, method), timeout
+        )
+        if status != 200:
+            raise WireError(_error_line(status, payload))
+        verify_response(
+            reply_headers, payload, path, miner_hotkey=target.hotkey, self_hotkey=self.hotkey, nonce_store=self.nonces
+        )
+        return payload
 
     async def _post(
         self, url: str, body: bytes, headers: dict, timeout: float, method: str = "POST"

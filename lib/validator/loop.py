@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -23,10 +24,11 @@ from audionet.lib.scoring.judge import Judge
 from audionet.lib.services import registry
 from audionet.lib.validator.client import Answer, MinerClient, Target
 from audionet.lib.validator.incentive import CURVE, Curve
-from audionet.lib.validator.mechanisms import plan
+from audionet.lib.validator.mechanisms import Plan, plan
 from audionet.lib.validator.network_view import NetworkView
 from audionet.lib.validator.round import Scored, score_round
 from audionet.lib.validator.state import ScoreState, atomic_write_json
+from audionet.lib.validator.verdicts import verdict_rows
 
 log = logging.getLogger("validator")
 SERVED_TTL_S = 600.0  # how long a miner's signed health (the services it serves) is trusted before asking again
@@ -77,6 +79,8 @@ class Validator:
         self.rounds_path = os.path.join(settings.state_dir, "rounds.jsonl")
         self.state = ScoreState.load(self.state_path, tuple(self.services), settings.curve)
         self.health: dict[str, tuple[float, Optional[frozenset[str]]]] = {}  # hotkey -> (asked at, it serves)
+        self.plan: Optional[Plan] = None  # the mechanisms as weights were last set
+        self.on_verdicts: Optional[Callable[[list[dict], list[Scored]], None]] = None  # verdicts.VerdictLog
         if self.state.round:
             log.info("restored state: round %d, %d uids", self.state.round, len(self.state.hotkeys))
 
@@ -155,6 +159,7 @@ class Validator:
         try:
             mechanisms = await self.chain.mechanisms()
             layout = plan(registry.names(), mechanisms.count, self.settings.mechanisms, self.settings.split)
+            self.plan = layout
         except ConfigError as error:
             log.error("not setting weights: %s", error)
             return
@@ -192,25 +197,14 @@ class Validator:
             "block": block,
             "time": time.time(),
             "memory_s": {"record": self.settings.curve.memory.record_s, "recent": self.settings.curve.memory.recent_s},
-            "results": [
-                {
-                    "uid": s.answer.target.uid,
-                    "hotkey": s.answer.target.hotkey,
-                    "service": s.answer.service,
-                    "reward": s.reward,
-                    "score": s.score,
-                    "components": s.components,
-                    "gate": s.gate,
-                    "latency_s": round(s.answer.latency_s, 4),
-                    "model": s.answer.meta.model if s.answer.meta else None,
-                    "audio_s": round(s.answer.audio.seconds, 3) if s.answer.audio is not None else None,
-                    "estimate": estimate,
-                }
-                for s, estimate in zip(scored, estimates)
-            ],
+            "results": verdict_rows(
+                self.state.round, scored, estimates, self.settings.timeouts, self.state.weights(), self.plan
+            ),
         }
         with open(self.rounds_path, "a") as handle:
             handle.write(json.dumps(record) + "\n")
+        if self.on_verdicts is not None:
+            self.on_verdicts(record["results"], scored)
         for s in scored:
             status = f"reward {s.reward:.3f}" if s.gate is None else f"0 ({s.gate})"
             log.info("round %d uid %d %s: %s", self.state.round, s.answer.target.uid, s.answer.service, status)

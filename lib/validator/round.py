@@ -27,6 +27,7 @@ class Scored:
     gate: Optional[str]  # why the reward is 0, or None
     score: float = 0.0  # raw 0..1 from the Judge
     components: dict[str, float] = field(default_factory=dict)
+    gate_name: Optional[str] = None  # which gate fired ("no_answer" when the query itself failed)
 
 
 def score_round(answers: list[Answer], judge: Judge, services: Mapping[str, object], measure=None) -> list[Scored]:
@@ -43,6 +44,7 @@ def score_round(answers: list[Answer], judge: Judge, services: Mapping[str, obje
         for i, verdict in zip(indices, verdicts):
             answer = answers[i]
             gate = f"no valid answer: {answer.error}" if not answer.ok else verdict.gate
+            name = "no_answer" if not answer.ok else verdict.gate_name
             reward = 0.0 if gate else finite_unit(verdict.score)
-            scored[i] = Scored(answer, reward, gate, verdict.score, verdict.components)
+            scored[i] = Scored(answer, reward, gate, verdict.score, verdict.components, name)
     return scored  # type: ignore[return-value]

@@ -20,8 +20,8 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
     from audionet.benchmarks.adversaries import main as adversaries
     from audionet.benchmarks.device_tables import tables
     from audionet.benchmarks.evaluators import main as evaluators
-    from audionet.benchmarks.judges import main as judges
     from audionet.benchmarks.incentive import report as incentive
+    from audionet.benchmarks.judges import main as judges
     from audionet.benchmarks.pool import report as pool
     from tests.stress import report as reliability
 

@@ -33,8 +33,14 @@ def test_profiles_and_one_by_one(tmp_path, capsys):
     assert "| asr | " in out and "## Speaker encoders" in out
 
 
-def test_one_part_only(tmp_path):
+def test_one_part_only_and_the_offline_profile_keeps_its_shipped_weights(tmp_path):
     argv = ["--parts", "profiles", "--profiles", "offline", "--services", "music", "--clips", "1", "--runs", "1"]
-    assert evaluators.main([*argv, "--out", str(tmp_path)]) == 0
-    result = json.loads((tmp_path / device_slug("cpu") / "evaluators.json").read_text())
+    cache = tmp_path / "random-weights"
+    assert evaluators.main([*argv, "--weights", "random", "--cache-dir", str(cache), "--out", str(tmp_path)]) == 0
+    stem = tmp_path / device_slug("cpu") / "evaluators"
+    result = json.loads(stem.with_suffix(".json").read_text())
     assert "profiles" in result and "one-by-one" not in result
+    assert not result["random"] and not cache.exists()  # nothing random was built: offline's real cost
+    audio_s = result["profiles"]["audio_s"]["music"]
+    total = next(r["s_per_clip"] for r in result["profiles"]["rows"] if r["stage"] == "total")
+    assert f"| real time ({audio_s:.1f} s clips) | {audio_s / total:.1f}x |" in stem.with_suffix(".md").read_text()

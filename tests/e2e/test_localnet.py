@@ -16,6 +16,7 @@ from audionet.lib.core.audio import decode_flac
 from audionet.lib.localnet import ROSTER, LocalNet
 from audionet.lib.validator.incentive import CURVE
 from audionet.lib.validator.state import ScoreState
+from tests.chromium import CHROMIUM, rendered_dom
 from tests.e2e.garbage import GARBAGE_MODELS
 from tests.files import REPO
 from tests.gated import wait_until
@@ -127,6 +128,13 @@ def test_localnet_runs_its_roster_pays_no_cheat_and_logs_each_round(tmp_path):
     clip = tmp_path / "net" / "audio" / "round-00001" / f"uid-{best['uid']:03d}-music.flac"
     audio = decode_flac(clip.read_bytes(), max_seconds=30, max_bytes=10**7)
     assert audio.sample_rate == 32_000 and audio.seconds >= 3.5
+    # localnet.html beside the JSON: in Chromium every clip plays and every service's weight plot is drawn
+    page = out.with_suffix(".html")
+    if CHROMIUM:
+        dom = rendered_dom(page)
+        assert dom.count('data-state="playable"') == 9 and dom.count('data-drawn="yes"') == 3, dom[-2000:]
+    else:
+        assert page.read_text().count("data:audio/flac;base64,") == 9
     # the miners were stopped with SIGTERM at the end and still wrote their timings
     for index in range(3):
         with open(tmp_path / "net" / "telemetry" / f"miner{index}" / "timing.jsonl") as handle:

@@ -10,6 +10,8 @@ import time
 import pytest
 
 from audionet.lib.localnet import LocalNet
+from audionet.lib.validator.verdicts import COLUMNS
+from tests.files import load_json
 from tests.wandb_offline import read_run_file, run_files
 
 pytestmark = pytest.mark.timeout(300)
@@ -64,3 +66,15 @@ def test_neurons_log_generation_roundtrip_and_evaluation(tmp_path):
     assert runs["validator"]["history"][-1]["timing/music/roundtrip/count"] == 2
     assert runs["miner"]["config"]["uid"] == miner.uid and runs["miner"]["exited"]
     assert runs["miner"]["history"][-1]["timing/tts/generation/count"] == 2
+
+    # each round's verdicts: a table per service in the validator's run, with every column rounds.jsonl has
+    verdict_steps = [step for step in runs["validator"]["history"] if "verdicts/rows" in step]
+    assert [step["verdicts/rows"] for step in verdict_steps] == [2, 2]  # tts and music from one miner, 2 rounds
+    files = os.path.join(os.path.dirname(runs["validator"]["path"]), "files")
+    results = [r for record in net.round_records() for r in record["results"]]
+    for service in ("tts", "music"):
+        table = load_json(os.path.join(files, verdict_steps[-1][f"tables/verdicts/{service}/path"]))
+        components = {name for r in results if r["service"] == service for name in r["components"]}
+        assert table["columns"][: len(COLUMNS)] == list(COLUMNS) and set(table["columns"]) > components
+        (row,) = [dict(zip(table["columns"], data)) for data in table["data"]]
+        assert row["uid"] == miner.uid and row["hotkey"] == miner.hotkey and row["device"] == gpu
