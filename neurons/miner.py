@@ -13,6 +13,7 @@ import sys
 
 from audionet.lib.core.config import Parser, add_common_flags, flag, positive_int, run_entry_point
 from audionet.lib.core.telemetry import add_telemetry_flags
+from audionet.lib.miner.limits import add_connection_flags
 from audionet.lib.miner.pool import add_pool_flags
 from audionet.lib.services import registry
 
@@ -61,37 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         "miner.timeout",
         "{title}: seconds one generation may take, then it is abandoned (503) and its slot freed",
     )
-    connections = parser.add_argument_group("connections (before a request's signature verifies)")
-    flag(
-        connections,
-        "miner.head_timeout",
-        type=float,
-        default=5.0,
-        help="seconds a connection gets to send each request head (idle and slow clients are closed)",
-    )
-    flag(
-        connections,
-        "miner.max_connections",
-        type=positive_int,
-        default=512,
-        help="open connections at most; at the cap an idle or unverified one is closed to make room",
-    )
-    flag(
-        connections,
-        "miner.max_unverified",
-        type=positive_int,
-        default=None,
-        help="open connections with no verified request yet, at most (default: half of --miner.max_connections); "
-        "at it a newcomer from one of the busiest addresses is turned away, one from a lighter address takes the "
-        "place of the busiest address's oldest",
-    )
-    flag(
-        connections,
-        "miner.max_unverified_per_ip",
-        type=positive_int,
-        default=64,
-        help="unverified connections from one address at most; its further newcomers are turned away",
-    )
+    add_connection_flags(parser)
     add_telemetry_flags(parser)
     return parser
 
@@ -125,16 +96,13 @@ def run(args, log) -> int:
     from audionet.lib.core.timing import Timer
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.miner.app import MinerApp
-    from audionet.lib.miner.connections import ConnectionGuard, ensure_fd_room, throttle_logs
+    from audionet.lib.miner.connections import ensure_fd_room, guarded_config, throttle_logs
+    from audionet.lib.miner.guard import ConnectionGuard
+    from audionet.lib.miner.limits import GuardSettings
     from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
 
-    guard = ConnectionGuard(  # flags checked before minutes of model loading
-        args.miner_head_timeout,
-        args.miner_max_connections,
-        args.miner_max_unverified,
-        args.miner_max_unverified_per_ip,
-        backlog=ensure_fd_room(args.miner_max_connections),
-    )
+    settings = GuardSettings.from_flags(args)  # flags checked before minutes of model loading
+    guard = ConnectionGuard(settings, backlog=ensure_fd_room(settings.max_connections))
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
     replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, args.services))
@@ -178,6 +146,7 @@ def run(args, log) -> int:
         sync_interval=args.miner_sync_interval,
         timer=timer,
         on_stop=telemetry.close,
+        guard=guard,
     )
     log.info(
         "hotkey %s serving %s on %s:%d",
@@ -187,7 +156,8 @@ def run(args, log) -> int:
         args.axon_port,
     )
     telemetry.start(telemetry_settings.interval_s)
-    config = guard.config(
+    config = guarded_config(
+        guard,
         service.app(),
         args.axon_ip,
         args.axon_port,

@@ -8,6 +8,7 @@ samples reach any model. The sample rate is always read from the audio.
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass
 from math import gcd
 from typing import Optional
@@ -21,6 +22,7 @@ MIN_SAMPLE_RATE = 8_000
 MAX_SAMPLE_RATE = 48_000
 MAX_CHANNELS = 2
 FLAC_MAGIC = b"fLaC"
+UNKNOWN_FRAMES = 1 << 36  # FLAC's total_samples has 36 bits: a larger count is libsndfile's "unknown"
 PCM16_SCALE = 32767.0
 SILENCE_DBFS = -45.0  # a 20 ms frame quieter than this counts as silent
 MIN_ACTIVE_RATIO = 0.2  # audio with fewer frames above it is silent
@@ -43,14 +45,22 @@ class Audio:
         return len(self.samples) / self.sample_rate if self.sample_rate else 0.0
 
 
+def seconds_text(seconds: float, up: bool) -> str:
+    """`seconds` to the millisecond, rounded away from the limit it is compared with (0.9995 s is not '1.00')."""
+    millis = math.ceil(seconds * 1000) if up else math.floor(seconds * 1000)
+    return f"{millis / 1000:.3f}".rstrip("0").rstrip(".")
+
+
 def check_audio(audio: Audio, *, max_seconds: float, min_seconds: float = 0.0) -> Audio:
     """Raise WireError unless `audio` has a sane rate, length and finite samples."""
     if not MIN_SAMPLE_RATE <= audio.sample_rate <= MAX_SAMPLE_RATE:
         raise WireError(f"sample rate {audio.sample_rate} Hz is outside {MIN_SAMPLE_RATE}-{MAX_SAMPLE_RATE} Hz")
     if audio.seconds > max_seconds:
-        raise WireError(f"audio is {audio.seconds:.2f} s long; the limit is {max_seconds:g} s")
+        raise WireError(f"audio is {seconds_text(audio.seconds, up=True)} s long; the limit is {max_seconds:g} s")
     if audio.seconds < min_seconds:
-        raise WireError(f"audio is {audio.seconds:.2f} s long; at least {min_seconds:g} s is needed")
+        raise WireError(
+            f"audio is {seconds_text(audio.seconds, up=False)} s long; at least {min_seconds:g} s is needed"
+        )
     if not np.isfinite(audio.samples).all():
         raise WireError("audio contains NaN or infinite samples")
     return audio
@@ -83,8 +93,14 @@ def decode_flac(data: bytes, *, max_seconds: float, max_bytes: int, min_seconds:
                 raise WireError(f"sample rate {rate} Hz is outside {MIN_SAMPLE_RATE}-{MAX_SAMPLE_RATE} Hz")
             if channels > MAX_CHANNELS:
                 raise WireError(f"audio has {channels} channels; at most {MAX_CHANNELS} are accepted")
-            if stream.frames > 0 and stream.frames / rate > max_seconds:  # from the header: refuse before decoding
-                raise WireError(f"audio is {stream.frames / rate:.2f} s long; the limit is {max_seconds:g} s")
+            # From the header: refuse before decoding. A header that does not know its length (FLAC's total_samples
+            # 0) reads as libsndfile's largest count, and libsndfile fails part-way through such a stream.
+            if stream.frames >= UNKNOWN_FRAMES:
+                raise WireError("the FLAC header does not say how long the audio is (total_samples 0)")
+            if stream.frames / rate > max_seconds:
+                raise WireError(
+                    f"audio is {seconds_text(stream.frames / rate, up=True)} s long; the limit is {max_seconds:g} s"
+                )
             # Read at most one frame past the limit, whatever the header claims,
             # so a lying header cannot make us decode an unbounded stream.
             limit = int(max_seconds * rate) + 1

@@ -19,10 +19,12 @@ import soundfile as sf
 from audionet.lib.core.audio import (
     MAX_SAMPLE_RATE,
     MIN_SAMPLE_RATE,
+    UNKNOWN_FRAMES,
     Audio,
     check_audio,
     encode_flac,
     resample,
+    seconds_text,
     silent,
 )
 from audionet.lib.core.errors import WireError
@@ -38,8 +40,10 @@ def read_audio_file(path: str, *, max_seconds: float) -> Audio:
     try:
         with sf.SoundFile(path) as stream:
             rate, frames = stream.samplerate, stream.frames
-            if frames > 0 and frames / rate > max_seconds:  # from the header: refuse before reading it all
-                raise WireError(f"audio is {frames / rate:.2f} s long; the limit is {max_seconds:g} s")
+            if 0 < frames < UNKNOWN_FRAMES and frames / rate > max_seconds:  # from the header: before reading it all
+                raise WireError(
+                    f"audio is {seconds_text(frames / rate, up=True)} s long; the limit is {max_seconds:g} s"
+                )
             # Never read more than one frame past the limit, whatever the header says.
             samples = stream.read(frames=int(max_seconds * rate) + 1, dtype="float32", always_2d=True)
     except sf.LibsndfileError as error:
@@ -64,7 +68,9 @@ def load_reference_clip(path: str) -> Audio:
     low, high = REFERENCE_SECONDS
     audio = read_audio_file(path, max_seconds=high)
     if audio.seconds < low:
-        raise WireError(f"audio is {audio.seconds:.2f} s long; references must be {low:g}-{high:g} s")
+        raise WireError(
+            f"audio is {seconds_text(audio.seconds, up=False)} s long; references must be {low:g}-{high:g} s"
+        )
     quiet = silent(audio)  # a reference that would fail the answers' silence gate says nothing of a voice
     if quiet:
         raise WireError(quiet)

@@ -88,7 +88,8 @@ def members_of(metagraph: bt.Metagraph) -> dict[str, Member]:
 
 @dataclass
 class AccessPolicy:
-    """Registered, permitted and staked callers only; a sliding-window rate limit per hotkey."""
+    """Registered, permitted and staked callers only; a sliding-window rate limit per hotkey, and each caller's
+    share of the stake of every caller admitted (what the miner's places follow)."""
 
     min_stake: float = 0.0
     require_permit: bool = True
@@ -96,13 +97,31 @@ class AccessPolicy:
     rate_window_s: float = 60.0
     members: dict[str, Member] = field(default_factory=dict)
     _recent: dict[str, deque] = field(default_factory=dict, repr=False)
+    _refunded: dict[str, deque] = field(default_factory=dict, repr=False)
+    _stake: tuple = field(default=(None, 0.0, 0), repr=False)  # (the members it totals, their stake, how many)
 
     def update(self, metagraph: bt.Metagraph) -> None:
         self.members = members_of(metagraph)
-        # Forget callers that left the metagraph so the table stays bounded.
-        for hotkey in list(self._recent):
-            if hotkey not in self.members:
-                del self._recent[hotkey]
+        # Forget callers that left the metagraph so the tables stay bounded.
+        for table in (self._recent, self._refunded):
+            for hotkey in list(table):
+                if hotkey not in self.members:
+                    del table[hotkey]
+
+    def admissible(self, member: Member) -> bool:
+        return (member.validator_permit or not self.require_permit) and member.stake >= self.min_stake
+
+    def share(self, hotkey: str) -> float:
+        """`hotkey`'s part of the stake of every caller this policy admits (the validators it competes with for
+        the miner's places), 0..1; 0 for a caller it does not admit. With no stake at all, equal parts."""
+        member = self.members.get(hotkey)
+        if member is None or not self.admissible(member):
+            return 0.0
+        if self._stake[0] is not self.members:  # the members were replaced (a sync): total them once
+            admitted = [m.stake for m in self.members.values() if self.admissible(m)]
+            self._stake = (self.members, sum(admitted), len(admitted))
+        _, total, count = self._stake
+        return member.stake / total if total > 0 else 1.0 / count
 
     def screen(self, headers: Mapping[str, str]) -> None:
         """Before the body is read: refuse callers whose *claimed* hotkey could
@@ -137,9 +156,17 @@ class AccessPolicy:
         window.append(now)
         return member.stake
 
-    def refund(self, hotkey: str) -> None:
-        """Uncount the request `admit` counted last for `hotkey`: it was refused after all (400, 503).
-        Only accepted requests count toward the rate limit."""
-        window = self._recent.get(hotkey)
-        if window:
-            window.pop()
+    def refund(self, hotkey: str, now: Optional[float] = None) -> bool:
+        """Uncount the request `admit` counted last for `hotkey`: it was refused before any generation (400, 503),
+        so only accepted requests count toward the rate limit. At most `rate_limit` refunds per window: past that,
+        refused requests count too, so a stream of them (each one verified and parsed) is held to the limit.
+        False when it was not refunded."""
+        now = time.monotonic() if now is None else now
+        window, refunded = self._recent.get(hotkey), self._refunded.setdefault(hotkey, deque())
+        while refunded and refunded[0] <= now - self.rate_window_s:
+            refunded.popleft()
+        if not window or len(refunded) >= self.rate_limit:
+            return False
+        window.pop()
+        refunded.append(now)
+        return True

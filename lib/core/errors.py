@@ -8,11 +8,13 @@ from __future__ import annotations
 
 
 class WireError(ValueError):
-    """Hostile or malformed input: limits, undecodable audio, bad fields."""
+    """Hostile or malformed input: limits, undecodable audio, bad fields. `spent`: refused only after generation
+    work was done for it (a timeout, an answer past the length limit), so it counts toward the caller's rate
+    limit; any other refusal is given back (`AccessPolicy.refund`)."""
 
-    def __init__(self, message: str, status: int = 400):
+    def __init__(self, message: str, status: int = 400, spent: bool = False):
         super().__init__(" ".join(str(message).split()))
-        self.status = status
+        self.status, self.spent = status, spent
 
     @property
     def message(self) -> str:

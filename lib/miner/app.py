@@ -1,19 +1,19 @@
-"""The miner's HTTP service: screen -> size cap -> btauth verify (the connection leaves the budget for
-unverified ones) -> access policy -> parse (the spoken length is measured) -> the scheduler (stake-ordered
-line and device pool, `lib.pool`), while the client stays connected -> FLAC -> signed response.
+"""The miner's HTTP service: screen -> size cap -> btauth verify (the connection becomes the caller's, within
+its share of connections) -> access policy -> a place in line (within its share) -> parse (the spoken length
+is measured) -> the scheduler (stake-ordered line and device pool, `lib.miner.pool`), while the client stays
+connected -> FLAC -> signed response.
 
-Every failure is a JSON body `{"error": "<one line>"}` with a 4xx/5xx status;
-nothing a caller sends can crash the process or reach the filesystem.
-/v1/health is liveness for anyone; its details (among them the services this miner serves: validators ask it
-for those only) only for a signed GET (the miner's own hotkey or a caller the access policy admits), signed back
-to the caller; either way at most HEALTH_RATE answers a second. The miner's own hotkey may also ask for audio
+Every failure is a JSON body `{"error": "<one line>"}` with a 4xx/5xx status, and closes its connection (a
+refused request cannot keep a connection busy); nothing a caller sends can crash the process or reach the
+filesystem. /v1/health is liveness for anyone, paced per address; its details (among them the services this
+miner serves: validators ask it for those only) only for a signed GET (the miner's own hotkey or a caller the
+access policy admits), paced per caller and signed back to it. The miner's own hotkey may also ask for audio
 (`audionet-miner check` goes through the published endpoint as a validator would), last in the line.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable, Mapping
 from contextlib import asynccontextmanager
@@ -36,30 +36,28 @@ from audionet.lib.core.protocol import (
     sha256_hex,
 )
 from audionet.lib.core.timing import Timer
-from audionet.lib.miner.connections import VERIFIED_EXTENSION, Pacer
-from audionet.lib.miner.connections import log as connection_log
+from audionet.lib.miner.connections import VERIFIED_EXTENSION
+from audionet.lib.miner.guard import ConnectionGuard
+from audionet.lib.miner.guard import log as connection_log
+from audionet.lib.miner.health import Health, request_target
+from audionet.lib.miner.limits import GuardSettings
+from audionet.lib.miner.places import Caller, percent
 from audionet.lib.miner.pool import Pool, from_backends, pool_label
 from audionet.lib.services import registry
 from audionet.models.base import Backend
 
 log = logging.getLogger("miner")
-# Before its signature verifies, a body must arrive within BODY_GRACE_S plus its size at BODY_MIN_RATE, and
-# never later than BODY_DEADLINE_S: a 1 KB TTS request gets 2 s, a 2 MB voice-clone reference 22 s.
-BODY_DEADLINE_S = 30.0
-BODY_GRACE_S = 2.0
-BODY_MIN_RATE = 100_000  # bytes per second
-HEALTH_RATE, HEALTH_BURST, HEALTH_MAX_WAIT_S = 20.0, 20, 5.0
+CLOSE = {"connection": "close"}  # on every refusal: the connection is not kept for another request
 OWN_PRIORITY = -1.0  # the miner's own requests (its self-check): behind every validator, whatever its stake
 
 
-def body_deadline_s(request: Request, limit: int) -> float:
-    """The time the body of `request` gets: by its Content-Length, else by the service's cap."""
+def declared_size(request: Request, limit: int) -> int:
+    """The body size `request` declares (its Content-Length), else the service's cap."""
     declared = request.headers.get("content-length", "")
-    size = min(int(declared), limit) if declared.isdigit() else limit
-    return min(BODY_DEADLINE_S, BODY_GRACE_S + size / BODY_MIN_RATE)
+    return min(int(declared), limit) if declared.isdigit() else limit
 
 
-async def read_capped(request: Request, limit: int, deadline_s: float = BODY_DEADLINE_S) -> bytes:
+async def read_capped(request: Request, limit: int, deadline_s: float) -> bytes:
     """The body, refusing (413) before reading when Content-Length is too big
     and while streaming when the sender lied or sent no length; 408 when it does not arrive in time."""
     declared = request.headers.get("content-length")
@@ -85,24 +83,17 @@ class ClientLeft(Exception):
     """The client disconnected while its request waited or generated."""
 
 
-def request_target(request: Request) -> str:
-    """The path and query string exactly as sent: what btauth/1 signs."""
-    target = request.scope.get("raw_path") or request.url.path.encode()
-    query = request.scope.get("query_string", b"")
-    return (target + b"?" + query if query else target).decode("latin-1")
-
-
 async def until_disconnected(request: Request) -> None:
     """Return when the client goes away (call once the whole body has been read)."""
     while (await request.receive())["type"] != "http.disconnect":
         pass
 
 
-def mark_verified(request: Request) -> None:
-    """Tell the connection guard this connection has proven itself (absent outside the guarded server)."""
+def mark_verified(request: Request, hotkey: str) -> bool:
+    """Tell the connection guard this connection is `hotkey`'s now (absent outside the guarded server); False
+    when `hotkey` already holds its share of connections and none of them idles."""
     verified = request.scope.get("extensions", {}).get(VERIFIED_EXTENSION)
-    if verified is not None:
-        verified()
+    return True if verified is None else verified(hotkey)
 
 
 class MinerApp:
@@ -115,9 +106,11 @@ class MinerApp:
         sync_interval: float = 60.0,
         timer: Timer | None = None,
         on_stop: Callable[[], None] | None = None,
+        guard: ConnectionGuard | None = None,
     ):
         """`backends`: the scheduler and device pool, or {service: backend} served as one single-slot replica
-        each (with the pool's default line)."""
+        each (with the pool's default line). `guard`: the connection guard of the server that serves this app
+        (its limits and places; default: one with the default settings, for an app served without it)."""
         if not isinstance(backends, Pool):
             replicas = from_backends(backends)
             backends = Pool(replicas, timer or Timer("miner", device=pool_label(replicas)))
@@ -125,7 +118,9 @@ class MinerApp:
         self.services = {name: registry.get(name) for name in self.pool.names()}
         self.hotkey = wallet.hotkey.ss58_address
         self.sync_interval = sync_interval
-        self.health_pacer = Pacer(HEALTH_RATE, HEALTH_BURST, HEALTH_MAX_WAIT_S)
+        self.guard = guard or ConnectionGuard(GuardSettings())
+        self.guard.shares = self.share
+        self.health = Health(self)
         self.nonces = RestartSafeNonceStore()
         self.served = {service: 0 for service in self.services}
         # One measurement (the pool's, per replica) feeds both the timing log and the signed generation_s.
@@ -145,26 +140,39 @@ class MinerApp:
             except Exception as error:  # keep serving with the last metagraph
                 log.warning("metagraph sync failed: %s", error)
 
+    def share(self, hotkey: str) -> float:
+        """A caller's share of the competing stake (`AccessPolicy.share`); the miner's own hotkey (its operator,
+        asking for health or, in its self-check, audio) counts as a caller with a share too small to matter: it gets
+        the floor of places."""
+        share = self.policy.share(hotkey)
+        return share if share > 0 or hotkey != self.hotkey else 1e-9
+
     async def handle(self, name: str, http: Request) -> Response:
         service = self.services[name]
         path = path_for(name)
         if claimed_hotkey(http.headers) != self.hotkey:  # its own hotkey: `audionet-miner check`
             self.policy.screen(http.headers)  # refuses strangers; a claimed hotkey earns nothing more
-        body = await read_capped(http, service.max_request_bytes, body_deadline_s(http, service.max_request_bytes))
+        limit = service.max_request_bytes
+        body = await read_capped(http, limit, self.guard.settings.body_deadline_s(declared_size(http, limit)))
         caller = verify_request(http.headers, body, request_target(http), self.hotkey, self.nonces)
-        mark_verified(http)
+        self.claim_connection(http, caller)
         own = caller == self.hotkey
-        priority = OWN_PRIORITY if own else self.policy.admit(caller)
+        who = Caller(caller, OWN_PRIORITY if own else self.policy.admit(caller), self.share(caller))
+        dispatcher = self.pool.dispatchers[name]
         try:
-            with self.pool.place_held(name, priority):  # a full line answers before the text is measured
-                request = await run_in_threadpool(service.parse, body)
-            audio, elapsed, device, model = await self._generate_while_connected(http, name, request, priority)
+            ticket = dispatcher.enter(who)  # a full line, or the caller's share of it, answers before parsing
+            try:
+                request = await dispatcher.prepare(ticket, run_in_threadpool(service.parse, body))
+                audio, elapsed, device, model = await self._generate_while_connected(http, dispatcher, ticket, request)
+            finally:
+                dispatcher.leave(ticket)
             if audio.seconds > service.answer_limit_s:  # text the length check could not tell: still the caller's
                 raise WireError(
-                    f"the answer is {audio.seconds:.1f} s of audio; the limit is {service.answer_limit_s:g} s"
+                    f"the answer is {audio.seconds:.1f} s of audio; the limit is {service.answer_limit_s:g} s",
+                    spent=True,
                 )
-        except WireError:  # refused (400, 503): only accepted requests count toward the rate limit
-            if not own:
+        except WireError as error:  # refused before any generation (400, 503): it does not count
+            if not error.spent and not own:
                 self.policy.refund(caller)
             raise
         try:
@@ -186,10 +194,19 @@ class MinerApp:
         headers = sign_response(self.wallet, path, payload, caller)
         return Response(payload, media_type=RESPONSE_CONTENT_TYPE, headers=headers)
 
-    async def _generate_while_connected(self, http: Request, name: str, request, priority: float) -> tuple:
+    def claim_connection(self, http: Request, caller: str) -> None:
+        """The connection is `caller`'s now; a 503 when it already holds its share of connections, all busy."""
+        if not mark_verified(http, caller):
+            raise WireError(
+                f"this caller holds {self.guard.limit(caller)} connections to this miner, its share"
+                f" ({percent(self.share(caller))} of the stake), and none is idle",
+                status=503,
+            )
+
+    async def _generate_while_connected(self, http: Request, dispatcher, ticket, request) -> tuple:
         """(audio, generation seconds, device, model id) from the scheduler; if the client leaves first, its
         request leaves the line (or its generation is abandoned) and this raises ClientLeft."""
-        work = asyncio.ensure_future(self._generate(name, request, priority))
+        work = asyncio.ensure_future(self._generate(dispatcher, ticket, request))
         gone = asyncio.ensure_future(until_disconnected(http))
         try:
             done, _ = await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -202,52 +219,16 @@ class MinerApp:
         await asyncio.gather(work, return_exceptions=True)
         raise ClientLeft()
 
-    async def _generate(self, name: str, request, priority: float) -> tuple:
+    async def _generate(self, dispatcher, ticket, request) -> tuple:
+        name = dispatcher.service.name
         try:
-            audio, elapsed, device, model, _label = await self.pool.run(name, request, priority)
+            audio, elapsed, device, model, _label = await dispatcher.submit(ticket, request)
         except (WireError, BackendError):
             raise
         except Exception as error:
             log.exception("%s backend failed", name)
             raise BackendError(f"{name} generation failed: {type(error).__name__}") from None
         return audio, elapsed, device, model
-
-    async def health(self, http: Request) -> Response:
-        if not await self.health_pacer.turn():
-            raise WireError("too many health requests; try again later", status=429)
-        claimed = claimed_hotkey(http.headers)
-        if not claimed:
-            return JSONResponse({"status": "ok"})  # liveness: all an unsigned caller learns
-        if claimed != self.hotkey:
-            self.policy.screen(http.headers)
-        caller = verify_request(http.headers, b"", request_target(http), self.hotkey, self.nonces, method="GET")
-        if caller != self.hotkey:
-            self.policy.member(caller)
-        body = json.dumps(self.details()).encode()
-        return Response(
-            body, media_type="application/json", headers=sign_response(self.wallet, HEALTH_PATH, body, caller)
-        )
-
-    def details(self) -> dict:
-        """What /v1/health tells a signed caller: the hotkey, when this process started (ns since the epoch;
-        a request signed before it is refused), and per service its model, queue, served count and replicas;
-        per device busy, waiting, served, failed and abandoned."""
-        return {
-            "status": "ok",
-            "hotkey": self.hotkey,
-            "started_ns": self.nonces.started_ns,
-            "services": {
-                s: {
-                    "model": self.pool.model(s),
-                    "busy": self.pool.dispatchers[s].busy,
-                    "waiting": self.pool.dispatchers[s].waiting,
-                    "served": self.served[s],
-                    "replicas": self.pool.dispatchers[s].describe(),
-                }
-                for s in self.services
-            },
-            "devices": self.pool.devices(),
-        }
 
     def app(self) -> FastAPI:
         @asynccontextmanager
@@ -263,7 +244,7 @@ class MinerApp:
 
         @app.exception_handler(WireError)
         async def wire_error(_request, error: WireError):
-            return JSONResponse({"error": error.message}, status_code=error.status)
+            return JSONResponse({"error": error.message}, status_code=error.status, headers=CLOSE)
 
         @app.exception_handler(ClientDisconnect)
         async def disconnected(request: Request, _error: ClientDisconnect):
@@ -271,21 +252,21 @@ class MinerApp:
             connection_log.info(
                 "%s %s: the client disconnected before sending the whole request", request.method, request.url.path
             )
-            return Response(status_code=400)
+            return Response(status_code=400, headers=CLOSE)
 
         @app.exception_handler(ClientLeft)
         async def left(request: Request, _error: ClientLeft):
             connection_log.info("%s: a client left before its answer; its request was dropped", request.url.path)
-            return Response(status_code=499)
+            return Response(status_code=499, headers=CLOSE)
 
         @app.exception_handler(BackendError)
         async def backend_error(_request, error: BackendError):
-            return JSONResponse({"error": str(error)}, status_code=500)
+            return JSONResponse({"error": str(error)}, status_code=500, headers=CLOSE)
 
         for service in self.services:
             app.add_api_route(path_for(service), self._route(service), methods=["POST"])
 
-        app.add_api_route(HEALTH_PATH, self.health, methods=["GET"])
+        app.add_api_route(HEALTH_PATH, self.health.answer, methods=["GET"])
 
         return app
 

@@ -1,36 +1,32 @@
-"""The miner's connection guard, for clients that connect and then prove nothing.
+"""The miner's connections: uvicorn's h11 protocol with what uvicorn's configuration lacks.
 
-A connection is *unverified* from the moment it opens until a request on it carries a signature that
-verifies (the miner calls the `audionet.verified` scope extension then); a claimed hotkey alone earns
-nothing. `GuardedH11Protocol` is uvicorn's h11 protocol with what uvicorn's configuration lacks:
+`GuardedH11Protocol` reports to the `guard.ConnectionGuard` (who holds which connection, who gives way) and
+keeps, per connection:
 
-* a budget for unverified connections apart from the verified callers' places: at most `max_unverified`
-  are open; at the budget a newcomer from an address already among the busiest is turned away (cheap: no
-  head is read), and one from a lighter address (an honest validator's, a moment before its signature
-  checks out) takes the place of the busiest address's oldest, so a flood from some addresses costs the
-  others nothing;
-* a per-address cap: at most `max_per_address` unverified connections from one address (its newest are
-  turned away);
-* a cap on all open connections: past it the verified connection idle longest is closed, then the oldest
-  unverified one; a new connection is turned away only when every other one is busy with a verified
-  request (uvicorn's `limit_concurrency` would answer 503 to honest requests while idle connections fill
-  the count, so it is not used);
+* its stage and progress (awaiting a head, reading a body, handled by the app; bytes and the last byte's time),
+  which decide whether it idles when a newcomer needs its place;
 * a deadline for each request head (from the connection opening or its previous answer ending);
 * the header cap (h11's 16 KiB) however the head arrives: h11 enforces it only on a head still incomplete,
-  so a whole 64 KB head in one send got through; here it is refused with 431.
+  so a whole 64 KB head in one send got through; here it is refused with 431, wherever the head ends (CRLF
+  or bare LF, as h11 reads it). A chunked body is refused with 411: its trailers are a second head that the
+  cap would not cover, and a body needs its length for its deadline.
 
-`Pacer` keeps a request kind (the miner's /v1/health) to a rate: over it, callers wait their turn.
-`LogThrottle` keeps what hostile traffic makes the server log to one line (no traceback) per kind per
-interval. `ensure_fd_room` keeps the connection cap below the open-file limit with room for an accept burst.
+uvicorn's `limit_concurrency` is not used: it answers 503 to every request once the open connections reach
+it, idle ones included. `LogThrottle` keeps what hostile traffic makes the server log to one line (no
+traceback) per kind per interval. `ensure_fd_room` keeps the connection cap below the open-file limit with room
+for an accept burst.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import logging
+import re
 import resource
 import time
+from http import HTTPStatus
 from typing import Optional
 
 import h11
@@ -39,8 +35,10 @@ from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from audionet.lib.core.errors import ConfigError
+from audionet.lib.miner.addresses import address_group
+from audionet.lib.miner.guard import ConnectionGuard, log
+from audionet.lib.miner.limits import Progress
 
-log = logging.getLogger("miner.connections")
 # Loggers that hostile traffic can reach: uvicorn's parse errors, asyncio's accept errors, and ours.
 THROTTLED_LOGGERS = ("uvicorn.error", "asyncio", log.name)
 # The listen backlog is also how many connections asyncio accepts in one go before the guard sees any, and a
@@ -51,100 +49,22 @@ MAX_BACKLOG, MIN_BACKLOG = 1024, 16
 ACCEPT_BATCHES = 4
 FD_HEADROOM = 128  # file descriptors kept free for models, threads, the chain and the log
 VERIFIED_EXTENSION = "audionet.verified"  # scope["extensions"][...]: call it once the request's signature verifies
-HEAD_TOO_LARGE = (
-    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json\r\nconnection: close\r\n"
-)
+REFUSED_HEAD = b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: %d\r\n\r\n"
+HEAD_END = re.compile(rb"\n\r?\n")  # where h11 ends a head (h11._receivebuffer's blank line)
+CHUNKED = re.compile(rb"\ntransfer-encoding[ \t]*:", re.IGNORECASE)
 
 
-class ConnectionGuard:
-    """The limits, and who has proven nothing yet, shared by the connections of one server."""
-
-    def __init__(
-        self,
-        head_timeout_s: float,
-        max_connections: int,
-        max_unverified: Optional[int] = None,
-        max_per_address: int = 64,
-        backlog: int = MAX_BACKLOG,
-    ):
-        """`backlog`: the listen backlog, from `ensure_fd_room`."""
-        self.head_timeout_s, self.max_connections, self.backlog = head_timeout_s, max_connections, backlog
-        self.max_unverified = max_connections // 2 if max_unverified is None else max_unverified
-        self.max_per_address = max_per_address
-        if not 1 <= self.max_unverified <= max_connections or max_per_address < 1:
-            raise ConfigError(
-                f"--miner.max_unverified {self.max_unverified} must be 1 to --miner.max_connections {max_connections},"
-                f" and --miner.max_unverified_per_ip at least 1"
-            )
-        self.live: set[GuardedH11Protocol] = set()  # open and not being closed by the guard
-        self.unverified: dict[GuardedH11Protocol, None] = {}  # oldest first
-        self.by_address: dict[str, dict[GuardedH11Protocol, None]] = {}
-
-    def config(self, app, host: str, port: int, **options) -> uvicorn.Config:
-        """uvicorn's configuration of a server these limits guard, with their listen backlog."""
-        return uvicorn.Config(
-            app,
-            host=host,
-            port=port,
-            http=functools.partial(GuardedH11Protocol, guard=self),
-            backlog=self.backlog,
-            timeout_keep_alive=self.head_timeout_s,  # an idle kept-alive connection is one awaiting a head
-            **options,
-        )
-
-    def arrived(self, conn: GuardedH11Protocol) -> bool:
-        """Count a new connection and make room for it; False: turn it away. Turning a newcomer away costs an
-        accept and a close; closing an older connection to make room costs that one's head and request too, so
-        it is done only for a newcomer from an address lighter than the busiest (an honest validator's, say)."""
-        same = self.by_address.get(conn.address, {})
-        if len(same) >= self.max_per_address:
-            log.warning("%s holds %d unverified connections: turned its newest away", conn.address, len(same))
-            return False
-        if len(self.unverified) >= self.max_unverified:
-            busiest = max(self.by_address.values(), key=len)
-            if same and len(same) + 1 >= len(busiest):  # its own address is among the busiest: the newcomer goes
-                log.warning("at the budget of %d unverified connections: turned a newcomer away", self.max_unverified)
-                return False
-            self._close(
-                next(iter(busiest)), "at the budget of %d unverified connections: closed one", self.max_unverified
-            )
-        self.live.add(conn)
-        self.unverified[conn] = None
-        self.by_address.setdefault(conn.address, {})[conn] = None
-        if len(self.live) <= self.max_connections:
-            return True
-        idle = [c for c in self.live if c not in self.unverified and c.head_timer is not None]
-        victim = min(idle, key=lambda c: c.waiting_since, default=None) or next(
-            (c for c in self.unverified if c is not conn), None
-        )
-        if victim is None:
-            self.left(conn)
-            log.warning(
-                "at the cap of %d connections, all busy with verified requests: turned new connections away",
-                self.max_connections,
-            )
-            return False
-        self._close(victim, "at the cap of %d connections: closed the idle or unverified one", self.max_connections)
-        return True
-
-    def verified(self, conn: GuardedH11Protocol) -> None:
-        """A request on `conn` carried a signature that verifies: it leaves the unverified budget."""
-        if conn in self.unverified:
-            del self.unverified[conn]
-            same = self.by_address[conn.address]
-            del same[conn]
-            if not same:
-                del self.by_address[conn.address]
-
-    def left(self, conn: GuardedH11Protocol) -> None:
-        """`conn` is closing or gone: it no longer counts (uvicorn's own set keeps it until it is lost)."""
-        self.live.discard(conn)
-        self.verified(conn)  # out of the unverified budget too
-
-    def _close(self, victim: GuardedH11Protocol, message: str, *args) -> None:
-        log.warning(message, *args)
-        self.left(victim)
-        victim.close()
+def guarded_config(guard: ConnectionGuard, app, host: str, port: int, **options) -> uvicorn.Config:
+    """uvicorn's configuration of a server `guard` guards, with its listen backlog."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=functools.partial(GuardedH11Protocol, guard=guard),
+        backlog=guard.backlog,
+        timeout_keep_alive=guard.settings.head_timeout_s,  # an idle kept-alive connection is one awaiting a head
+        **options,
+    )
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -154,11 +74,20 @@ class GuardedH11Protocol(H11Protocol):
         self.head_limit = self.config.h11_max_incomplete_event_size or DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
         self.head_timer: Optional[asyncio.TimerHandle] = None  # armed while a request head is awaited
         self.waiting_since = 0.0
-        self.address = "?"
+        self.address = self.group = "?"
+        self.owner: Optional[str] = None  # the caller this connection counts for (ConnectionGuard)
+        self.verified = False
+        self.progress = Progress()
+
+    def idles(self, now: float) -> bool:
+        between = self.verified and self.progress.stage == "head" and not self.conn.trailing_data[0]
+        return self.progress.idles(self.guard.settings, now, between)
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
         self.address = self.client[0] if self.client else "?"
+        self.group = address_group(self.address)
+        self.progress.open(self.loop.time())
         if not self.guard.arrived(self):
             transport.close()
             return
@@ -169,42 +98,67 @@ class GuardedH11Protocol(H11Protocol):
         self.guard.left(self)
         super().connection_lost(exc)
 
+    def data_received(self, data: bytes) -> None:
+        self.progress.add(len(data), self.loop.time())
+        super().data_received(data)
+
     def handle_events(self) -> None:
-        if self.conn.their_state is h11.IDLE and self._head_too_large():
-            log.warning("refused request heads over %d bytes (431)", self.head_limit)
-            body = b'{"error": "the request head is larger than %d bytes"}' % self.head_limit
-            self.transport.write(HEAD_TOO_LARGE + b"content-length: %d\r\n\r\n" % len(body) + body)
-            self.close()
-            return
+        if self.conn.their_state is h11.IDLE:
+            refused = self._refused_head()
+            if refused is not None:
+                status, message = refused
+                log.warning("refused request heads: %s (%d)", message, status)
+                body = json.dumps({"error": message}).encode()
+                head = REFUSED_HEAD % (status, HTTPStatus(status).phrase.encode(), len(body))
+                self.transport.write(head + body)
+                self.close()
+                return
         super().handle_events()
         if self.cycle is not None:  # the app calls this once the request's signature verifies
             self.cycle.scope.setdefault("extensions", {}).setdefault(VERIFIED_EXTENSION, self._verified)
-        self._watch_head()
+        self._watch_stage()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        self._watch_head()
+        self._watch_stage()
 
     def close(self) -> None:
         self._disarm()
         if not self.transport.is_closing():
             self.transport.close()
 
-    def _verified(self) -> None:
-        self.guard.verified(self)
+    def _verified(self, hotkey: str) -> bool:
+        return self.guard.verified(self, hotkey)
 
-    def _head_too_large(self) -> bool:
-        """The head awaited now (what h11 holds until its blank line) is over the cap, however it arrived."""
+    def _refused_head(self) -> Optional[tuple[int, str]]:
+        """(status, message) for the head awaited now, if it is refused: over the cap however it arrived (431),
+        or with a chunked body (411: trailers would escape the cap, and a body needs its length for its deadline).
+        The head ends where h11 ends it: at a blank line, CRLF or bare LF."""
         buffered, _ = self.conn.trailing_data
-        end = buffered.find(b"\r\n\r\n", 0, self.head_limit + 4)
-        return len(buffered) > self.head_limit if end < 0 else end + 4 > self.head_limit
+        end = HEAD_END.search(buffered, 0, self.head_limit + 4)
+        if end is None:
+            if len(buffered) > self.head_limit:
+                return 431, f"the request head is larger than {self.head_limit} bytes"
+            return None
+        if end.end() > self.head_limit:
+            return 431, f"the request head is larger than {self.head_limit} bytes"
+        if CHUNKED.search(buffered, 0, end.end()):
+            return 411, "a request body needs a Content-Length (chunked bodies are refused)"
+        return None
+
+    def _watch_stage(self) -> None:
+        """Track the stage and arm the head deadline while a head is awaited (h11 IDLE on their side)."""
+        state = self.conn.their_state
+        stage = "head" if state is h11.IDLE else "body" if state is h11.SEND_BODY else "app"
+        if stage != self.progress.stage:
+            self.progress.begin(stage, self.loop.time())
+        self._watch_head()
 
     def _watch_head(self) -> None:
-        """Arm the deadline while a head is awaited (h11 IDLE on their side); disarm once it has arrived."""
         awaiting = self.conn.their_state is h11.IDLE and not self.transport.is_closing()
         if awaiting and self.head_timer is None:
             self.waiting_since = self.loop.time()
-            self.head_timer = self.loop.call_later(self.guard.head_timeout_s, self._head_timeout)
+            self.head_timer = self.loop.call_later(self.guard.settings.head_timeout_s, self._head_timeout)
         elif not awaiting:
             self._disarm()
 
@@ -212,7 +166,7 @@ class GuardedH11Protocol(H11Protocol):
         self.head_timer = None
         log.warning(
             "closed connections that sent no complete request within %g s (idle or slow clients)",
-            self.guard.head_timeout_s,
+            self.guard.settings.head_timeout_s,
         )
         self.close()
 
@@ -220,28 +174,6 @@ class GuardedH11Protocol(H11Protocol):
         if self.head_timer is not None:
             self.head_timer.cancel()
             self.head_timer = None
-
-
-class Pacer:
-    """At most `rate` turns per second, in bursts of up to `burst`; a caller over the rate waits its turn, and
-    one that would wait longer than `max_wait_s` waits that long and is then told no (so a client that is
-    turned away cannot come back any sooner than one that is served)."""
-
-    def __init__(self, rate: float, burst: int, max_wait_s: float, clock=time.monotonic):
-        self.interval, self.slack, self.max_wait_s, self.clock = 1.0 / rate, (burst - 1) / rate, max_wait_s, clock
-        self.next_turn = 0.0  # when the rate allows the next turn, bursts aside
-
-    async def turn(self) -> bool:
-        now = self.clock()
-        self.next_turn = max(self.next_turn, now)
-        wait = self.next_turn - self.slack - now
-        if wait > self.max_wait_s:
-            await asyncio.sleep(self.max_wait_s)
-            return False
-        self.next_turn += self.interval
-        if wait > 0:
-            await asyncio.sleep(wait)
-        return True
 
 
 class LogThrottle(logging.Filter):

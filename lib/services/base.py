@@ -164,6 +164,12 @@ class Service(ABC):
     def expected_seconds(self, request: ServiceRequest) -> tuple[float, float]:
         """The (min, max) duration a right answer to `request` can have."""
 
+    def planned_seconds(self, request: ServiceRequest) -> float:
+        """The audio seconds the miner plans `request`'s generation for (its slot and its time): the middle of
+        `expected_seconds`."""
+        low, high = self.expected_seconds(request)
+        return (low + high) / 2
+
     @abstractmethod
     def expect(self, request: ServiceRequest) -> Expect:
         """What a right answer to `request` looks like: its duration range, and whichever of the words,

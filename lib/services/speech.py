@@ -14,6 +14,10 @@ text) becomes equal segments that a benchmark run generates back to back.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from typing import Optional
+
 import numpy as np
 
 from audionet.lib.core.errors import WireError
@@ -51,16 +55,41 @@ CALIBRATION_TEXT = "The quick brown fox jumps over the lazy dog while the band p
 DEFAULT_CHARS_PER_SECOND = 15.0
 
 
-def check_speakable(text: str, max_seconds: float) -> None:
-    """Refuse (400) text with nothing to speak, or that takes longer than `max_seconds` to say (read by
-    espeak-ng at its fastest rate): the caller's mistake, decided before any generation, is never a 500."""
+def check_speakable(text: str, max_seconds: float) -> float:
+    """The seconds espeak-ng takes to say `text` at its fastest rate; refuse (400) text with nothing to speak
+    (or that it says nothing for: fullwidth or circled digits, say), or that takes longer than `max_seconds`:
+    the caller's mistake, decided before any generation, is never a 500."""
     if not any(ch.isalnum() for ch in spoken_form(text)):
         raise WireError("the text has nothing to speak: no letters or digits")
     seconds = EspeakSynthesizer().spoken_seconds(text, max_seconds)
+    MEASURED.add(text, seconds)
     if seconds == 0:
-        raise WireError("the text has nothing to speak")
+        raise WireError("the text has nothing to speak: it reads as silence")
     if seconds > max_seconds:
         raise WireError(f"the text takes more than {max_seconds:g} s to say; the limit is {max_seconds:g} s")
+    return seconds
+
+
+class Measured:
+    """The spoken seconds the length check measured for its last `size` texts: the miner's scheduler
+    plans with the same figure a moment later, without measuring again on the event loop."""
+
+    def __init__(self, size: int = 256):
+        self.size, self.seconds = size, OrderedDict()
+        self.lock = threading.Lock()  # parsing runs in worker threads
+
+    def add(self, text: str, seconds: float) -> None:
+        with self.lock:
+            self.seconds[text] = seconds
+            while len(self.seconds) > self.size:
+                self.seconds.popitem(last=False)
+
+    def get(self, text: str) -> Optional[float]:
+        with self.lock:
+            return self.seconds.get(text)
+
+
+MEASURED = Measured()
 
 
 def text_of_length(rng: np.random.Generator, chars: int) -> str:
@@ -92,3 +121,8 @@ class SpeechService(Service):
 
     def expected_seconds(self, request) -> tuple[float, float]:
         return speech_seconds(request.text)
+
+    def planned_seconds(self, request) -> float:
+        """At least what the length check measured, when it did: text in other scripts, symbols and numbers
+        speaks far longer than its characters suggest."""
+        return max(super().planned_seconds(request), MEASURED.get(request.text) or 0.0)

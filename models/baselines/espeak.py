@@ -26,7 +26,7 @@ import numpy as np
 
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.errors import BackendError, WireError
-from audionet.lib.core.stop import current
+from audionet.lib.core.stop import audio_budget, current, past_budget
 from audionet.models.base import SpeechSynthesizer
 
 __all__ = ["DEFAULT_VOICE", "SAMPLE_RATE", "VOICES", "EspeakSynthesizer"]
@@ -53,6 +53,7 @@ RATES_WPM = (150, 185)  # the speaking rates a seed picks from (words per minute
 # Leading/trailing audio quieter than this is cut (about -50 dBFS).
 _TRIM_THRESHOLD = 10 ** (-50 / 20)
 _TRIM_PAD_SECONDS = 0.01
+_TRIM_SLACK_S = 1.0  # synthesis under an audio budget runs this far past it: the silence trimmed off the ends
 
 _CALLBACK_TYPE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.c_void_p)
 
@@ -208,18 +209,26 @@ class EspeakSynthesizer(SpeechSynthesizer):
         Here `seed` only seeds espeak's breath/fricative noise; `synthesize`
         also derives the prosody from it.
         """
-        pcm = self._pcm(text, voice, rate, pitch, pitch_range, seed)
+        budget = audio_budget()  # the request's answer limit: synthesis stops just past it
+        max_samples = None if budget is None else int((budget + _TRIM_SLACK_S) * SAMPLE_RATE)
+        pcm = self._pcm(text, voice, rate, pitch, pitch_range, seed, max_samples)
+        if budget is not None and len(pcm) > max_samples:
+            raise past_budget(len(pcm) / SAMPLE_RATE, budget)
         samples = _trim_silence(pcm.astype(np.float32) / 32768.0, SAMPLE_RATE)
-        if samples.size == 0:
-            raise BackendError("espeak-ng produced no audio for this text")
+        if samples.size == 0:  # the caller's text (fullwidth digits, say): not a fault of the backend
+            raise WireError("the text speaks as silence: espeak-ng says nothing for it")
         return Audio(np.clip(samples, -1.0, 1.0), SAMPLE_RATE)
 
     def spoken_seconds(self, text: str, limit_s: float, rate: int = RATES_WPM[1]) -> float:
-        """How long espeak-ng takes to say `text` at `rate` words per minute (pauses included), counted only
-        up to just past `limit_s`: an estimate of any English voice's length that reads every script,
-        symbol, address and number the way espeak-ng's text rules do."""
+        """How long espeak-ng takes to say `text` at `rate` words per minute (pauses inside included, silence
+        before and after not), counted only up to just past `limit_s`: an estimate of any English voice's length
+        that reads every script, symbol, address and number the way espeak-ng's text rules do; 0 for text it
+        says nothing for."""
         max_samples = int(limit_s * SAMPLE_RATE) + 1
-        return len(self._pcm(text, None, rate, 50, 50, 0, max_samples)) / SAMPLE_RATE
+        pcm = self._pcm(text, None, rate, 50, 50, 0, max_samples)
+        if len(pcm) >= max_samples:  # it ran past the limit: a pause where it was cut off is still speech time
+            return len(pcm) / SAMPLE_RATE
+        return len(_trim_silence(pcm.astype(np.float32) / 32768.0, SAMPLE_RATE)) / SAMPLE_RATE
 
     def _pcm(self, text, voice, rate, pitch, pitch_range, seed, max_samples: Optional[int] = None) -> np.ndarray:
         voice_name = self.default_voice if voice is None else voice

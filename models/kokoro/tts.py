@@ -19,7 +19,7 @@ import numpy as np
 
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.errors import BackendError, WireError
-from audionet.lib.core.stop import current
+from audionet.lib.core.stop import current, new_take
 from audionet.models.base import SpeechSynthesizer
 from audionet.models.sentences import speak_in_sentences
 
@@ -78,7 +78,8 @@ def _load_runtime(providers, device: str):
 class StoppableSession:
     """The ONNX session, whose runs end part-way (onnxruntime's terminate flag, checked between operators)
     when the request the calling thread runs is stopped (`lib.stop`): an abandoned request frees its slot
-    within one operator, not one sentence."""
+    within one operator, not one sentence. Each run's audio counts against the request's audio budget, so
+    text that speaks past the limit stops after the run that passes it (at most 510 phonemes), not at its end."""
 
     def __init__(self, session) -> None:
         self.session = session
@@ -96,10 +97,12 @@ class StoppableSession:
         stop.check()
         with stop.on_stop(lambda: setattr(options, "terminate", True)):
             try:
-                return self.session.run(output_names, feeds, options)
+                outputs = self.session.run(output_names, feeds, options)
             except Exception:
                 stop.check()  # terminated: Stopped, not onnxruntime's error
                 raise
+        stop.produced(np.asarray(outputs[0]).size / SAMPLE_RATE)
+        return outputs
 
 
 _RUNTIMES: dict = {}
@@ -132,11 +135,14 @@ class KokoroSynthesizer(SpeechSynthesizer):
         self.model_id = f"kokoro-82m-int8:{self.default_voice}"
 
     def speak_style(self, text: str, style: np.ndarray, speed: float = 1.0) -> Audio:
-        """Speak with a style table (510 x 1 x 256) — a shipped voice or a blend."""
+        """Speak with a style table (510 x 1 x 256) — a shipped voice or a blend: one take of the answer."""
+        new_take()
 
         def sentence(piece: str) -> Audio:
             try:
                 samples, rate = self.kokoro.create(piece, voice=style, speed=speed, lang="en-us")
+            except WireError:  # past the request's audio budget (StoppableSession)
+                raise
             except ValueError as error:  # nothing speakable in this piece
                 raise WireError(f"cannot speak this text: {error}") from None
             return Audio(samples, rate)

@@ -104,10 +104,16 @@ def test_espeak_rejects_unknown_voices(tts, voice):
     assert "\n" not in str(info.value)
 
 
-@pytest.mark.parametrize("text", ["", "   ", "\x00\x01", "..."])
-def test_espeak_without_speech_is_a_backend_error(tts, text):
-    with pytest.raises(BackendError):
+@pytest.mark.parametrize("text", ["", "   ", "\x00\x01"])
+def test_espeak_without_text_is_a_backend_error(tts, text):
+    with pytest.raises(BackendError):  # the request model never lets it through: a bug, not a caller's text
         tts.synthesize(text)
+
+
+def test_espeak_that_says_nothing_for_a_text_is_the_callers_400():
+    with pytest.raises(WireError, match="speaks as silence") as info:
+        EspeakSynthesizer().synthesize("...")
+    assert info.value.status == 400
 
 
 # ---- WORLD voice cloning ----

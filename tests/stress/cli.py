@@ -14,8 +14,10 @@ from audionet.lib.core.config import Parser
 from audionet.lib.core.devices import device_slug
 from tests.stress import (
     crash,
+    findings,
     floods,
     generation,
+    holes,
     load,
     overhead,
     report,
@@ -26,7 +28,7 @@ from tests.stress.common import start_live_miner
 from tests.stress.hostile import run_hostile
 from tests.stress.report import GROUPS
 
-SCENARIOS = ("hostile", "concurrent", "idle", "floods", "generation", "round", "crash")
+SCENARIOS = ("hostile", "concurrent", "idle", "floods", "generation", "round", "crash", "holes", "memory")
 LOW_STAKE = 10.0  # the caller that sends over-long text (issue 24: a low-stake validator)
 KOKORO_TIMEOUT_S = 8.0  # the Kokoro miner's --miner.timeout.tts: a 23 s text takes longer on this CPU
 
@@ -46,7 +48,31 @@ def build_parser() -> Parser:
     parser.add_argument("--miners", type=int, default=64, help="miners in the validator round")
     parser.add_argument("--honest", type=int, default=4, help="of which real baseline miners")
     parser.add_argument("--save-kills", type=int, default=50, help="kill -9 of a validator mid-save, times")
+    holes_ = parser.add_argument_group("issue 37 (holes)")
+    holes_.add_argument("--rounds", type=int, default=20, help="the top validator's full rounds under each attack")
+    holes_.add_argument("--hog", type=int, default=540, help="a low-stake validator's verified connections")
+    holes_.add_argument("--streams", type=int, default=16, help="streams of refused CJK texts")
+    holes_.add_argument("--partial", type=int, default=300, help="addresses holding one partial head each")
+    holes_.add_argument("--churn-rate", type=float, default=1000.0, help="connections a second from fresh addresses")
+    holes_.add_argument("--health", type=int, default=200, help="addresses pipelining unsigned /v1/health")
+    holes_.add_argument("--burst", type=int, default=200, help="the top validator's requests at once, one address")
+    holes_.add_argument("--first-contact", type=int, default=60, help="new low-stake validators under the churn")
+    holes_.add_argument("--seeds", type=int, default=5, help="seeds per voice for a text at the limit")
+    holes_.add_argument("--memory", type=int, default=10_000, help="signed TTS requests while RSS is sampled")
     return parser
+
+
+def hole_sizes(args) -> dict:
+    return {
+        "hog": args.hog,
+        "streams": args.streams,
+        "partial": args.partial,
+        "churn_rate": args.churn_rate,
+        "health": args.health,
+        "burst": args.burst,
+        "first_contact": args.first_contact,
+        "seeds": args.seeds,
+    }
 
 
 def attempt(scenarios: dict, key: str, run, *path: str) -> None:
@@ -63,8 +89,14 @@ def attempt(scenarios: dict, key: str, run, *path: str) -> None:
 def run_scenarios(args, workdir: str) -> dict:
     chosen = [s for s in args.scenarios.split(",") if s]
     scenarios: dict = {}
-    if {"hostile", "concurrent", "idle", "floods", "generation", "crash"} & set(chosen):
-        live = start_live_miner(os.path.join(workdir, "live"), callers=(*SCENARIOS, "low"), stakes={"low": LOW_STAKE})
+    if {"hostile", "concurrent", "idle", "floods", "generation", "crash", "memory"} & set(chosen):
+        # No rate limit here: 10,000 hostile requests must each reach the layer they attack (refunds stop at it).
+        live = start_live_miner(
+            os.path.join(workdir, "live"),
+            ("--miner.rate_limit", "1000000"),
+            callers=(*SCENARIOS, "low"),
+            stakes={"low": LOW_STAKE},
+        )
         try:
             if "hostile" in chosen:
                 with tqdm(total=args.hostile, desc="hostile requests") as bar:
@@ -91,6 +123,9 @@ def run_scenarios(args, workdir: str) -> dict:
                 print("over-long text and callers that leave (espeak)", file=sys.stderr)
                 caller = run_overlong(live, "espeak", scenarios)
                 attempt(scenarios, "leavers", lambda: generation.run_leavers(caller), "generation")
+            if "memory" in chosen:
+                print(f"memory over {args.memory:,} requests", file=sys.stderr)
+                attempt(scenarios, "memory", lambda: findings.run_memory(live, live.callers["memory"], args.memory))
             if "crash" in chosen:
                 print("kill -9 of the miner mid-generation", file=sys.stderr)
                 attempt(
@@ -105,6 +140,19 @@ def run_scenarios(args, workdir: str) -> dict:
         run_kokoro(os.path.join(workdir, "kokoro"), scenarios)
         print("queueing overhead of the scheduler", file=sys.stderr)
         attempt(scenarios, "overhead", overhead.run_overhead, "generation")
+    if "holes" in chosen:
+        attempt(
+            scenarios,
+            "holes",
+            lambda: holes.run_holes(
+                os.path.join(workdir, "holes"),
+                args.rounds,
+                hole_sizes(args),
+                progress=lambda m: print(m, file=sys.stderr),
+            ),
+        )
+        print("issue 37: the longest texts the length check accepts, on Kokoro", file=sys.stderr)
+        attempt(scenarios, "kokoro_limit", lambda: run_kokoro_limit(os.path.join(workdir, "kokoro-limit")))
     if "round" in chosen:
         print(f"a validator round over {args.miners} miners", file=sys.stderr)
         attempt(
@@ -152,10 +200,21 @@ def run_kokoro(workdir: str, scenarios: dict) -> None:
             scenarios.setdefault("generation", {})[key] = {"error": f"the Kokoro miner did not start: {error}"[:500]}
         return
     try:
-        caller = run_overlong(kokoro, "kokoro", scenarios)
+        # First, while no speed is measured: a long text the measured speed would refuse before it starts.
+        caller = kokoro.as_caller("generation")
         attempt(scenarios, "abandon", lambda: generation.run_abandon(caller, KOKORO_TIMEOUT_S), "generation")
+        run_overlong(kokoro, "kokoro", scenarios)
     finally:
         kokoro.net.stop()
+
+
+def run_kokoro_limit(workdir: str) -> dict:
+    """Hole 5 on a Kokoro miner with the service's own timeout."""
+    live = holes.start(workdir, ("--services", "tts", "--tts.model", "kokoro:"))
+    try:
+        return findings.run_at_the_limit(live, live.callers["low"], holes.miner_wallet(live))
+    finally:
+        live.net.stop()
 
 
 def errors(scenarios: dict) -> tuple[dict, list[str]]:
@@ -177,7 +236,14 @@ def failures(scenarios: dict, args) -> list[str]:
     scenarios, found = errors(scenarios)
     if "hostile" in scenarios:
         found += thresholds.hostile(scenarios["hostile"], args.hostile)
-    for key, check in (("concurrent", thresholds.concurrent), ("idle", thresholds.idle), ("round", thresholds.round_)):
+    for key, check in (
+        ("concurrent", thresholds.concurrent),
+        ("idle", thresholds.idle),
+        ("round", thresholds.round_),
+        ("holes", thresholds.holes),
+        ("kokoro_limit", thresholds.kokoro_limit),
+        ("memory", thresholds.memory),
+    ):
         if key in scenarios:
             found += check(scenarios[key])
     for key, check in (

@@ -3,6 +3,7 @@ the check that a refusal is a one-line JSON error."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -136,6 +137,25 @@ def busy(url: str, wallet, miner_hotkey: str) -> bool:
     return any(s["busy"] for s in services.values())
 
 
+@contextlib.contextmanager
+def miner_path():
+    """$STRESS_MINER_PYTHONPATH first on the path of the miner processes started inside (the "before" figures:
+    an export of an older commit laid out as the package `audionet`); this process keeps its own modules."""
+    before = os.environ.get("STRESS_MINER_PYTHONPATH")
+    if not before:
+        yield
+        return
+    saved = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = before + (os.pathsep + saved if saved else "")
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = saved
+
+
 def start_live_miner(
     workdir: str, extra_args: tuple = (), callers: tuple = (), stakes: Optional[dict] = None
 ) -> LiveMiner:
@@ -149,7 +169,8 @@ def start_live_miner(
         net.chain.register(
             wallet.hotkey.ss58_address, wallet.coldkeypub.ss58_address, stake=stake, validator_permit=True
         )
-    miner = net.add_miner("target", extra_args=("--services", "tts,vc", *extra_args))
+    with miner_path():
+        miner = net.add_miner("target", extra_args=("--services", "tts,vc", *extra_args))
     try:
         net.wait_ready()
     except BaseException:

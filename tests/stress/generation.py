@@ -84,7 +84,10 @@ def vc_body(text: str, reference: str, seed: int) -> bytes:
 def run_leavers(live: LiveMiner, leavers: int = 8, leave_after_s: float = 0.5) -> dict:
     """A long voice-clone request holds the slot; `leavers` more wait and their clients leave after
     `leave_after_s`; then a newcomer of equal stake. Issue 24: they stayed 'waiting', the newcomer got a 503,
-    and all of them were generated anyway."""
+    and all of them were generated anyway. Each leaver is signed by another validator of the same stake (one
+    validator holds only its share of the line's places), as many as there are."""
+    peers = [w for w in live.callers.values() if w is not live.validator and w is not live.callers.get("low")]
+    leavers = min(leavers, len(peers))
     clip = EspeakSynthesizer().synthesize("A reference voice for cloning.", voice="en-gb+f3")
     reference = base64.b64encode(encode_flac(clip)).decode()
 
@@ -92,8 +95,8 @@ def run_leavers(live: LiveMiner, leavers: int = 8, leave_after_s: float = 0.5) -
         state = miner_health(live.url, live.validator, live.miner.hotkey)["services"][VC.name]
         return sum(r["served"] for r in state["replicas"])
 
-    def send(body: bytes) -> socket.socket:
-        headers = sign_request(live.validator, "/v1/vc", body, live.miner.hotkey) | {"Content-Length": str(len(body))}
+    def send(body: bytes, wallet) -> socket.socket:
+        headers = sign_request(wallet, "/v1/vc", body, live.miner.hotkey) | {"Content-Length": str(len(body))}
         head = "POST /v1/vc HTTP/1.1\r\nHost: x\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
         sock = socket.create_connection(("127.0.0.1", live.miner.port))
         sock.sendall(head.encode() + b"\r\n" + body)
@@ -105,7 +108,7 @@ def run_leavers(live: LiveMiner, leavers: int = 8, leave_after_s: float = 0.5) -
     )
     holder.start()
     poll(lambda: live.queue(VC.name)["busy"] == 1)
-    sockets = [send(vc_body(f"Leaver number {i} waits.", reference, 10 + i)) for i in range(leavers)]
+    sockets = [send(vc_body(f"Leaver number {i} waits.", reference, 10 + i), peers[i]) for i in range(leavers)]
     poll(lambda: live.queue(VC.name)["waiting"] == leavers)
     time.sleep(leave_after_s)
     for sock in sockets:
@@ -115,7 +118,8 @@ def run_leavers(live: LiveMiner, leavers: int = 8, leave_after_s: float = 0.5) -
     except TimeoutError:
         freed_s = None  # issue 24: they stayed in line
     waiting_after = live.queue(VC.name)["waiting"]
-    newcomer, _ = post_signed(live, live.validator, "/v1/vc", vc_body("The newcomer is served.", reference, 99))
+    # Of equal stake, and not the holder (whose one place of this line, its share, is generating): a leaver's.
+    newcomer, _ = post_signed(live, peers[0], "/v1/vc", vc_body("The newcomer is served.", reference, 99))
     holder.join()
     poll(lambda: live.queue(VC.name) == {"busy": 0, "waiting": 0}, timeout_s=120.0)
     return {

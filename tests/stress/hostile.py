@@ -29,6 +29,7 @@ from tests.stress.common import (
     one_line_json_error,
     status_counts,
 )
+from tests.stress.texts import SILENT_UNITS
 
 AUTH_HEADERS = ("X-Bittensor-Version", "X-Bittensor-Hotkey", "X-Bittensor-Nonce", "X-Bittensor-Signature")
 AUTH_HEADERS += ("X-Bittensor-Receiver",)
@@ -82,6 +83,7 @@ BAD_TTS_BODIES = st.one_of(
         st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.lists(JSON_SCALARS, max_size=3)),
     ),  # text not a string
     st.builds(lambda v: _tts(text=v), st.text(" .,;:!?-'\"()…\u200b", min_size=1, max_size=60)),  # nothing to say
+    st.builds(lambda u, n: _tts(text=u * n), st.sampled_from(sorted(SILENT_UNITS.values())), st.integers(1, 40)),
     st.builds(lambda n: _tts(text="x" * n), st.integers(MAX_TEXT_CHARS + 1, 2000)),  # too long (or 413)
     st.builds(
         lambda c, s: _tts(text=s[: len(s) // 2] + c + s[len(s) // 2 :]),

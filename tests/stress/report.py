@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from audionet.benchmarks.common.results import num, table
+from tests.stress.report_holes import counts, holes_table, kokoro_limit_table, memory_table
 
 GROUPS = ("floods", "generation", "crash")  # scenarios made of several measurements
-
-
-def counts(statuses: dict) -> str:
-    return ", ".join(f"{key}: {value:,}" for key, value in statuses.items()) or "-"
 
 
 def latency(figures: dict) -> list[str]:
@@ -243,6 +240,9 @@ SECTIONS = (
     ("generation", "Over-long text, abandoned generations, callers that leave, queueing overhead", generation_table),
     ("round", "A validator round with bad miners", round_table),
     ("crash", "kill -9", crash_table),
+    ("holes", "Issue 37: the top validator's full rounds over a slow link, under each attack", holes_table),
+    ("kokoro_limit", "Issue 37: the longest texts the length check accepts, on Kokoro", kokoro_limit_table),
+    ("memory", "Issue 37: memory over many requests", memory_table),
 )
 
 

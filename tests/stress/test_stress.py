@@ -4,7 +4,7 @@
 import httpx
 import pytest
 
-from tests.stress import crash, floods, generation, load, overhead, thresholds
+from tests.stress import crash, findings, floods, generation, holes, load, overhead, thresholds
 from tests.stress.cli import LOW_STAKE
 from tests.stress.common import start_live_miner
 from tests.stress.hostile import headers_for, run_hostile
@@ -82,3 +82,40 @@ def test_a_round_with_bad_miners_ends_in_time_and_pays_only_honest_ones(tmp_path
     assert thresholds.round_(result) == []
     behaviours = {row["behaviour"] for row in result["rows"]}
     assert {"slow", "dead", "drip", "oversized", "wrong_signature", "replay", "hangup"} < behaviours
+
+
+SMALL_HOLES = {
+    "hog": 60,
+    "streams": 2,
+    "partial": 60,
+    "churn_rate": 200.0,
+    "health": 30,
+    "burst": 40,
+    "first_contact": 0,
+    "seeds": 1,
+}
+
+
+@pytest.mark.timeout(600)
+def test_issue_37_the_top_validator_completes_its_rounds_under_every_attack_and_nobody_holds_more_than_its_share(
+    tmp_path,
+):
+    result = holes.run_holes(str(tmp_path), rounds=4, size=SMALL_HOLES, progress=lambda _m: None)
+    assert thresholds.holes(result) == [], result
+    assert result["parse_stream"]["attack"]["requests"] > 0 and result["verified_hog"]["attack"]["opened"] > 60
+    assert all(row["places"]["samples"] > 0 for name, row in result.items() if name in holes.SCENARIOS)
+
+
+@pytest.mark.timeout(600)
+def test_issue_37_kokoro_at_the_length_limit_never_outlives_its_timeout(tmp_path):
+    live = holes.start(str(tmp_path), ("--services", "tts", "--tts.model", "kokoro:"))
+    try:
+        result = findings.run_at_the_limit(live, live.callers["low"], holes.miner_wallet(live), probes=2)
+    finally:
+        live.net.stop()
+    assert thresholds.kokoro_limit(result) == [], result
+
+
+def test_issue_37_memory_over_many_requests_is_measured(live):
+    result = findings.run_memory(live.as_caller("concurrent"), live.callers["concurrent"], requests=300, every=100)
+    assert thresholds.memory(result) == [] and len(result["rss_mb"]) == 4, result

@@ -19,3 +19,11 @@ OVERLONG_TEXTS = {
     "maths": fill("x ∑∫∂√∞≈≠≤≥ "),
     "phoneme escapes": ("[[h@l'oU]] " * 36).strip(),
 }
+
+# Issue 37: text that passes "something to speak" (its characters are digits) but that espeak-ng says nothing
+# for: a 500 ("espeak-ng produced no audio") until it was the caller's 400.
+SILENT_UNITS = {
+    "fullwidth digits": "１２３４５６７８９０",
+    "circled numbers": "①②③④⑤⑥⑦⑧⑨⑩",
+    "Arabic-Indic digits": "٠١٢٣٤٥٦٧٨٩",
+}

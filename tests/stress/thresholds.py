@@ -121,3 +121,67 @@ def generation(r: dict) -> list[str]:
         if worst > QUEUE_OVERHEAD_LIMIT_MS:
             failed.append(f"overhead: {worst:.1f} ms per request > {QUEUE_OVERHEAD_LIMIT_MS:g} ms")
     return failed
+
+
+ROUNDS_COMPLETE = 0.95  # of the top validator's full rounds, under each attack
+STOP_SLACK_S = 1.0  # a generation stopped at its timeout frees its slot within this
+
+
+def _no_500(statuses) -> bool:
+    return not any(str(status).startswith("5") and str(status) != "503" for status in statuses)
+
+
+def holes(r: dict) -> list[str]:
+    from tests.stress.holes import SCENARIOS
+    from tests.stress.wan import TIMEOUTS
+
+    failed = []
+    for name in SCENARIOS:
+        row = r.get(name)
+        if row is None:
+            continue
+        if "error" in row:
+            failed.append(f"{name}: {row['error']}")
+            continue
+        top = row["top"]
+        if top["complete"] < ROUNDS_COMPLETE * top["rounds"]:
+            failed.append(f"{name}: the top validator completed {top['complete']} of {top['rounds']} rounds")
+        if row["places"]["over_share"]:
+            failed.append(f"{name}: held more than the stake share {row['places']['over_share']}")
+        if row["places"]["failed"]:
+            failed.append(f"{name}: the operator's signed health failed {row['places']['failed']} times")
+        answers = [s for per_service in top["statuses"].values() for s in per_service]
+        if not _no_500([*row["attack"].get("statuses", {}), *answers]):
+            failed.append(f"{name}: a 5xx other than 503 ({row['attack'].get('statuses')}, {top['statuses']})")
+        for service, longest in row["longest_s"].items():
+            if longest > TIMEOUTS[service] + STOP_SLACK_S:
+                failed.append(f"{name}: a {service} generation held its slot {longest:.1f} s")
+    if (burst := r.get("burst")) and burst["lost"]:
+        failed.append(f"burst: {burst['lost']} of {burst['requests']} lost ({burst['statuses']})")
+    if (miner := r.get("miner")) and (not miner["alive"] or miner["tracebacks"]):
+        failed.append(f"miner: alive {miner['alive']}, tracebacks {miner['tracebacks']}")
+    if (silence := r.get("silence")) and set(silence.values()) != {"400"}:
+        failed.append(f"silence: {silence}")
+    if (voices := r.get("voices")) and not set(voices["statuses"]) <= {"200", "400", "503"}:
+        failed.append(f"voices and seeds: {voices['statuses']}")
+    if minor := r.get("minor"):
+        expected = {"bare_lf_voice_clone": "HTTP/1.1 200", "chunked_trailers_20kb": "HTTP/1.1 411"}
+        failed += [f"minor: {key} {minor[key]}" for key, want in expected.items() if minor[key] != want]
+        failed += [f"minor: {k} {m}" for k, m in minor["references"].items() if not m.startswith("400 ")]
+    return failed
+
+
+def kokoro_limit(r: dict) -> list[str]:
+    failed = []
+    if not _no_500(t["status"] for t in r["texts"].values()) or not r["alive"]:
+        failed.append(f"kokoro at the limit: {r['texts']}, alive {r['alive']}")
+    if r["probes_served"] != r["probes"]:
+        failed.append(f"kokoro at the limit: the top validator {r['probes_served']} of {r['probes']} served in time")
+    if r["longest_s"] is not None and r["longest_s"] > r["timeout_s"] + STOP_SLACK_S:
+        failed.append(f"kokoro at the limit: a generation held its slot {r['longest_s']:.1f} s")
+    return failed
+
+
+def memory(r: dict) -> list[str]:
+    lost = r["requests"] - sum(r["statuses"].get(s, 0) for s in ("200", "429", "503"))
+    return [f"memory: {lost} requests not answered ({r['statuses']})"] if lost else []

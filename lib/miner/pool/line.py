@@ -1,62 +1,95 @@
 """The waiting line of one service, in stake order: highest stake first, first come first served among equals.
 
-When the line is full, a caller with more stake than the last in line takes that place and the displaced
-waiter gets a 503, so a line full of low-stake requests cannot lock out a higher-stake validator; a caller
-with no more stake than the last in line is refused itself. A waiter that leaves (its client disconnected)
-is taken out at once, so its place is free for the next caller.
+A request takes its place as soon as its caller is verified, before its body is parsed (its text measured):
+a *ticket* with no request yet. Parsing and waiting tickets share the line. When the line is full, a caller
+with more stake than the last in line takes that place, whatever that one's stage, and the displaced one gets
+a 503 at once (a parse still running is dropped); a caller with no more stake than the last in line is refused
+itself. A ticket whose caller leaves is taken out at once, so its place is free for the next caller.
 """
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 from collections.abc import Iterator
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Optional
 
 from audionet.lib.core.errors import WireError
+from audionet.lib.core.protocol import ServiceRequest
+from audionet.lib.core.stop import Stop
+from audionet.lib.miner.places import Caller
+from audionet.lib.miner.pool.replica import Replica
 
 
-class Waiter(Protocol):
+@dataclass(eq=False)
+class Ticket:
+    """One request's place: in line while its body is parsed (`request` None) and while it waits, then on a
+    slot while it generates."""
+
     id: int  # arrival order
-    priority: float  # the caller's stake
+    caller: Caller
+    started: asyncio.Future  # -> (replica, future of (audio, elapsed)); a WireError when refused
+    request: Optional[ServiceRequest] = None
+    size: float = 0.0  # expected audio seconds, once parsed
+    stop: Stop = field(default_factory=Stop)
+    bound: Optional[Replica] = None  # round-robin only
+    released: bool = False  # its place counted against its caller no more
 
-    def refuse(self, error: WireError) -> None: ...
+    @property
+    def priority(self) -> float:
+        return self.caller.stake
+
+    @property
+    def stage(self) -> str:
+        if self.started.done():
+            return "generating"
+        return "parsing" if self.request is None else "waiting"
+
+    def refuse(self, error: WireError) -> None:
+        """Displaced from the line: the caller gets `error`."""
+        if not self.started.done():
+            self.started.set_exception(error)
 
 
-def _order(waiter: Waiter) -> tuple[float, int]:
-    return -waiter.priority, waiter.id
+def _order(ticket: Ticket) -> tuple[float, int]:
+    return -ticket.priority, ticket.id
 
 
 class Line:
     def __init__(self) -> None:
-        self._waiters: list[Waiter] = []  # in line order
+        self._tickets: list[Ticket] = []  # in line order
 
     def __len__(self) -> int:
-        return len(self._waiters)
+        return len(self._tickets)
 
-    def __iter__(self) -> Iterator[Waiter]:
-        return iter(list(self._waiters))
+    def __iter__(self) -> Iterator[Ticket]:
+        return iter(list(self._tickets))
 
-    def __contains__(self, waiter: Waiter) -> bool:
-        return waiter in self._waiters
+    def __contains__(self, ticket: Ticket) -> bool:
+        return ticket in self._tickets
 
-    def check_room(self, priority: float, room: int) -> None:
-        """WireError 503 if a caller with `priority` would be refused now; `room` is how many may wait."""
-        if len(self._waiters) >= room and (not self._waiters or self._waiters[-1].priority >= priority):
+    def ready(self) -> list[Ticket]:
+        """The tickets whose request is parsed, in line order: what may start."""
+        return [ticket for ticket in self._tickets if ticket.request is not None]
+
+    def join(self, ticket: Ticket, room: int) -> Optional[Ticket]:
+        """Put `ticket` in its place; `room` is how many may be in line now. When the line is full, the last in
+        line makes way for a caller with more stake (it is refused with 503 and returned), else `ticket` is
+        refused (WireError 503)."""
+        if len(self._tickets) >= room and (not self._tickets or self._tickets[-1].priority >= ticket.priority):
             raise WireError("miner is busy: the waiting line for this service is full", status=503)
+        displaced = None
+        if len(self._tickets) >= room:
+            displaced = self._tickets.pop()
+            displaced.refuse(WireError("miner is busy: a caller with more stake took this place in line", status=503))
+        bisect.insort(self._tickets, ticket, key=_order)
+        return displaced
 
-    def join(self, waiter: Waiter, room: int) -> None:
-        """Put `waiter` in its place; `room` is how many may wait now. When the line is full, the last in line
-        makes way for a caller with more stake (it is refused with 503), else `waiter` is refused (WireError 503)."""
-        self.check_room(waiter.priority, room)
-        if len(self._waiters) >= room:
-            last = self._waiters.pop()
-            last.refuse(WireError("miner is busy: a caller with more stake took this place in line", status=503))
-        bisect.insort(self._waiters, waiter, key=_order)
-
-    def leave(self, waiter: Waiter) -> bool:
-        """Take `waiter` out of the line; False if it was not in it (it has started, or was refused)."""
+    def leave(self, ticket: Ticket) -> bool:
+        """Take `ticket` out of the line; False if it was not in it (it has started, or was refused)."""
         try:
-            self._waiters.remove(waiter)
+            self._tickets.remove(ticket)
         except ValueError:
             return False
         return True

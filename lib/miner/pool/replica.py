@@ -10,18 +10,29 @@ runs a request somewhere: `LocalReplica` in its own worker threads on this host,
 from __future__ import annotations
 
 import asyncio
+import logging
+import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stop, running_under
 from audionet.models.base import Backend
 
+CALIBRATION_RUNS = 3  # warm-ups timed per replica at start-up; the fastest is its speed prior
 ALPHA = 0.3  # weight of the newest measurement in the running average
 CLIP = 2.0  # one measurement moves the average at most this factor up or down (a cold cache, a GC pause)
 MIN_READY_S = 1e-3  # a busy slot that overran its estimate still frees "soon", never "now"
+
+
+class Result(NamedTuple):
+    audio: Audio
+    elapsed: float  # generation seconds, measured where it ran: the signed generation_s
+    device: str  # the replica's device kind (GPU name slug), reported on the wire
+    model: str
+    label: str  # the replica's own device label (timing key, /v1/health)
 
 
 class Speed:
@@ -59,7 +70,8 @@ class Replica:
         self.running: dict[int, tuple[float, float]] = {}  # ticket id -> (monotonic start, expected seconds)
         self.planned = 0  # requests waiting in the pool that the last plan put here
         self.speed = Speed()
-        self.served = self.failed = self.abandoned = 0
+        self.served = self.failed = self.abandoned = self.refused = 0
+        self.longest_s = 0.0  # the longest a request held a slot, abandoned ones included (until their return)
 
     @property
     def free(self) -> int:
@@ -95,8 +107,34 @@ class Replica:
             "served": self.served,
             "failed": self.failed,
             "abandoned": self.abandoned,
+            "refused": self.refused,
+            "longest_s": round(self.longest_s, 3),
             "s_per_audio_s": None if self.speed.value is None else round(self.speed.value, 4),
         }
+
+
+log = logging.getLogger("pool")
+
+
+def speed_of(replica: Replica, replicas: list[Replica]) -> float:
+    """Seconds per audio second: measured, else the warm-up prior scaled like the measured replicas of the same
+    service, else (nothing known) the fastest measured or 1: an unmeasured replica is tried, then measured."""
+    if replica.speed.value is not None:
+        return replica.speed.value
+    measured = [r.speed for r in replicas if r.speed.value is not None]
+    ratios = [s.value / s.prior for s in measured if s.prior]
+    if replica.speed.prior is not None and (ratios or not measured):
+        return replica.speed.prior * (statistics.median(ratios) if ratios else 1.0)
+    return min((s.value for s in measured), default=1.0)
+
+
+def calibrate(name: str, replicas: list[Replica]) -> None:
+    """Time warm-ups per replica (blocking); the fastest of CALIBRATION_RUNS is its speed prior, since one timing
+    of a short ticket is mostly noise (a 6 ms warm-up once read 51 ms on a busy core, and the dispatcher then left
+    that replica idle)."""
+    for replica in replicas:
+        replica.speed.prior = min(replica.time_warmup() for _ in range(CALIBRATION_RUNS))
+    log.info("%s speed priors (warm-up s): %s", name, ", ".join(f"{r.name}={r.speed.prior:.3f}" for r in replicas))
 
 
 def _bind_cuda(device: str) -> None:

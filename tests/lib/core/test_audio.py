@@ -35,7 +35,8 @@ def test_stereo_is_mixed_down_to_mono():
         (b"fLaC" + b"\x00" * 64, "could not be decoded"),
         (flac_bytes(np.zeros(96_000), 96_000), "outside 8000-48000"),
         (flac_bytes(np.zeros((100, 3)), 16_000), "3 channels"),
-        (flac_bytes(np.zeros(16_000 * 4), 16_000), "4.00 s long; the limit is 3 s"),
+        (flac_bytes(np.zeros(16_000 * 4), 16_000), "4 s long; the limit is 3 s"),
+        (flac_bytes(np.zeros(16_000 * 3 + 1), 16_000), "3.001 s long; the limit is 3 s"),
     ],
 )
 def test_hostile_audio_gets_one_line_error(data, message):
@@ -57,6 +58,24 @@ def test_too_short_and_non_finite_audio_are_refused():
     bad[10] = np.nan
     with pytest.raises(WireError, match="NaN"):
         encode_flac(Audio(bad, 16_000))
+
+
+def unknown_length(flac: bytes) -> bytes:
+    """`flac` with STREAMINFO's 36-bit total_samples set to 0 ("unknown", which the format allows)."""
+    data = bytearray(flac)
+    data[21] &= 0xF0  # fLaC, a 4-byte block header, then 13 bytes of rates and sizes: the count's top 4 bits
+    data[22:26] = b"\0\0\0\0"
+    return bytes(data)
+
+
+def test_a_flac_that_does_not_say_its_length_is_refused_as_such_and_lengths_are_shown_truly():
+    """Issue 37: a FLAC with total_samples = 0 was reported as 418 trillion seconds long, and a 0.9995 s
+    reference was refused as '1.00 s long; at least 1 s'."""
+    with pytest.raises(WireError, match="does not say how long the audio is"):
+        decode_flac(unknown_length(encode_flac(tone(1.5))), max_seconds=3, max_bytes=10**6)
+    short = Audio(tone(1.0).samples[: int(16_000 * 0.9995)], 16_000)
+    with pytest.raises(WireError, match=r"audio is 0\.999 s long; at least 1 s is needed"):
+        decode_flac(encode_flac(short), max_seconds=3, min_seconds=1.0, max_bytes=10**6)
 
 
 def test_resample_keeps_duration_and_pitch():

@@ -67,7 +67,7 @@ def test_a_long_file_is_refused_with_its_real_length_from_the_header(tmp_path):
     path = str(tmp_path / "long.wav")
     with sf.SoundFile(path, "w", samplerate=8_000, channels=1, format="WAV", subtype="PCM_16") as stream:
         stream.write(np.zeros(8_000 * 600, dtype=np.int16))  # ten minutes
-    with pytest.raises(WireError, match="600.00 s long; the limit is 5 s"):
+    with pytest.raises(WireError, match="600 s long; the limit is 5 s"):
         read_audio_file(path, max_seconds=5.0)
 
 

@@ -89,14 +89,45 @@ def test_screen_refuses_strangers_from_headers_alone():
 def test_a_refunded_request_does_not_count_toward_the_rate_limit():
     policy = AccessPolicy(rate_limit=2, rate_window_s=60.0)
     policy.members = {"vali": Member(0, 100.0, True)}
-    for second in range(5):  # refused later (400, 503): given back each time
+    for second in range(2):  # refused later (400, 503): given back each time
         policy.admit("vali", now=float(second))
-        policy.refund("vali")
+        assert policy.refund("vali", now=float(second))
     policy.admit("vali", now=10.0)
     policy.admit("vali", now=11.0)
     with pytest.raises(WireError) as info:
         policy.admit("vali", now=12.0)
     assert info.value.status == 429
+
+
+def test_refunds_stop_at_the_rate_limit_so_a_stream_of_refused_requests_is_held_to_it():
+    """Issue 37: refused requests were all given back, so a validator streamed 10,222 of them (each one verified
+    and its text measured) at 335 a second. At most `rate_limit` refunds per window; then they count."""
+    policy = AccessPolicy(rate_limit=3, rate_window_s=60.0)
+    policy.members = {"vali": Member(0, 100.0, True)}
+    refunded = []
+    for second in range(6):
+        policy.admit("vali", now=float(second))
+        refunded.append(policy.refund("vali", now=float(second)))
+    assert refunded == [True, True, True, False, False, False]
+    with pytest.raises(WireError) as info:  # the three that were not given back spent the limit
+        policy.admit("vali", now=7.0)
+    assert info.value.status == 429
+    assert policy.admit("vali", now=64.0) == 100.0 and policy.refund("vali", now=64.0)  # a new window
+
+
+def test_a_callers_share_is_its_part_of_the_stake_of_every_caller_admitted():
+    policy = AccessPolicy(min_stake=5.0)
+    policy.members = {
+        "top": Member(0, 750.0, True),
+        "low": Member(1, 250.0, True),
+        "poor": Member(2, 1.0, True),  # below the minimum: competes with nobody
+        "miner": Member(3, 5000.0, False),  # no permit
+    }
+    assert (policy.share("top"), policy.share("low")) == (0.75, 0.25)
+    assert policy.share("poor") == policy.share("miner") == policy.share("nobody") == 0.0
+    policy.min_stake = 0.0
+    policy.members = {"a": Member(0, 0.0, True), "b": Member(1, 0.0, True)}  # a sync replaced them; no stake
+    assert policy.share("a") == 0.5
 
 
 def test_a_request_signed_before_the_process_started_is_refused_as_a_possible_replay(wallets):

@@ -7,8 +7,8 @@ import pytest
 
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.timing import Timer
-from audionet.lib.miner.pool import LocalReplica
-from audionet.lib.miner.pool.pool import ServiceDispatcher
+from audionet.lib.miner.places import Caller
+from audionet.lib.miner.pool import LocalReplica, ServiceDispatcher
 from audionet.lib.services import TTS, TTSRequest
 from tests.gated import GatedSpeech, open_gate, started, until
 
@@ -60,11 +60,6 @@ def test_a_higher_stake_caller_displaces_the_last_waiter_when_the_line_is_full(t
         for word in ("early", "late"):
             tasks[word] = asyncio.create_task(pool.run(request(word), 1))
             await until(lambda: pool.waiting == len(tasks) - 1)
-        with pytest.raises(WireError):  # the cheap answer before a request is parsed: the same rule
-            with pool.place_held(1):
-                pass
-        with pool.place_held(1000):  # would displace the last waiter: not refused
-            pass
         tasks["equal"] = asyncio.create_task(pool.run(request("equal"), 1))  # no more stake: refused itself
         tasks["high"] = asyncio.create_task(pool.run(request("high"), 1000))  # displaces the newest of the lowest
         await until(lambda: tasks["equal"].done() and tasks["late"].done())
@@ -77,16 +72,66 @@ def test_a_higher_stake_caller_displaces_the_last_waiter_when_the_line_is_full(t
     assert pool.busy == 0 and pool.waiting == 0
 
 
-def test_places_held_while_requests_are_parsed_refuse_the_overflow_early(tmp_path):
+def test_places_held_while_requests_are_parsed_refuse_the_overflow_early_and_yield_to_more_stake(tmp_path):
+    """Issue 37: places held while a request was parsed outranked stake: a low-stake stream of texts being
+    measured answered the top validator '503 line full'. A parsing place is a place in line like any other."""
+
     async def scenario():
         pool = scheduler(tmp_path, max_waiting=1)  # one slot and one waiting place: room for two
-        with pool.place_held(1), pool.place_held(1):
-            with pytest.raises(WireError) as info:
-                with pool.place_held(1):
-                    pass
-        return info.value.status, pool.held
+        parsing = asyncio.Event()  # the parse of the low-stake requests, held until the test lets it go
+        low = [pool.enter(Caller(f"low{i}", 1, share=0.5)) for i in range(2)]
+        with pytest.raises(WireError) as equal:  # no more stake than the last in line: refused before parsing
+            pool.enter(Caller("equal", 1, share=0.5))
+        parse = asyncio.create_task(pool.prepare(low[1], parsing.wait()))
+        high = pool.enter(Caller("high", 1000, share=0.5))  # takes the last parsing place
+        with pytest.raises(WireError) as displaced:
+            await parse  # answered at once, its parse still running
+        stages = pool.held()
+        for ticket in (*low, high):
+            pool.leave(ticket)
+        return equal.value.status, displaced.value, stages, pool.holding
 
-    assert asyncio.run(scenario()) == (503, 0)
+    equal, displaced, stages, holding = asyncio.run(scenario())
+    assert equal == 503 and displaced.status == 503 and "more stake took this place" in str(displaced)
+    assert stages == {"low0": {"parsing": 1, "waiting": 0, "generating": 0}, "high": stages["low0"]}
+    assert holding == {}
+
+
+def test_a_caller_holds_at_most_its_share_of_the_line(tmp_path):
+    async def scenario():
+        pool = scheduler(tmp_path, max_waiting=3)  # four places
+        small = pool.enter(Caller("small", 10, share=0.1))  # 0.1 of 4, rounded up: one place
+        with pytest.raises(WireError) as refused:
+            pool.enter(Caller("small", 10, share=0.1))
+        big = [pool.enter(Caller("big", 90, share=0.9)) for _ in range(3)]  # 0.9 of 4: four
+        for ticket in (small, *big):
+            pool.leave(ticket)
+        return refused.value
+
+    refused = asyncio.run(scenario())
+    assert refused.status == 503 and "holds 1 of the 4 places of the tts line" in str(refused)
+
+
+def test_a_long_request_the_measured_speed_says_cannot_finish_in_time_is_refused_before_it_starts(tmp_path):
+    """Issue 37: texts at the length limit ran Kokoro to its timeout. A long one that the measured speed says
+    cannot finish in time is refused before it starts; a short one still runs, so the speed stays measured."""
+    long_text = "Long speaks for a while about the weather, the harbour and the ships that come and go. " * 3
+
+    async def scenario():
+        pool = scheduler(tmp_path, timeout_s=5.0)
+        pool.replicas[0].speed.value = 10.0  # measured: 10 s of work per second of audio
+        with pytest.raises(WireError) as refused:
+            await pool.run(TTSRequest(text=long_text), 1)
+        short = asyncio.create_task(pool.run(request("short"), 1))
+        await until(lambda: started(tmp_path) == ["short"])
+        open_gate(tmp_path)
+        await short
+        return refused.value, pool
+
+    refused, pool = asyncio.run(scenario())
+    assert refused.status == 503 and not refused.spent and "past its 5 s timeout" in str(refused)
+    assert started(tmp_path) == ["short"] and pool.waiting == 0 and pool.holding == {}
+    assert pool.replicas[0].speed.value < 10.0  # the short request measured it again
 
 
 def test_a_waiter_that_leaves_frees_its_place_at_once_and_is_never_started(tmp_path):
