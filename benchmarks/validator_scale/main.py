@@ -165,7 +165,12 @@ def measure(args, command: str) -> int:
                 seed=args.seed,
                 round_budget_s=math.inf,  # every miner every round: what a round over N costs is what is measured
             )
-            sources = {"vc": FileReferences(subnet.references)} if "vc" in args.services else {}
+            # every service that takes a reference clip draws it from the study's recordings
+            sources = {
+                name: FileReferences(subnet.references)
+                for name in args.services
+                if "reference" in registry.get(name).inputs
+            }
             validator = Validator(subnet.wallet, subnet.chain(), settings, sources, judge=judge)
             with Progress() as progress:
                 task = progress.add_task("validator rounds", total=1 + len(args.miners) * args.rounds)

@@ -117,6 +117,8 @@ class Session:
             prints = {i: fingerprint(self.jobs[i].audio) for i in live}
             for i in range(first, len(self.jobs)):
                 finder.check(self.copies, self.jobs[i].label or f"#{i}", prints.get(i))
+            # earlier answers too: one still waiting whose twin just arrived is gated before it is evaluated
+            for i in range(len(self.jobs)):
                 reason = finder.reason(self.copies, i)
                 if reason and "duplicate" in judging.gates:
                     self.verdicts[i].gates["duplicate"] = reason

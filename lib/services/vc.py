@@ -29,7 +29,7 @@ from audionet.lib.core.protocol import (
 )
 from audionet.lib.prompts import corpus, make_seed, make_sentence
 from audionet.lib.prompts.references import FileReferences, SynthesisedReferences
-from audionet.lib.scoring.declaration import Judging, Part, Range
+from audionet.lib.scoring.declaration import Judging, Part, Penalty, Range
 from audionet.lib.scoring.jobs import Expect
 from audionet.lib.services.base import Prompt
 from audionet.lib.services.speech import (
@@ -105,7 +105,10 @@ class VoiceClone(SpeechService):
             ),
             naturalness(0.2),
         ),
-        penalties=(CONTENT,),
+        # Another voice: one speaker's median pitch moves about a semitone between read sentences; a clone more
+        # than 2 semitones from its reference's is not that voice (plain TTS that ignores the reference kept
+        # 84 % of an honest clone's score without this, above the incentive curve's floor).
+        penalties=(CONTENT, Penalty("other_voice", "pitch_offset_st", Range(2.0, 6.0))),
     )
     metrics = (
         ("speaker_cosine", "Speaker similarity (cosine)"),
