@@ -6,8 +6,8 @@ import os
 import platform
 import sys
 import tempfile
-
-from tqdm import tqdm
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from audionet.benchmarks.common.results import RESULTS_DIR, command_line, write_result
 from audionet.lib.core.config import Parser
@@ -75,6 +75,17 @@ def hole_sizes(args) -> dict:
     }
 
 
+@contextmanager
+def counter(description: str, total: int) -> Iterator[Callable[..., None]]:
+    """A progress bar on stderr; yields tick(n=1)."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True)) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda n=1: progress.advance(task, n)
+
+
 def attempt(scenarios: dict, key: str, run, *path: str) -> None:
     """Run one scenario; an exception is kept as its result (and fails its threshold) so the others still run."""
     target = scenarios
@@ -99,24 +110,20 @@ def run_scenarios(args, workdir: str) -> dict:
         )
         try:
             if "hostile" in chosen:
-                with tqdm(total=args.hostile, desc="hostile requests") as bar:
-                    attempt(
-                        scenarios, "hostile", lambda: run_hostile(live.as_caller("hostile"), args.hostile, bar.update)
-                    )
+                with counter("hostile requests", args.hostile) as tick:
+                    attempt(scenarios, "hostile", lambda: run_hostile(live.as_caller("hostile"), args.hostile, tick))
             if "concurrent" in chosen:
-                with tqdm(total=args.concurrent * args.waves, desc="concurrent requests") as bar:
+                with counter("concurrent requests", args.concurrent * args.waves) as tick:
                     attempt(
                         scenarios,
                         "concurrent",
                         lambda: load.run_concurrent(
-                            live.as_caller("concurrent"), args.concurrent, args.waves, progress=bar.update
+                            live.as_caller("concurrent"), args.concurrent, args.waves, progress=tick
                         ),
                     )
             if "idle" in chosen:
-                with tqdm(total=args.idle, desc="idle connections") as bar:
-                    attempt(
-                        scenarios, "idle", lambda: load.run_idle(live.as_caller("idle"), args.idle, progress=bar.update)
-                    )
+                with counter("idle connections", args.idle) as tick:
+                    attempt(scenarios, "idle", lambda: load.run_idle(live.as_caller("idle"), args.idle, progress=tick))
             if "floods" in chosen:
                 run_floods(args, live.as_caller("floods"), scenarios)
             if "generation" in chosen:
@@ -161,12 +168,10 @@ def run_scenarios(args, workdir: str) -> dict:
             lambda: validator_round.run_round(os.path.join(workdir, "round"), args.miners, args.honest),
         )
     if "crash" in chosen:
-        with tqdm(total=args.save_kills, desc="kill -9 mid-save") as bar:
+        with counter("kill -9 mid-save", args.save_kills) as tick:
             saves = os.path.join(workdir, "saves")
             os.makedirs(saves)
-            attempt(
-                scenarios, "mid_save", lambda: crash.kill_mid_save(saves, args.save_kills, progress=bar.update), "crash"
-            )
+            attempt(scenarios, "mid_save", lambda: crash.kill_mid_save(saves, args.save_kills, progress=tick), "crash")
         print("kill -9 of the validator mid-round", file=sys.stderr)
         attempt(
             scenarios, "mid_round", lambda: crash.kill_validator_mid_round(os.path.join(workdir, "midround")), "crash"
