@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
+from audionet.lib.core.atomic import atomic_file
 from audionet.lib.core.audio import Audio, resample
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.scoring.prints import (
@@ -180,19 +180,8 @@ class DuplicateFinder:
             arrays[f"s{n}_lengths"] = np.array([len(p) for p in past.prints], np.int64)
             arrays[f"s{n}_frames"] = np.concatenate(past.prints) if past.prints else np.zeros((0, BANDS), np.float32)
         arrays["index"] = np.frombuffer(json.dumps(index).encode(), np.uint8)
-        directory = os.path.dirname(os.path.abspath(path))
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".npz")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                np.savez(handle, **arrays)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        with atomic_file(path, "wb", ".npz") as handle:
+            np.savez(handle, **arrays)
 
     def load(self, path: str) -> None:
         """The history saved at `path` (nothing when there is none), bounded by this finder's size."""

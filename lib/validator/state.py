@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from audionet.lib.core.atomic import atomic_file
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.validator.incentive import CURVE, Curve, Record, estimate
 
@@ -183,21 +183,5 @@ def _carried(data: dict, size: int) -> dict[str, Record]:
 
 
 def atomic_write_json(path: str, data) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w") as handle:
-            json.dump(data, handle, indent=1)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    dir_fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    with atomic_file(path, "w", ".json") as handle:
+        json.dump(data, handle, indent=1)
