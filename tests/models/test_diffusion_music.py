@@ -2,7 +2,6 @@
 saved with save_pretrained and loaded by directory through `hf:` (routed on model_index.json)."""
 
 import json
-import threading
 
 import numpy as np
 import pytest
@@ -12,6 +11,7 @@ from audionet.lib.services import MUSIC, TTS
 from audionet.lib.services.music import PRESET_MODELS
 from audionet.models.hf import diffusion
 from audionet.models.random_weights import random_spec
+from tests.batching import together
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -52,21 +52,10 @@ def test_a_batch_gives_each_request_what_it_gets_alone(music):
     """Concurrent requests of one length bucket run as one batch, each with its own seeded generator."""
     _, backend = music
     alone = {seed: backend.generate("rock", 1.5, seed=seed).samples for seed in (1, 2)}
-    backend.batcher.window_s = 0.5
-    before, out = len(backend.batcher.batch_sizes), {}
-    threads = [
-        threading.Thread(target=lambda s=s: out.__setitem__(s, backend.generate("rock", 1.5, seed=s))) for s in (1, 2)
-    ]
-    try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(120)
-    finally:
-        backend.batcher.window_s = 0.0
-    assert backend.batcher.batch_sizes[before:] == [2]
-    for seed in (1, 2):
-        np.testing.assert_allclose(out[seed].samples, alone[seed], atol=1e-4)
+    out, batches = together(backend.batcher, [lambda s=s: backend.generate("rock", 1.5, seed=s) for s in (1, 2)])
+    assert batches == [2]
+    for n, seed in enumerate((1, 2)):
+        np.testing.assert_allclose(out[n].samples, alone[seed], atol=1e-4)
 
 
 def test_presets_pick_step_counts_per_family_and_a_family_per_preset(specs):

@@ -1,8 +1,6 @@
 """Every transformers architecture we serve, as a tiny random-weight model built
 from local files, saved with save_pretrained and loaded through the registry."""
 
-import threading
-
 import numpy as np
 import pytest
 
@@ -11,6 +9,7 @@ from audionet.lib.core.audio import Audio
 from audionet.lib.core.errors import BackendError, WireError
 from audionet.lib.services import MUSIC, TTS, VC
 from audionet.models.random_weights import random_spec
+from tests.batching import together
 from tests.conftest import tone
 
 pytestmark = pytest.mark.timeout(300)
@@ -76,22 +75,10 @@ def test_musicgen_compiles_at_the_first_warm_up_only(music, monkeypatch):
 
 
 def test_musicgen_batches_concurrent_requests_of_one_bucket(music):
-    music.batcher.window_s = 0.5
-    before = len(music.batcher.batch_sizes)
-    out = {}
-    threads = [
-        threading.Thread(target=lambda i=i: out.__setitem__(i, music.generate("drums", 2.2 + 0.5 * i, seed=i)))
-        for i in range(3)
-    ]
-    try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(120)
-    finally:
-        music.batcher.window_s = 0.0
+    calls = [lambda i=i: music.generate("drums", 2.2 + 0.5 * i, seed=i) for i in range(3)]
+    out, batches = together(music.batcher, calls)
     assert [round(out[i].seconds, 3) for i in range(3)] == [2.2, 2.7, 3.2]
-    assert music.batcher.batch_sizes[before:] == [3]
+    assert batches == [3]
 
 
 def test_musicgen_stages_are_timed_in_order(music):

@@ -1,8 +1,6 @@
 """Voice clone by the 2026 transformers families, as tiny random-weight models built from config, saved
 and loaded by directory through `hf:` (routed on the config's model_type)."""
 
-import threading
-
 import numpy as np
 import pytest
 
@@ -10,6 +8,7 @@ from audionet.lib.core.errors import BackendError, WireError
 from audionet.lib.services import MUSIC, TTS, VC
 from audionet.models.hf import csm as csm_module
 from audionet.models.random_weights import random_spec
+from tests.batching import together
 from tests.conftest import tone
 
 pytestmark = pytest.mark.timeout(300)
@@ -108,22 +107,11 @@ def test_gradium_phonon_speaks_in_its_own_voice_at_24k_and_follows_the_seed(tmp_
 @pytest.mark.parametrize("family", ["vibevoice", "pocket"])
 def test_concurrent_requests_of_one_bucket_run_as_one_batch(family, request):
     backend = request.getfixturevalue(family)
-    backend.batcher.window_s = 0.5
-    before = len(backend.batcher.batch_sizes)
-    out = {}
     voices = [tone(1.0, 16_000, 150.0), tone(2.0, 24_000, 250.0)]  # references of different lengths: padded
-
-    def ask(i):
-        out[i] = backend.clone(["Short.", "Short line."][i], voices[i], "Ref.", seed=i)
-
-    threads = [threading.Thread(target=ask, args=(i,)) for i in range(2)]
-    try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(120)
-    finally:
-        backend.batcher.window_s = 0.0
-    assert backend.batcher.batch_sizes[before:] == [2]
+    texts = ["Short.", "Short line."]
+    out, batches = together(
+        backend.batcher, [lambda i=i: backend.clone(texts[i], voices[i], "Ref.", seed=i) for i in range(2)]
+    )
+    assert batches == [2]
     assert [out[i].seconds for i in range(2)] == [pytest.approx(2.0)] * 2
     assert not np.array_equal(out[0].samples, out[1].samples)
