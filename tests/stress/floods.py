@@ -11,12 +11,12 @@ meet. The validator's requests come from 127.0.0.1.
 from __future__ import annotations
 
 import json
-import selectors
 import socket
 import threading
 import time
 
 from audionet.lib.services import TTS
+from tests.stress.attackers import SocketCrowd
 from tests.stress.common import (
     LiveMiner,
     latency_figures,
@@ -35,56 +35,6 @@ def validator_tts(live: LiveMiner, seed: int, timeout: float = TTS.timeout_s) ->
     return post_signed(live, live.validator, "/v1/tts", body, timeout)
 
 
-class HeadOnlyFlood(threading.Thread):
-    """`count` connections, each sending `head` (again after every answer), reopened as soon as one closes."""
-
-    def __init__(self, port: int, count: int, head: bytes):
-        super().__init__(daemon=True)
-        self.port, self.count, self.head = port, count, head
-        self.stopping = threading.Event()
-        self.opened = self.answers = 0
-        self.selector = selectors.DefaultSelector()
-
-    def _open(self) -> None:
-        sock = socket.socket()
-        sock.setblocking(False)
-        index = self.opened
-        sock.bind((f"127.1.0.{1 + index % ADDRESSES}", 0))
-        sock.connect_ex(("127.0.0.1", self.port))
-        self.opened += 1
-        self.selector.register(sock, selectors.EVENT_WRITE)
-
-    def _drop(self, sock: socket.socket) -> None:
-        self.selector.unregister(sock)
-        sock.close()
-        self._open()  # refill
-
-    def run(self) -> None:
-        for _ in range(self.count):
-            self._open()
-        while not self.stopping.is_set():
-            for key, events in self.selector.select(timeout=0.1):
-                sock = key.fileobj
-                try:
-                    if events & selectors.EVENT_WRITE:
-                        sock.send(self.head)
-                        self.selector.modify(sock, selectors.EVENT_READ)
-                    elif sock.recv(65536):
-                        self.answers += 1
-                        sock.send(self.head)  # busy again at once
-                    else:
-                        self._drop(sock)
-                except OSError:
-                    self._drop(sock)
-        for key in list(self.selector.get_map().values()):
-            key.fileobj.close()
-        self.selector.close()
-
-    def stop(self) -> None:
-        self.stopping.set()
-        self.join(10)
-
-
 def run_lockout(live: LiveMiner, connections: int = 2000, probes: int = 20) -> dict:
     """Hold `connections` head-only connections that claim the validator's hotkey (`Content-Length: 1000`, no
     body), refilling any that close; meanwhile the validator sends `probes` signed TTS requests one by one."""
@@ -92,7 +42,8 @@ def run_lockout(live: LiveMiner, connections: int = 2000, probes: int = 20) -> d
     log_start = log_size(live.miner.log_path)
     hotkey = live.validator.hotkey.ss58_address
     head = f"POST /v1/tts HTTP/1.1\r\nHost: x\r\nX-Bittensor-Hotkey: {hotkey}\r\nContent-Length: 1000\r\n\r\n"
-    flood = HeadOnlyFlood(live.miner.port, connections, head.encode())
+    # every connection sends the head again as soon as it is answered, and is reopened when closed
+    flood = SocketCrowd(live.miner.port, connections, ADDRESSES, 1, lambda _: head.encode(), again=True)
     flood.start()
     try:
         time.sleep(2.0)  # let the flood fill the miner's connections before the first probe
@@ -104,7 +55,7 @@ def run_lockout(live: LiveMiner, connections: int = 2000, probes: int = 20) -> d
         "connections": connections,
         "addresses": ADDRESSES,
         "opened": flood.opened,
-        "answers_to_flood": flood.answers,
+        "answers_to_flood": sum(flood.statuses.values()),
         "probes": probes,
         "served_in_time": sum(status == 200 for status in statuses),
         "statuses": [str(status) for status in statuses],
