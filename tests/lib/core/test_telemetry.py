@@ -23,14 +23,6 @@ def filled_timer() -> Timer:
     return timer
 
 
-@pytest.fixture
-def wandb_offline(tmp_path, monkeypatch):
-    monkeypatch.setenv("WANDB_MODE", "offline")
-    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
-    monkeypatch.setenv("WANDB_SILENT", "true")
-    return tmp_path
-
-
 def test_offline_wandb_run_holds_the_logged_keys_values_and_config(wandb_offline):
     timer = filled_timer()
     config = {"role": "miner", "hotkey": "5Fake", "uid": 7, "device": {"slug": "cpu-test"}, "version": "0.1.0"}

@@ -56,14 +56,6 @@ def test_rows_carry_the_verdict_and_the_weights_in_service_and_mechanism():
     assert unset[0]["mechanism"] is None and unset[0]["mechanism_weight"] is None and unset[0]["weight"] == 0.75
 
 
-@pytest.fixture
-def wandb_offline(tmp_path, monkeypatch):
-    monkeypatch.setenv("WANDB_MODE", "offline")
-    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
-    monkeypatch.setenv("WANDB_SILENT", "true")
-    return tmp_path
-
-
 @pytest.mark.parametrize("audio", [False, True])
 def test_wandb_gets_a_table_per_service_with_every_column_and_at_most_the_rows_a_round_may_have(wandb_offline, audio):
     telemetry = Telemetry(Timer("validator"), str(wandb_offline / "log"), {"role": "validator"}, WandbSettings())
