@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from audionet.models.hf.loading import from_pretrained, place
 from audionet.models.hf.speech_lm import SpeechLmCloner, waveforms
 
 SPEAKER = 0
@@ -22,12 +21,9 @@ SPEAKER = 0
 
 class CsmVoiceCloner(SpeechLmCloner):
     def __init__(self, name: str, *, device: str = "cpu", dtype: str = "auto") -> None:
-        from transformers import AutoProcessor, CsmForConditionalGeneration
+        from transformers import CsmForConditionalGeneration
 
-        self._start(name, device, dtype)
-        self.processor = from_pretrained(AutoProcessor, name)
-        model = from_pretrained(CsmForConditionalGeneration, name, attn_implementation="sdpa", dtype=self.dtype)
-        self.model = place(model, device, self.dtype)
+        self._load(name, device, dtype, None, CsmForConditionalGeneration, "sdpa")
         codec = self.model.config.codec_config
         self.sample_rate = int(codec.sampling_rate)
         self.frame_rate = float(codec.frame_rate)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from audionet.models.hf.loading import from_pretrained, place
+from audionet.models.hf.loading import place
 from audionet.models.hf.speech_lm import SpeechLm, SpeechLmCloner, SpeechLmSynthesizer, waveforms
 
 MAX_BATCH = 4
@@ -32,14 +32,8 @@ class _PocketTtsFamily(SpeechLm):
         self, name: str, *, device: str = "cpu", dtype: str = "auto", batch_window_s: float | None = None
     ) -> None:
         import transformers
-        from transformers import AutoProcessor
 
-        self._start(name, device, dtype, batch_window_s)
-        self.processor = from_pretrained(AutoProcessor, name)
-        self.processor.tokenizer.padding_side = "left"  # generation continues every row from its audio BOS
-        model_class = getattr(transformers, self.model_class)
-        model = from_pretrained(model_class, name, attn_implementation="sdpa", dtype=self.dtype)
-        self.model = place(model, device, self.dtype)
+        self._load(name, device, dtype, batch_window_s, getattr(transformers, self.model_class), "sdpa")
         self.processor.audio_tokenizer = place(self.processor.audio_tokenizer, device, self.dtype)
         self.sample_rate = int(self.processor.feature_extractor.sampling_rate)
         self.frame_rate = float(self.model.config.frame_rate)

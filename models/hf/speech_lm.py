@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import threading
 from abc import abstractmethod
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from audionet.lib.core.audio import Audio, resample
 from audionet.lib.core.errors import BackendError, WireError
 from audionet.models.base import Backend, SpeechSynthesizer, VoiceCloner
 from audionet.models.hf.batching import LengthBucketBatcher
-from audionet.models.hf.loading import resolve_dtype
+from audionet.models.hf.loading import from_pretrained, place, resolve_dtype
 
 CHARS_PER_SECOND = 12.0  # speaking-rate guess that bounds the frames generated
 BUCKET_SECONDS = 2.0
@@ -36,12 +37,22 @@ class SpeechLm(Backend):
     sample_rate: int
     frame_rate: float
 
-    def _start(self, name: str, device: str, dtype: str, batch_window_s: float | None = None) -> None:
+    def _load(
+        self, name: str, device: str, dtype: str, batch_window_s: float | None, model_class: Any, attention: Any
+    ) -> None:
+        """The processor and `model_class` of `name` (by HF id or folder) on `device`, with the batcher."""
+        from transformers import AutoProcessor
+
         self.model_id, self.device, self.dtype = name, device, resolve_dtype(dtype, device)
         # Batching waits a little for company: worth it on a GPU, pure latency on 2 CPU cores.
         window = batch_window_s if batch_window_s is not None else (0.03 if device.startswith("cuda") else 0.0)
         self.batcher = LengthBucketBatcher(self._locked_batch, window_s=window, max_batch=self.max_batch)
         self._lock = threading.Lock()  # torch's global RNG: one seeded batch at a time
+        self.processor = from_pretrained(AutoProcessor, name)
+        if self.max_batch > 1:
+            self.processor.tokenizer.padding_side = "left"  # a batch continues every row from its last token
+        model = from_pretrained(model_class, name, attn_implementation=attention, dtype=self.dtype)
+        self.model = place(model, device, self.dtype)
 
     def frames_for(self, text: str) -> int:
         seconds = min(self.max_seconds, 1.0 + len(text) / CHARS_PER_SECOND)

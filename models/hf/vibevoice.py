@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from audionet.models.hf.loading import from_pretrained, place
 from audionet.models.hf.speech_lm import SpeechLmCloner, waveforms
 
 SPEAKER = "0"
@@ -28,15 +27,10 @@ class VibeVoiceVoiceCloner(SpeechLmCloner):
     def __init__(
         self, name: str, *, device: str = "cpu", dtype: str = "auto", batch_window_s: float | None = None
     ) -> None:
-        from transformers import AutoProcessor, VibeVoiceForConditionalGeneration
+        from transformers import VibeVoiceForConditionalGeneration
 
-        self._start(name, device, dtype, batch_window_s)
-        self.processor = from_pretrained(AutoProcessor, name)
-        self.processor.tokenizer.padding_side = "left"  # generation continues every row from its last token
-        model = from_pretrained(
-            VibeVoiceForConditionalGeneration, name, attn_implementation={"text_config": "sdpa"}, dtype=self.dtype
-        )
-        self.model = place(model, device, self.dtype)
+        # SDPA in the language model only: transformers refuses it for VibeVoice's audio tokenizer
+        self._load(name, device, dtype, batch_window_s, VibeVoiceForConditionalGeneration, {"text_config": "sdpa"})
         extractor = self.processor.feature_extractor
         self.sample_rate = int(extractor.sampling_rate)
         self.frame_rate = self.sample_rate / int(self.model.config.audio_config.hop_length)

@@ -6,7 +6,7 @@ import pytest
 
 from audionet.lib.core.errors import BackendError, WireError
 from audionet.lib.services import MUSIC, TTS, VC
-from audionet.models.hf import csm as csm_module
+from audionet.models.hf import speech_lm as speech_lm_module
 from audionet.models.random_weights import random_spec
 from tests.batching import together
 from tests.conftest import tone
@@ -42,7 +42,7 @@ def test_csm_prompt_is_the_reference_turn_then_the_text_turn(csm):
 
 
 def test_a_clone_model_in_the_music_slot_is_one_line_before_it_loads(csm, monkeypatch):
-    monkeypatch.setattr(csm_module, "from_pretrained", lambda *a, **k: pytest.fail("loaded before the check"))
+    monkeypatch.setattr(speech_lm_module, "from_pretrained", lambda *a, **k: pytest.fail("loaded before the check"))
     with pytest.raises(BackendError) as error:
         MUSIC.load_backend(f"hf:{csm.model_id}", device="cpu")
     assert "is a CsmVoiceCloner, not a music backend (MusicGenerator)" in str(error.value)
