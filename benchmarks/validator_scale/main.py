@@ -102,8 +102,28 @@ def fill_history(judge, sources: dict, bank: Bank, rng) -> None:
         judge.duplicates.remember(name, [f"earlier {n}" for n in range(size)], prints)
 
 
+def duplicates_alone(history: dict, scored) -> dict[str, float]:
+    """Per service, the CPU seconds of the round's duplicate check re-run alone on its answers (fingerprints and the
+    search against the history the round met), with nothing else running: the round's own stage timings are wall
+    time on a shared machine, stretched by whatever else runs."""
+    from audionet.lib.scoring.duplicates import DuplicateFinder, fingerprint
+
+    finder, seconds = DuplicateFinder(), {}
+    for service, past in history.items():
+        finder.history[service] = past
+        audios = [s.answer.audio for s in scored if s.answer.service == service and s.answer.audio is not None]
+        started = time.process_time()
+        found = finder.open(service)
+        for n, audio in enumerate(audios):
+            finder.check(found, f"#{n}", fingerprint(audio))
+        finder.close(found, remember=False)
+        seconds[service] = time.process_time() - started
+    return seconds
+
+
 async def one_round(validator, client, miners: int) -> dict:
     validator.settings.sample_size = miners
+    history = {service: past.copy() for service, past in validator.judge.duplicates.history.items()}
     validator.timer = timer = Timer("validator", window=100_000)
     load = os.getloadavg()[0]
     peak_rss_reset()
@@ -123,6 +143,7 @@ async def one_round(validator, client, miners: int) -> dict:
         "cpu_s": cpu,
         "stages": stages,
         "by_service": by_service,
+        "duplicates_alone_cpu_s": await asyncio.to_thread(duplicates_alone, history, scored),
         "peak_rss_mb": peak_rss_mb(),
         "load_average": [load, os.getloadavg()[0]],
     }

@@ -39,6 +39,7 @@ def findings(rows: list[dict]) -> dict:
         "miners": largest["miners"],
         "duplicates_worst_service": service,
         "duplicates_worst_s": seconds,
+        "duplicates_alone_worst_cpu_s": max(largest.get("duplicates_alone_cpu_s", {}).values(), default=None),
         "outside_over_evaluators": outside_s(largest) / evaluators if evaluators else None,
     }
     return out
@@ -82,12 +83,22 @@ def markdown(data: dict) -> str:
         table(["miners", *names], [[row["miners"], *(num(row["stages"].get(n), 2) for n in names)] for row in rows]),
     ]
     dupes = sorted({service for row in rows for service in row["by_service"]})
+    alone = [row.get("duplicates_alone_cpu_s", {}) for row in rows]  # results before it was measured lack it
     sections += [
-        "Duplicate check, seconds per service and round:",
+        "Duplicate check, seconds per service and round"
+        + (" (wall time in the round; CPU time re-run alone on the round's answers after it)" if any(alone) else "")
+        + ":",
         "",
         table(
-            ["miners", *dupes],
-            [[row["miners"], *(num(row["by_service"].get(s, {}).get("duplicates"), 3) for s in dupes)] for row in rows],
+            ["miners", *dupes, *(f"{s} alone (CPU)" for s in dupes if any(alone))],
+            [
+                [
+                    row["miners"],
+                    *(num(row["by_service"].get(s, {}).get("duplicates"), 3) for s in dupes),
+                    *(num(cpu.get(s), 3) for s in dupes if any(alone)),
+                ]
+                for row, cpu in zip(rows, alone)
+            ],
         ),
     ]
     gated = [row for row in rows if row["gated"]]
@@ -111,7 +122,13 @@ def markdown(data: dict) -> str:
     ratio = largest["outside_over_evaluators"]
     lines.append(
         f"- {largest['miners']} miners: the duplicate check took at most {largest['duplicates_worst_s']:.3f} s per "
-        f"service ({largest['duplicates_worst_service']}); the work outside the evaluators was "
+        f"service ({largest['duplicates_worst_service']})"
+        + (
+            f" ({alone:.3f} s of CPU re-run alone)"
+            if (alone := largest.get("duplicates_alone_worst_cpu_s")) is not None
+            else ""
+        )
+        + "; the work outside the evaluators was "
         + (f"{ratio:.1%} of the evaluators' own time" if ratio is not None else "not comparable (no evaluator ran)")
     )
     return "\n".join(sections) + "\n" + "\n".join(lines) + "\n"

@@ -24,7 +24,9 @@ def test_a_round_per_n_with_every_stage_timed(tmp_path):
         assert {"network", "decode", "gates", "duplicates", "vad", "asr", "state", "logging"} <= set(row["stages"])
         assert set(row["by_service"]) == {"tts", "music"} and row["peak_rss_mb"] > 100
         assert row["round_s"] >= row["stages"]["network"] > 0
+        assert set(row["duplicates_alone_cpu_s"]) == {"tts", "music"}
+        assert all(seconds > 0 for seconds in row["duplicates_alone_cpu_s"].values())
     assert stem.with_suffix(".png").stat().st_size > 0
     markdown = stem.with_suffix(".md").read_text()
     assert markdown == f"Regenerate: `{result['command']}`\n\n{report.markdown(result).rstrip()}\n"
-    assert "| 3 | 6 |" in markdown
+    assert "| 3 | 6 |" in markdown and "music alone (CPU)" in markdown
