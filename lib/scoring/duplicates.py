@@ -27,11 +27,12 @@ from functools import lru_cache
 from typing import Optional
 
 import numpy as np
-import torch
+import scipy.fft
 
 from audionet.lib.core.atomic import atomic_file
 from audionet.lib.core.audio import Audio, resample
 from audionet.lib.core.errors import ConfigError
+from audionet.lib.core.threads import one_blas_thread
 from audionet.lib.scoring.prints import (
     DUPLICATE_CORRELATION,
     MIN_FRAMES,
@@ -54,36 +55,34 @@ TWINS = 3  # answers of the same round named in a reason
 
 
 @lru_cache(maxsize=16)
-def _analysis(rate: int) -> tuple[int, int, torch.Tensor, torch.Tensor, int]:
-    """(window, hop, Hann window padded to the FFT size, mel matrix (bins, BANDS), bins used) at `rate`: the same
-    bands in Hz and the same frames in seconds at every rate, so a resampled copy lines up frame by frame."""
+def _analysis(rate: int) -> tuple[int, int, int, np.ndarray, np.ndarray]:
+    """(window, hop, FFT size, Hann window, mel matrix (bins, BANDS)) at `rate`: the same bands in Hz and the same
+    frames in seconds at every rate, so a resampled copy lines up frame by frame."""
     import librosa
 
     window, hop = round(WINDOW_S * rate), round(FRAME_S * rate)
     n_fft = 1 << (window - 1).bit_length()
     mel = librosa.filters.mel(sr=rate, n_fft=n_fft, n_mels=BANDS, fmin=100.0, fmax=3800.0)
     bins = int(np.flatnonzero(mel.any(axis=0)).max()) + 1  # nothing above 3.8 kHz is read
-    hann = torch.zeros(n_fft)
-    hann[:window] = torch.from_numpy(np.hanning(window).astype(np.float32))
-    return window, hop, hann, torch.from_numpy(np.ascontiguousarray(mel[:, :bins].T, np.float32)), bins
+    return window, hop, n_fft, np.hanning(window).astype(np.float32), np.ascontiguousarray(mel[:, :bins].T, np.float32)
 
 
 def fingerprint(audio: Audio) -> np.ndarray:
-    """(frames, BANDS) standardised log band energies. Computed at the clip's own rate (an STFT with a 32 ms window
-    and a 20 ms hop in seconds): resampling to 8 kHz first cost twice the rest, and the bands are the same."""
+    """(frames, BANDS) standardised log band energies. Computed at the clip's own rate (resampling to 8 kHz first
+    cost twice the rest) on one thread: a validator fingerprints while its evaluators keep the cores busy, and a
+    small FFT or product split over threads then spends more time waiting for them than working."""
     if (audio.sample_rate * FRAME_S) % 1:
         audio = resample(audio, RATE)
-    window, hop, hann, mel, bins = _analysis(audio.sample_rate)
-    x = torch.from_numpy(np.ascontiguousarray(audio.samples, np.float32))
+    window, hop, n_fft, hann, mel = _analysis(audio.sample_rate)
+    x = np.asarray(audio.samples, np.float32)
     if len(x) < window:
         return np.zeros((0, BANDS), np.float32)
-    frames = (len(x) - window) // hop + 1
-    x = torch.nn.functional.pad(x[: (frames - 1) * hop + window], (0, len(hann) - window))
-    spectrum = torch.stft(x, len(hann), hop, window=hann, center=False, return_complex=True)[:bins, :frames]
-    energy = (spectrum.real**2 + spectrum.imag**2).T @ mel
-    log = torch.log(energy + 1e-4 * max(float(energy.mean()), 1e-20)).double()  # floor relative to the clip: gain-free
-    spread = float(log.std(correction=0))
-    return ((log - log.mean()) / spread if spread > 0 else torch.zeros_like(log)).numpy()
+    frames = np.lib.stride_tricks.sliding_window_view(x, window)[::hop] * hann
+    spectrum = scipy.fft.rfft(frames, n=n_fft, axis=1, workers=1)[:, : len(mel)]
+    energy = np.einsum("fb,bm->fm", spectrum.real**2 + spectrum.imag**2, mel)  # einsum's own loop: no BLAS threads
+    log = np.log(energy.astype(np.float64) + 1e-4 * max(float(energy.mean()), 1e-20))  # floor relative to the clip
+    spread = log.std()
+    return (log - log.mean()) / spread if spread > 0 else np.zeros_like(log)
 
 
 def similarity(a: np.ndarray, b: np.ndarray) -> float:
@@ -134,7 +133,8 @@ class DuplicateFinder:
             found.slots.append(None)
             return
         summary = Summary.of(print_)
-        copied = found.members.copies(print_, summary, TWINS, before=found.start, limit_before=EARLIER)
+        with one_blas_thread():
+            copied = found.members.copies(print_, summary, TWINS, before=found.start, limit_before=EARLIER)
         member = len(found.members)
         found.twins[member] = [i for i in copied if i >= found.start]
         found.earlier[member] = [i for i in copied if i < found.start]

@@ -33,7 +33,6 @@ MIN_FRAMES = 10
 GROUPS = 6  # the second bound: means over this many groups of adjacent bands
 EPSILON = 1e-4  # float32 sums: a bound this close under the threshold still counts as reaching it
 MAX_EXACT = 256  # full correlations per query at most (bounded cost whatever a set of crafted clips holds)
-CHUNK = 1024  # alignments bounded again at once
 MEANS, MEANS_SQ, GROUPS_SQ, SQUARES = range(4)  # columns of a summary's prefix sums
 
 
@@ -78,6 +77,17 @@ class Summary:
         columns = np.stack([means, means**2, (groups**2).sum(axis=1), (frames**2).sum(axis=1)])
         prefix = np.concatenate([np.zeros((4, 1)), np.cumsum(columns, axis=1)], axis=1)
         return cls(means.astype(np.float32), groups.astype(np.float32), prefix)
+
+
+def toeplitz(values: np.ndarray, width: int) -> np.ndarray:
+    """((len(values) + width - 1) x channels, width) for `values` of shape (frames,) or (frames, channels): column
+    k holds `values` from frame k on, so that a row of frames (flattened frame by frame) times it is the row's dot
+    product with `values` at each of `width` offsets."""
+    values = values.reshape(len(values), -1)
+    zeros = np.zeros((width - 1, values.shape[1]), values.dtype)
+    padded = np.concatenate([zeros, values, zeros])
+    shifted = np.lib.stride_tricks.sliding_window_view(padded, width, axis=0)[: len(values) + width - 1, :, ::-1]
+    return shifted.reshape(-1, width)
 
 
 def terms(prefix: np.ndarray, low, high, squares: int, width: int, bands: int):
@@ -211,37 +221,34 @@ class PrintSet:
         inside = (columns >= 0) & (columns < their[:, None])
         frames = np.where(inside, starts[chosen][:, None] + columns, packed.frames)
         rows = means[frames]
-        products = np.zeros((len(chosen), width), np.float32)
-        having = (widths[None, :] > np.arange(width)[:, None]).sum(axis=1)
-        for k in range(width):
-            products[: having[k], k] = rows[: having[k], k : k + length] @ query.means
+        products = rows @ toeplitz(query.means, width)  # one matrix product for every candidate and offset
         at = bases[chosen][:, None] + shift
-        first_bound = np.where(
-            valid,
-            bound(
-                products,
-                bands,
-                bands,
-                terms(query.prefix, low, high, MEANS_SQ, bands, bands),
-                terms(prefix, at + low, at + high, MEANS_SQ, bands, bands),
-            ),
-            -np.inf,
+        r, k = np.nonzero(valid)  # bounded only where the offset exists (a third to a half of the grid)
+        lo, hi, a = low[r, k], high[r, k], at[r, k]
+        first_bound = bound(
+            products[r, k],
+            bands,
+            bands,
+            terms(query.prefix, lo, hi, MEANS_SQ, bands, bands),
+            terms(prefix, a + lo, a + hi, MEANS_SQ, bands, bands),
         )
-        passed = np.argwhere(first_bound >= DUPLICATE_CORRELATION - EPSILON)
-        second = np.full(len(passed), -np.inf)
+        reaches = first_bound >= DUPLICATE_CORRELATION - EPSILON
+        passed = np.stack([r[reaches], k[reaches]], axis=1)
+        if not len(passed):
+            return []
         group_width = bands // GROUPS
-        for start in range(0, len(passed), CHUNK):
-            r, k = passed[start : start + CHUNK].T
-            window = groups[frames[r[:, None], k[:, None] + np.arange(length)[None, :]]]  # (pairs, length, GROUPS)
-            cross = np.einsum("ptg,tg->p", window, query.groups)
-            lo, hi, a = low[r, k], high[r, k], at[r, k]
-            second[start : start + CHUNK] = bound(
-                cross,
-                group_width,
-                bands,
-                terms(query.prefix, lo, hi, GROUPS_SQ, group_width, bands),
-                terms(prefix, a + lo, a + hi, GROUPS_SQ, group_width, bands),
-            )
+        rows_passed, row_of = np.unique(passed[:, 0], return_inverse=True)  # candidates with an alignment left
+        windows = groups[frames[rows_passed]].reshape(len(rows_passed), -1)  # (candidates, frames x GROUPS)
+        crosses = windows @ toeplitz(query.groups, width)  # every offset of every such candidate at once
+        r, k = passed.T
+        lo, hi, a = low[r, k], high[r, k], at[r, k]
+        second = bound(
+            crosses[row_of, k],
+            group_width,
+            bands,
+            terms(query.prefix, lo, hi, GROUPS_SQ, group_width, bands),
+            terms(prefix, a + lo, a + hi, GROUPS_SQ, group_width, bands),
+        )
         found, exact, counts = [], 0, [0, 0]
         keep = second >= DUPLICATE_CORRELATION - EPSILON
         for row in sorted(np.unique(passed[keep, 0]), key=lambda r: chosen[r]):  # in the order they joined
