@@ -14,10 +14,8 @@ from typing import Optional
 
 from audionet.benchmarks.common import simulated
 from audionet.lib.core.config import CommaList, flag
-from audionet.lib.core.devices import describe_device, resolve_devices
+from audionet.lib.core.devices import describe_device, device_labels, resolve_devices, unique
 from audionet.lib.core.errors import ConfigError
-from audionet.lib.miner.pool import device_labels
-from audionet.lib.miner.pool.build import unique
 
 
 def factors(text: str) -> tuple[float, ...]:
