@@ -258,3 +258,16 @@ def unique(labels: Sequence[str]) -> list[str]:
         seen[label] += 1
         out.append(label if repeats[label] == 1 else f"{label}-r{seen[label]}")
     return out
+
+
+def bind_cuda(device: str) -> None:
+    """Make `device` the calling thread's current CUDA device (a replica's worker threads: the miner's pool, the
+    validator's evaluator replicas), so code that uses the current device (CUDA graphs, streams, bf16 checks)
+    does not land on cuda:0."""
+    if device.startswith("cuda"):
+        try:
+            import torch
+
+            torch.cuda.set_device(torch.device(device))
+        except Exception:  # no torch CUDA: the model has already failed to load or runs elsewhere
+            pass

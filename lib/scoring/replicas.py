@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, Optional
 
-from audionet.lib.core.devices import device_labels
+from audionet.lib.core.devices import bind_cuda, device_labels
 from audionet.lib.core.dispatch import Slots, Speed, estimate, plan
 from audionet.lib.scoring.analyses import StageTimer
 from audionet.lib.scoring.jobs import Clip
@@ -26,6 +26,10 @@ from audionet.lib.scoring.jobs import Clip
 Analysis = Callable[[Any, Sequence[Clip], StageTimer], None]
 WEIGHTED, ROUND_ROBIN = "weighted", "round-robin"
 POLICIES = (WEIGHTED, ROUND_ROBIN)
+
+
+def device_of(evaluators) -> str:
+    return getattr(evaluators, "device", None) or "cpu"
 
 
 class EvaluatorReplicas:
@@ -40,13 +44,20 @@ class EvaluatorReplicas:
         if policy not in POLICIES:
             raise ValueError(f"unknown dispatch policy {policy!r}; use {', '.join(POLICIES)}")
         self.members, self.policy = list(members), policy
-        self.labels = list(labels) if labels else device_labels([getattr(m, "device", "cpu") for m in self.members])
+        self.labels = list(labels) if labels else device_labels([device_of(m) for m in self.members])
         if len(self.labels) != len(self.members):
             raise ValueError(f"{len(self.labels)} labels for {len(self.members)} evaluator replicas")
         self.speeds: dict[str, list[Speed]] = {}  # per service: each replica's seconds per audio second
         self.judged = [0] * len(self.members)
-        many = len(self.members) > 1
-        self._threads = ThreadPoolExecutor(len(self.members), thread_name_prefix="evaluators") if many else None
+        # one thread per replica, bound to its device; none for one replica (judged in the caller's thread)
+        self._threads = (
+            [
+                ThreadPoolExecutor(1, f"evaluators-{label}", initializer=bind_cuda, initargs=(device_of(member),))
+                for member, label in zip(self.members, self.labels)
+            ]
+            if len(self.members) > 1
+            else None
+        )
 
     @property
     def first(self) -> Any:
@@ -79,7 +90,9 @@ class EvaluatorReplicas:
             self._judge(0, shares[0], analyses, timed)
             return
         running = {
-            n: self._threads.submit(self._judge, n, share, analyses, timed) for n, share in enumerate(shares) if share
+            n: self._threads[n].submit(self._judge, n, share, analyses, timed)
+            for n, share in enumerate(shares)
+            if share
         }
         wait(running.values())  # every share ends before a failure is raised: no thread writes measures after
         for n, future in running.items():
@@ -110,8 +123,8 @@ class EvaluatorReplicas:
         return report
 
     def close(self) -> None:
-        if self._threads is not None:
-            self._threads.shutdown(wait=False, cancel_futures=True)
+        for threads in self._threads or ():
+            threads.shutdown(wait=False, cancel_futures=True)
 
 
 def report_line(report: Sequence[dict]) -> str:
@@ -121,4 +134,6 @@ def report_line(report: Sequence[dict]) -> str:
         known = [f"{service} {value:.3g}" for service, value in row["s_per_audio_s"].items() if value is not None]
         return f" ({', '.join(known)} s per audio s)" if known else ""
 
-    return "; ".join(f"{row['label']} {row['clips']} clips{speeds(row)}" for row in report)
+    return "; ".join(
+        f"{row['label']} {row['clips']} clip{'' if row['clips'] == 1 else 's'}{speeds(row)}" for row in report
+    )

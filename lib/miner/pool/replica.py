@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 from audionet.lib.core.audio import Audio
+from audionet.lib.core.devices import bind_cuda
 from audionet.lib.core.dispatch import Speed
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stop, running_under
@@ -101,18 +102,6 @@ def calibrate(name: str, replicas: list[Replica]) -> None:
     log.info("%s speed priors (warm-up s): %s", name, ", ".join(f"{r.name}={r.speed.prior:.3f}" for r in replicas))
 
 
-def _bind_cuda(device: str) -> None:
-    """Make the replica's GPU the worker thread's current CUDA device, so code that uses the current
-    device (CUDA graphs, streams, bf16 checks) does not land on cuda:0."""
-    if device.startswith("cuda"):
-        try:
-            import torch
-
-            torch.cuda.set_device(torch.device(device))
-        except Exception:  # no torch CUDA: the backend has already failed to load or runs elsewhere
-            pass
-
-
 class LocalReplica(Replica):
     """A backend loaded in this process; its `parallel` slots are its own worker threads."""
 
@@ -122,7 +111,7 @@ class LocalReplica(Replica):
         self.executor = ThreadPoolExecutor(
             max_workers=parallel,
             thread_name_prefix=f"{service.name}-{label}",
-            initializer=_bind_cuda,
+            initializer=bind_cuda,
             initargs=(backend.device,),
         )
 
