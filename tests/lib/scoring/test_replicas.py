@@ -10,7 +10,9 @@ import pytest
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.dispatch import Speed
 from audionet.lib.scoring.jobs import Clip, Expect
+from audionet.lib.scoring.judge import Judge
 from audionet.lib.scoring.replicas import ROUND_ROBIN, EvaluatorReplicas, report_line
+from audionet.lib.services import MUSIC, TTS, VC
 
 
 def clips(seconds: list[float]) -> list[Clip]:
@@ -72,3 +74,31 @@ def test_one_device_judges_in_the_callers_thread_and_a_failure_on_one_device_end
     with pytest.raises(RuntimeError, match="out of memory"):
         replicas.run("tts", clips([1.0] * 4), [fails_on_slow], lambda stage, audios: None)
     replicas.close()
+
+
+@pytest.fixture(scope="module")
+def rounds():
+    """A round of valid, distinct answers per service (the validator-scale study's spliced speech and music)."""
+    import tempfile
+
+    from audionet.benchmarks.evaluator_devices.main import premade_round
+
+    with tempfile.TemporaryDirectory() as workdir:
+        return premade_round(["tts", "vc", "music"], 4, seed=3, workdir=workdir)
+
+
+@pytest.mark.slow  # the offline profile loaded twice, three services judged twice (40 s on 2 busy cores)
+def test_two_replicas_give_every_clip_the_verdict_one_device_gives(rounds):
+    two = Judge.load(devices="cpu,cpu")
+    assert len(two.replicas) == 2 and two.replicas.members[0] is not two.replicas.members[1]  # loaded twice
+    one = Judge(two.replicas.members[1])  # the second device's evaluators alone judge every clip
+    for service in (TTS, VC, MUSIC):
+        jobs = rounds[service.name]
+        alone = one.score(service.judging, jobs, remember=False)
+        split = two.score(service.judging, jobs, remember=False)
+        assert all(row["clips"] > 0 for row in two.replicas.take_report()), service.name  # both devices judged
+        for a, b in zip(alone, split):
+            assert a.gates == b.gates and a.measures.keys() == b.measures.keys(), service.name
+            assert b.score == pytest.approx(a.score, abs=1e-6), (service.name, a, b)
+            assert b.measures == pytest.approx(a.measures, rel=1e-5, abs=1e-6), service.name
+    two.replicas.close()
