@@ -32,6 +32,10 @@ STUDIES: dict[str, tuple[str, str]] = {
         "audionet.benchmarks.validator_scale.main",
         "one validator round over N loopback miners: time per stage, memory",
     ),
+    "evaluator-devices": (
+        "audionet.benchmarks.evaluator_devices.main",
+        "the validator's evaluators on two or more devices: each alone, round-robin, earliest-finish dispatch",
+    ),
     "wire": ("audionet.benchmarks.wire", "bytes and codec time of a response: binary FLAC vs JSON"),
     "gpu-check": ("audionet.benchmarks.gpu_check.main", "on a GPU host: the GPU matrix in one budgeted run"),
 }

@@ -54,7 +54,7 @@ def run(args, log) -> int:
         timeouts={s: getattr(args, f"check_timeout_{s}") for s in registry.names()},
         seed=args.check_seed,
     )
-    judge = Judge.load(evaluator_specs(args), device=args.eval_device)
+    judge = Judge.load(evaluator_specs(args), devices=args.eval_devices)
     sources = registry.sources_from_flags(args, args.services, real_network=is_real_network(args.subtensor_network))
     log.info("checking %s as a validator would; evaluators: %s", settings.listen, judge.evaluators.describe())
     findings = asyncio.run(run_check(chain, wallet, settings, judge, sources))

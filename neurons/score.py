@@ -117,7 +117,7 @@ def load_judge(args):
 
     started = time.perf_counter()
     with stderr_status("loading evaluation models..."):
-        judge = Judge.load(EvalSettings.from_flags(args).specs(), device=args.eval_device)
+        judge = Judge.load(EvalSettings.from_flags(args).specs(), devices=args.eval_devices)
     print(f"{PROG}: models loaded in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return judge
 

@@ -14,10 +14,8 @@ from typing import Optional
 
 from audionet.benchmarks.common import simulated
 from audionet.lib.core.config import CommaList, flag
-from audionet.lib.core.devices import describe_device, resolve_devices
+from audionet.lib.core.devices import describe_device, device_labels, resolve_devices, unique
 from audionet.lib.core.errors import ConfigError
-from audionet.lib.miner.pool import device_labels
-from audionet.lib.miner.pool.build import unique
 
 
 def factors(text: str) -> tuple[float, ...]:
@@ -34,8 +32,8 @@ def add_device_flags(parser) -> None:
         "simulate.slowdown",
         type=factors,
         default=None,
-        help="benchmark only: one factor per --pool.devices entry (all cpu), e.g. 1,3: simulated devices "
-        "that take N x the CPU's time, labelled simulated",
+        help="benchmark only: one factor per device entry (--pool.devices, or --eval.devices for the "
+        "evaluator-devices study; all cpu), e.g. 1,3: simulated devices that take N x the CPU's time, labelled simulated",
     )
     flag(
         group,
@@ -60,14 +58,17 @@ class MeasuredDevice:
         return info
 
 
-def targets(args) -> list[MeasuredDevice]:
-    devices = resolve_devices(args.pool_devices, flag="--pool.devices")
+def targets(args, devices_flag: str = "pool.devices") -> list[MeasuredDevice]:
+    """The devices of `--<devices_flag>` (the pool's, or --eval.devices for the evaluator-devices study), each
+    simulated with its --simulate.slowdown factor where given."""
+    flag_name = f"--{devices_flag}"
+    devices = resolve_devices(getattr(args, devices_flag.replace(".", "_")), flag=flag_name)
     slowdowns = args.simulate_slowdown
     if slowdowns is None:
         return [MeasuredDevice(device, label) for device, label in zip(devices, device_labels(devices))]
     if len(slowdowns) != len(devices) or set(devices) != {"cpu"}:
-        raise ConfigError("--simulate.slowdown: give one factor per --pool.devices entry, and only cpu devices")
-    if args.presets:
+        raise ConfigError(f"--simulate.slowdown: give one factor per {flag_name} entry, and only cpu devices")
+    if getattr(args, "presets", None):
         raise ConfigError("--simulate.slowdown measures the dispatcher; leave out --presets")
     labels = unique([simulated.label(f) for f in slowdowns])
     return [MeasuredDevice("cpu", label, f) for label, f in zip(labels, slowdowns)]

@@ -13,6 +13,8 @@ from typing import Optional
 
 from audionet.benchmarks.common.timing import timed_calls
 from audionet.lib.core.audio import Audio
+from audionet.lib.core.config import split_list
+from audionet.lib.core.errors import ConfigError
 from audionet.lib.core.timing import Timer
 from audionet.lib.scoring.jobs import Verdict
 from audionet.lib.scoring.judge import Judge
@@ -36,12 +38,20 @@ def judge_from_flags(args) -> tuple[Judge, str]:
     from audionet.models.eval.profiles import EvalSettings
 
     evaluation = EvalSettings.from_flags(args)
-    return Judge.load(evaluation.specs(), device=evaluation.device), evaluation.chosen_profile()
+    return Judge.load(evaluation.specs(), devices=evaluation.devices), evaluation.chosen_profile()
+
+
+def one_eval_device(args, study: str) -> str:
+    """The one device of --eval.devices, for a study that measures what evaluation costs on a device."""
+    devices = split_list(args.eval_devices)
+    if len(devices) != 1:
+        raise ConfigError(f"--eval.devices: {study} measures one device at a time; give one, not {args.eval_devices!r}")
+    return devices[0]
 
 
 class Evaluation:
     def __init__(self, device: str = "cpu", specs: Optional[dict[str, str]] = None):
-        self.judge = Judge.load(specs, device=device)
+        self.judge = Judge.load(specs, devices=device)
         self.device = device
 
     def label(self) -> str:

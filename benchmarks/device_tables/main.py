@@ -114,12 +114,14 @@ def presets_result(service, spec: str, backend, names: list[str], run) -> dict:
 
 
 def judge(args, device: str):
-    """The validator's Judge on --eval.device (auto: the first measured device) with the --eval.* models."""
-    from audionet.benchmarks.common.evaluation import Evaluation, evaluator_specs
+    """The validator's Judge on --eval.devices (one device; auto: the first measured device) with the --eval.*
+    models."""
+    from audionet.benchmarks.common.evaluation import Evaluation, evaluator_specs, one_eval_device
     from audionet.lib.core.devices import resolve_device
     from audionet.models.eval.profiles import EvalSettings
 
-    eval_device = device if args.eval_device == "auto" else resolve_device(args.eval_device, flag="--eval.device")
+    chosen = one_eval_device(args, "device-tables")
+    eval_device = device if chosen == "auto" else resolve_device(chosen, flag="--eval.devices")
     specs = evaluator_specs(EvalSettings.from_flags(args).specs(), args.weights, args.cache_dir, eval_device)
     return Evaluation(device=eval_device, specs=specs)
 

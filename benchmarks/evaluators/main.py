@@ -12,7 +12,7 @@
   separate voices.
 
     audionet-bench evaluators --profiles offline,standard,large --weights random [--clips 4] [--runs 2]
-        [--parts profiles,one-by-one] [--eval.device cpu] [--eval.asr whisper:large-v3 ...: on top of every profile]
+        [--parts profiles,one-by-one] [--eval.devices cpu] [--eval.asr whisper:large-v3 ...: on top of every profile]
 
 Writes <out>/<device-slug>/evaluators.{json,md,png}.
 """
@@ -25,7 +25,7 @@ import time
 import numpy as np
 from rich.progress import track
 
-from audionet.benchmarks.common.evaluation import Evaluation, evaluator_specs
+from audionet.benchmarks.common.evaluation import Evaluation, evaluator_specs, one_eval_device
 from audionet.benchmarks.common.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
 from audionet.benchmarks.common.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
 from audionet.lib.core.config import CommaList, Parser, positive_int
@@ -63,7 +63,7 @@ def time_profile(profile: str, specs: dict[str, str], rounds: dict, runs: int, d
     return rows
 
 
-def profiles_part(args) -> dict:
+def profiles_part(args, device: str) -> dict:
     from audionet.models.eval.profiles import EvalSettings, resolve_specs
 
     services, profiles = list(args.services), list(args.profiles)
@@ -75,8 +75,8 @@ def profiles_part(args) -> dict:
     rows = []
     for profile in track(profiles, description="profiles"):
         weights = "pretrained" if profile == SHIPPED else args.weights
-        loaded = evaluator_specs(specs[profile], weights, args.cache_dir, args.eval_device)
-        rows += time_profile(profile, loaded, rounds, args.runs, args.eval_device)
+        loaded = evaluator_specs(specs[profile], weights, args.cache_dir, device)
+        rows += time_profile(profile, loaded, rounds, args.runs, device)
     random = args.weights == "random" and profiles != [SHIPPED]
     audio_s = {name: float(np.mean([clip.seconds for clip in clips])) for name, (_, clips) in rounds.items()}
     return {
@@ -163,7 +163,8 @@ def main(argv: list[str], prog: str = "audionet-bench evaluators") -> int:
 
 
 def measure(args, command: str) -> int:
-    info = describe_device(args.eval_device)
+    device = one_eval_device(args, "the evaluators study")
+    info = describe_device(device)
     result = {
         "device": info.slug,
         "cpu": cpu_model_name(),
@@ -173,12 +174,12 @@ def measure(args, command: str) -> int:
         "runs": args.runs,
     }
     if "profiles" in args.parts:
-        result["profiles"] = profiles_part(args)
+        result["profiles"] = profiles_part(args, device)
         result["random"] = result["profiles"]["random"]
     if "one-by-one" in args.parts:
         from audionet.benchmarks.evaluators.calls import one_by_one
 
-        result["one-by-one"] = one_by_one(args.clips, args.runs, args.eval_device)
+        result["one-by-one"] = one_by_one(args.clips, args.runs, device)
     text = markdown(result)
     write_result(args.out, info.slug, "evaluators", result, text, command, lambda p: plot(result, p))
     print(text)

@@ -60,7 +60,7 @@ def family(name: str, limit: float, label: str, *flags: str) -> Step:
 
 def gpu_plan() -> list[Step]:
     one = ["--pool.devices", "cuda:0"]
-    cost = ["--eval.device", "cuda:0", "--clips", "8", "--runs", "2"]
+    cost = ["--eval.devices", "cuda:0", "--clips", "8", "--runs", "2"]
     offline = ["--runs", "3", "--warmup", "1", "--parallel", "1,2", "--sweep-rounds", "1", "--no-eval"]
     offline += ["--tts.model", "kokoro:", "--vc.model", "kokoro-clone:", "--music.model", "baseline:synth"]
     pool = ["--pool.devices", "cuda:0,cuda:0", "--pool.parallel", "1", "--weights", "random", "--no-eval"]

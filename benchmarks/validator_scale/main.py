@@ -28,7 +28,7 @@ from audionet.benchmarks.common.flags import add_service_flags, one_line_errors,
 from audionet.benchmarks.common.results import command_line, write_result
 from audionet.benchmarks.validator_scale import report
 from audionet.benchmarks.validator_scale.answers import Bank, answer
-from audionet.lib.core.config import CommaList, Parser, positive_int
+from audionet.lib.core.config import CommaList, Parser, positive_int, split_list
 from audionet.lib.core.devices import cpu_model_name, describe_device
 from audionet.lib.core.timing import Timer
 from audionet.lib.services import registry
@@ -174,12 +174,12 @@ def measure(args, command: str) -> int:
     from audionet.models.eval.profiles import EvalSettings
 
     specs = EvalSettings.from_flags(args).specs(real_network=False)
-    info = describe_device(args.eval_device)
+    info = describe_device(split_list(args.eval_devices)[0])  # the results' folder: the first evaluation device
     with tempfile.TemporaryDirectory(prefix="audionet-validator-scale-") as workdir:
         answers = WARMUP_MINERS + args.rounds * sum(args.miners)
         subnet = start(workdir, max(args.miners), args.seed, premade=answers + answers // 5, spread_s=args.spread)
         try:
-            judge = Judge.load(specs, device=args.eval_device)
+            judge = Judge.load(specs, devices=args.eval_devices)
             settings = ValidatorSettings(
                 state_dir=os.path.join(workdir, "validator"),
                 services=tuple(args.services),

@@ -21,7 +21,7 @@ module.exports = {
       name: "audionet-validator",
       script: ".venv/bin/audionet-validator",
       interpreter: "none",
-      args: ["--netuid", "16", "--subtensor.network", "finney", "--wallet.name", "my_cold", "--wallet.hotkey", "my_validator", "--eval.device", "cuda:0"],
+      args: ["--netuid", "16", "--subtensor.network", "finney", "--wallet.name", "my_cold", "--wallet.hotkey", "my_validator", "--eval.devices", "cuda:0"],
       env: { PYTHONUNBUFFERED: "1" },
       autorestart: true,
       restart_delay: 10000,

@@ -11,6 +11,8 @@ import os
 import platform
 import re
 import threading
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
@@ -233,3 +235,39 @@ def resolve_devices(devices: str = "auto", flag: str = "") -> list[str]:
     if not items or "auto" in items:
         raise BackendError(f"{where}give auto alone, or a comma list of cpu, cuda, cuda:N (got {devices!r})")
     return ["cuda:0" if device == "cuda" else device for device in (resolve_device(item, flag) for item in items)]
+
+
+def device_labels(devices: Sequence[str]) -> list[str]:
+    """A label per replica device (the miner's pool, the validator's evaluator replicas), unique among them: the device's slug (the GPU name); with the
+    device index where two devices share a model; -r1, -r2 for a device listed twice."""
+    slugs = [describe_device(device).slug for device in devices]
+    owners = {slug: {d for d, s in zip(devices, slugs) if s == slug} for slug in slugs}
+    return unique(
+        [
+            slug if len(owners[slug]) == 1 else f"{slug}-{device.replace(':', '')}"
+            for device, slug in zip(devices, slugs)
+        ]
+    )
+
+
+def unique(labels: Sequence[str]) -> list[str]:
+    """Labels made unique: a label that occurs more than once becomes <label>-r1, <label>-r2, ..."""
+    repeats, seen = Counter(labels), Counter()
+    out = []
+    for label in labels:
+        seen[label] += 1
+        out.append(label if repeats[label] == 1 else f"{label}-r{seen[label]}")
+    return out
+
+
+def bind_cuda(device: str) -> None:
+    """Make `device` the calling thread's current CUDA device (a replica's worker threads: the miner's pool, the
+    validator's evaluator replicas), so code that uses the current device (CUDA graphs, streams, bf16 checks)
+    does not land on cuda:0."""
+    if device.startswith("cuda"):
+        try:
+            import torch
+
+            torch.cuda.set_device(torch.device(device))
+        except Exception:  # no torch CUDA: the model has already failed to load or runs elsewhere
+            pass

@@ -2,10 +2,11 @@
 
 Used by the validator (lib/validator/round.py), the benchmarks and `audionet-score`, so each scores
 exactly what the validator computes. Order per round: cheap gates -> VAD gate -> duplicates and replays ->
-the declared analyses, each evaluator called once on every surviving clip (batched) -> the declaration's
-breakdown (lib/scoring/declaration.py). A `Session` takes a round's jobs in batches as they arrive (the
-validator: lib/validator/round.py); `Judge.score` is a session that takes them all at once. The Judge
-reads a declaration and the jobs' expectations; it never calls back into a service.
+the declared analyses, each evaluator called once on every surviving clip (batched; with evaluators on several
+devices, once per device on its share: lib/scoring/replicas.py) -> the declaration's breakdown
+(lib/scoring/declaration.py). A `Session` takes a round's jobs in batches as they arrive (the validator:
+lib/validator/round.py); `Judge.score` is a session that takes them all at once. The Judge reads a
+declaration and the jobs' expectations; it never calls back into a service.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from audionet.lib.scoring.declaration import Analysis, Judging
 from audionet.lib.scoring.duplicates import DuplicateFinder, fingerprint, is_copy
 from audionet.lib.scoring.gates import MIN_SPEECH_RATIO, clipped, silent, wrong_length
 from audionet.lib.scoring.jobs import Clip, Job, Verdict
+from audionet.lib.scoring.replicas import EvaluatorReplicas
 
 log = logging.getLogger("judge")
 
@@ -41,14 +43,21 @@ def check(judging: Judging) -> None:
 
 class Judge:
     def __init__(self, evaluators, duplicates: Optional[DuplicateFinder] = None):
-        self.evaluators = evaluators
+        """`evaluators`: the loaded evaluators (`models.eval.profiles.Evaluators`), or an `EvaluatorReplicas`
+        of one set per device; the first runs the gates' VAD."""
+        self.replicas = evaluators if isinstance(evaluators, EvaluatorReplicas) else EvaluatorReplicas([evaluators])
+        self.evaluators = self.replicas.first
         self.duplicates = duplicates or DuplicateFinder()
 
     @classmethod
-    def load(cls, specs: dict[str, str] | None = None, *, device: str = "auto") -> Judge:
+    def load(cls, specs: dict[str, str] | None = None, *, devices: str = "auto") -> Judge:
+        """`devices`: a comma list as `--eval.devices` takes it (auto: every visible GPU, else the CPU); one
+        replica of the evaluators per device."""
+        from audionet.lib.core.devices import resolve_devices
         from audionet.models.eval.profiles import load_evaluators
 
-        return cls(load_evaluators(specs, device=device))
+        chosen = resolve_devices(devices, flag="--eval.devices")
+        return cls(EvaluatorReplicas([load_evaluators(specs, device=device) for device in chosen]))
 
     def open(self, judging: Judging, *, measure: Optional[Measure] = None, remember: bool = True) -> Session:
         """One round of the service `judging` declares, judged as its answers arrive (`Session`);
@@ -134,9 +143,8 @@ class Session:
         if not live:
             return
         survivors = [Clip(self.jobs[i].audio, self.jobs[i].expect, self.verdicts[i].measures) for i in live]
-        for analysis in self.judging.analyses:
-            run = analysis.run if isinstance(analysis, Analysis) else ANALYSES[analysis]
-            run(self.judge.evaluators, survivors, self.timed)
+        runs = [a.run if isinstance(a, Analysis) else ANALYSES[a] for a in self.judging.analyses]
+        self.judge.replicas.run(self.judging.service, survivors, runs, self.timed)
         for i in live:
             verdict = self.verdicts[i]
             breakdown = self.judging.breakdown(verdict.measures)

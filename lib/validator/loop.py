@@ -22,6 +22,7 @@ from audionet.lib.core.chain import Chain
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.core.timing import Timer
 from audionet.lib.scoring.judge import Judge
+from audionet.lib.scoring.replicas import report_line
 from audionet.lib.services import registry
 from audionet.lib.validator.client import Answer, MinerClient, Target
 from audionet.lib.validator.coverage import Coverage
@@ -215,6 +216,9 @@ class Validator:
                 self.state.round, scored, estimates, self.settings.timeouts, self.state.weights(), self.plan
             ),
         }
+        if len(self.judge.replicas) > 1:  # per evaluation device: clips judged this round, measured speed
+            record["evaluators"] = self.judge.replicas.take_report()
+            log.info("round %d evaluators: %s", self.state.round, report_line(record["evaluators"]))
         with open(self.rounds_path, "a") as handle:
             handle.write(json.dumps(record) + "\n")
         if self.on_verdicts is not None:

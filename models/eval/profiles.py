@@ -247,7 +247,7 @@ def load_evaluators(specs: Optional[dict[str, str]] = None, *, device: str = "au
     from audionet.models.eval.music_quality import SignalMusicQuality
     from audionet.models.eval.vad import SileroVad
 
-    device = resolve_device(device, flag="--eval.device")
+    device = resolve_device(device, flag="--eval.devices")
     # By-id models first: a missing one fails before the shipped ones spend time loading.
     order = sorted(KINDS, key=lambda kind: kind not in ("clap", "speaker", "aesthetics"))
     by_kind = {kind: load_evaluator(kind, chosen[kind], device) for kind in order}
@@ -260,16 +260,16 @@ def load_evaluators(specs: Optional[dict[str, str]] = None, *, device: str = "au
 
 @dataclass(frozen=True)
 class EvalSettings:
-    """--eval.profile, --eval.<kind> and --eval.device as typed settings."""
+    """--eval.profile, --eval.<kind> and --eval.devices as typed settings."""
 
     profile: str = "auto"  # auto: standard on a real network, offline elsewhere
     overrides: dict[str, Optional[str]] = field(default_factory=dict)
-    device: str = "auto"
+    devices: str = "auto"  # comma list: one replica of the evaluators per device (auto: every visible GPU, else cpu)
 
     @classmethod
     def from_flags(cls, args) -> EvalSettings:
         overrides = {kind: getattr(args, f"eval_{kind}") for kind in KINDS}
-        return cls(getattr(args, "eval_profile", "auto"), overrides, args.eval_device)
+        return cls(getattr(args, "eval_profile", "auto"), overrides, args.eval_devices)
 
     def chosen_profile(self, real_network: bool = False) -> str:
         return self.profile if self.profile != "auto" else ("standard" if real_network else DEFAULT_PROFILE)
@@ -280,7 +280,7 @@ class EvalSettings:
 
 
 def add_eval_flags(parser, *, profile: bool = True, device_default: str = "auto") -> None:
-    """--eval.profile, --eval.<kind> and --eval.device, shared by the validator, audionet-score,
+    """--eval.profile, --eval.<kind> and --eval.devices, shared by the validator, audionet-score,
     audionet-bench and the evaluation-cost study so all of them judge with the same models (`profile`
     False: a tool that chooses profiles itself takes only the per-kind overrides). `EvalSettings.from_flags`
     reads them back."""
@@ -303,4 +303,11 @@ def add_eval_flags(parser, *, profile: bool = True, device_default: str = "auto"
             help=f"override the profile's {kind} model (offline: {PROFILES['offline'][kind]}; "
             f"standard: {PROFILES['standard'][kind]})",
         )
-    flag(group, "eval.device", default=device_default, help="auto | cpu | cuda | cuda:N")
+    flag(
+        group,
+        "eval.devices",
+        old=("eval.device",),
+        default=device_default,
+        help="comma list of devices, one replica of the evaluators per device: auto (every visible GPU, else cpu) "
+        "| cpu | cuda | cuda:N, e.g. cuda:0,cuda:1",
+    )

@@ -94,7 +94,7 @@ class WhisperTranscriber(Transcriber):
             require(
                 CTRANSLATE2,
                 f"ASR whisper:{model} (CTranslate2) on CUDA",
-                otherwise="or --eval.device cpu, or a transformers Whisper (whisper:<size or HF id> on CUDA)",
+                otherwise="or --eval.devices cpu, or a transformers Whisper (whisper:<size or HF id> on CUDA)",
             )
         path = model
         if model == SHIPPED and not os.path.isdir(model):

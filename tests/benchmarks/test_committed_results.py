@@ -19,6 +19,7 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
     from audionet.benchmarks import aggregate, clone_similarity, generation, wire
     from audionet.benchmarks.adversaries import main as adversaries
     from audionet.benchmarks.device_tables import tables
+    from audionet.benchmarks.evaluator_devices import report as evaluator_devices
     from audionet.benchmarks.evaluators import main as evaluators
     from audionet.benchmarks.incentive import report as incentive
     from audionet.benchmarks.judges import main as judges
@@ -47,6 +48,7 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
             "incentive-": incentive.markdown,
             "judges-": judges.markdown,
             "validator-scale": validator_scale.markdown,
+            "evaluator-devices": evaluator_devices.markdown,
         }
         render = next((r for prefix, r in prefixed.items() if name.startswith(prefix)), None) or renderers[name]
         body = render(data)

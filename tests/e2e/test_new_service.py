@@ -142,7 +142,7 @@ def tone_service():
 def judge():
     from audionet.lib.scoring.judge import Judge
 
-    return Judge.load(device="cpu")
+    return Judge.load(devices="cpu")
 
 
 @contextmanager

@@ -25,7 +25,7 @@ RECORD_KEYS = {"file", "score", "components", "gates"}
 
 @pytest.fixture(scope="module")
 def judge():
-    return Judge.load(device="cpu")
+    return Judge.load(devices="cpu")
 
 
 @pytest.fixture
@@ -177,7 +177,7 @@ def test_cli_scores_odd_formats_and_reports_bad_files_without_stopping(speech, w
             "--text",
             TEXT,
             "--json",
-            "--eval.device",
+            "--eval.devices",
             "cpu",
             stereo,
             corrupt,

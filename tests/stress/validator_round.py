@@ -61,7 +61,7 @@ def run_round(
             )
         )
     try:
-        judge = judge or Judge.load(device="cpu")
+        judge = judge or Judge.load(devices="cpu")
         net.wait_ready()
         for miner in bad:
             asyncio.run(OfflineChain(net.chain_path, NETUID, wallet=miner.wallet).serve("127.0.0.1", miner.port))

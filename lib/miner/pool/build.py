@@ -3,13 +3,12 @@ them into (`PoolSettings.from_flags`), and the replicas the settings ask for."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
 from audionet.lib.core.config import CommaList, flag, positive_int
-from audionet.lib.core.devices import describe_device, resolve_devices
+from audionet.lib.core.devices import describe_device, device_labels, resolve_devices
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.miner.pool.replica import LocalReplica, Replica
 from audionet.lib.services import registry
@@ -113,29 +112,6 @@ class PoolSettings:
                 f"{which} gives {len(values)} counts for {devices} devices; give one count, or one per device"
             )
         return values
-
-
-def device_labels(devices: Sequence[str]) -> list[str]:
-    """A label per replica device, unique in the pool: the device's slug (the GPU name); with the
-    device index where two devices share a model; -r1, -r2 for a device listed twice."""
-    slugs = [describe_device(device).slug for device in devices]
-    owners = {slug: {d for d, s in zip(devices, slugs) if s == slug} for slug in slugs}
-    return unique(
-        [
-            slug if len(owners[slug]) == 1 else f"{slug}-{device.replace(':', '')}"
-            for device, slug in zip(devices, slugs)
-        ]
-    )
-
-
-def unique(labels: Sequence[str]) -> list[str]:
-    """Labels made unique: a label that occurs more than once becomes <label>-r1, <label>-r2, ..."""
-    repeats, seen = Counter(labels), Counter()
-    out = []
-    for label in labels:
-        seen[label] += 1
-        out.append(label if repeats[label] == 1 else f"{label}-r{seen[label]}")
-    return out
 
 
 def local_replicas(service, backends: Sequence[Backend], parallel: Sequence[int]) -> list[Replica]:

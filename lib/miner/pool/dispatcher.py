@@ -19,7 +19,7 @@ leaves), never by polling:
 * a long request that even the fastest replica would not finish within the timeout, at its measured speed, is
   refused before it starts;
 * a waiter whose caller goes away (the miner cancels its task when the client disconnects) leaves at once;
-* dispatch ("weighted", the miner's): the whole line is planned with `plan.plan` on every slot, using
+* dispatch ("weighted", the miner's): the whole line is planned with `lib.core.dispatch.plan` on every slot, using
   each replica's measured seconds per audio second; every free slot that the plan fills now starts the
   next request in line, fastest slot first. A request that would finish sooner on a busy fast replica
   waits for it. "round-robin" (for benchmarks only, what the parallel-requests study's client did, docs/methodology.md#parallel-requests-per-gpu) binds request i to
@@ -42,14 +42,14 @@ from collections import Counter
 from collections.abc import Awaitable, Sequence
 from typing import Optional, TypeVar
 
+from audionet.lib.core.dispatch import Slots, estimate, plan
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stopped
 from audionet.lib.core.timing import Timer
 from audionet.lib.miner.places import ANONYMOUS, LINE_FLOOR, Caller, entitled, percent
 from audionet.lib.miner.pool.line import Line, Ticket
-from audionet.lib.miner.pool.plan import Slots, plan
-from audionet.lib.miner.pool.replica import Replica, Result, calibrate, speed_of
+from audionet.lib.miner.pool.replica import Replica, Result, calibrate
 
 POLICIES = ("weighted", "round-robin")
 MAX_LOOKAHEAD = 64  # requests of the line planned ahead
@@ -113,7 +113,7 @@ class ServiceDispatcher:
         return max(0.0, self.service.planned_seconds(request))
 
     def estimate(self, replica: Replica) -> float:
-        return speed_of(replica, self.replicas)
+        return estimate(replica.speed, [r.speed for r in self.replicas])
 
     def enter(self, caller: Caller) -> Ticket:
         """A place in line for a request about to be parsed, or WireError 503 at once: when `caller` already holds

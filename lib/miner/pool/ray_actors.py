@@ -20,8 +20,9 @@ import time
 from collections.abc import Mapping
 
 from audionet.lib.core.config import split_list
+from audionet.lib.core.devices import unique
 from audionet.lib.core.errors import ConfigError
-from audionet.lib.miner.pool.build import PoolSettings, unique
+from audionet.lib.miner.pool.build import PoolSettings
 from audionet.lib.miner.pool.replica import Replica
 from audionet.lib.services import registry
 from audionet.lib.services.registry import ModelChoice

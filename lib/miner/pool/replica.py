@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from audionet.lib.core.audio import Audio
+from audionet.lib.core.devices import bind_cuda
+from audionet.lib.core.dispatch import Speed
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stop, running_under
 from audionet.models.base import Backend
 
 CALIBRATION_RUNS = 3  # warm-ups timed per replica at start-up; the fastest is its speed prior
-ALPHA = 0.3  # weight of the newest measurement in the running average
-CLIP = 2.0  # one measurement moves the average at most this factor up or down (a cold cache, a GC pause)
 MIN_READY_S = 1e-3  # a busy slot that overran its estimate still frees "soon", never "now"
 
 
@@ -33,28 +32,6 @@ class Result(NamedTuple):
     device: str  # the replica's device kind (GPU name slug), reported on the wire
     model: str
     label: str  # the replica's own device label (timing key, /v1/health)
-
-
-class Speed:
-    """Seconds of compute per second of audio: a running average (EMA) of this replica's own
-    requests. Before its first request the replica has only a `prior` (its timed warm-up, in
-    seconds), which the pool scales by the measured replicas' ratio of average to prior."""
-
-    def __init__(self) -> None:
-        self.value: Optional[float] = None
-        self.prior: Optional[float] = None
-        self.samples = 0
-
-    def add(self, elapsed: float, audio_seconds: float) -> None:
-        if audio_seconds <= 0 or elapsed < 0:
-            return
-        sample = elapsed / audio_seconds
-        if self.value is None:
-            self.value = sample
-        else:
-            sample = min(max(sample, self.value / CLIP), self.value * CLIP)
-            self.value += ALPHA * (sample - self.value)
-        self.samples += 1
 
 
 class Replica:
@@ -116,18 +93,6 @@ class Replica:
 log = logging.getLogger("pool")
 
 
-def speed_of(replica: Replica, replicas: list[Replica]) -> float:
-    """Seconds per audio second: measured, else the warm-up prior scaled like the measured replicas of the same
-    service, else (nothing known) the fastest measured or 1: an unmeasured replica is tried, then measured."""
-    if replica.speed.value is not None:
-        return replica.speed.value
-    measured = [r.speed for r in replicas if r.speed.value is not None]
-    ratios = [s.value / s.prior for s in measured if s.prior]
-    if replica.speed.prior is not None and (ratios or not measured):
-        return replica.speed.prior * (statistics.median(ratios) if ratios else 1.0)
-    return min((s.value for s in measured), default=1.0)
-
-
 def calibrate(name: str, replicas: list[Replica]) -> None:
     """Time warm-ups per replica (blocking); the fastest of CALIBRATION_RUNS is its speed prior, since one timing
     of a short ticket is mostly noise (a 6 ms warm-up once read 51 ms on a busy core, and the dispatcher then left
@@ -135,18 +100,6 @@ def calibrate(name: str, replicas: list[Replica]) -> None:
     for replica in replicas:
         replica.speed.prior = min(replica.time_warmup() for _ in range(CALIBRATION_RUNS))
     log.info("%s speed priors (warm-up s): %s", name, ", ".join(f"{r.name}={r.speed.prior:.3f}" for r in replicas))
-
-
-def _bind_cuda(device: str) -> None:
-    """Make the replica's GPU the worker thread's current CUDA device, so code that uses the current
-    device (CUDA graphs, streams, bf16 checks) does not land on cuda:0."""
-    if device.startswith("cuda"):
-        try:
-            import torch
-
-            torch.cuda.set_device(torch.device(device))
-        except Exception:  # no torch CUDA: the backend has already failed to load or runs elsewhere
-            pass
 
 
 class LocalReplica(Replica):
@@ -158,7 +111,7 @@ class LocalReplica(Replica):
         self.executor = ThreadPoolExecutor(
             max_workers=parallel,
             thread_name_prefix=f"{service.name}-{label}",
-            initializer=_bind_cuda,
+            initializer=bind_cuda,
             initargs=(backend.device,),
         )
 

@@ -43,10 +43,12 @@ def test_a_missing_cuda12_cublas_is_one_line_naming_it_and_its_requirement(tmp_p
     if load(CTRANSLATE2[0]) is not None:
         pytest.skip("this host has a CUDA 12 cuBLAS")
     with pytest.raises(MissingDependency) as caught:
-        require(CTRANSLATE2, "ASR whisper:tiny.en (CTranslate2) on CUDA", "or --eval.device cpu", roots=[str(tmp_path)])
+        require(
+            CTRANSLATE2, "ASR whisper:tiny.en (CTranslate2) on CUDA", "or --eval.devices cpu", roots=[str(tmp_path)]
+        )
     assert str(caught.value) == (
         "ASR whisper:tiny.en (CTranslate2) on CUDA needs libcublasLt.so.12 (CUDA 12 cuBLAS), which this host "
-        f"lacks: {CUBLAS_FIX}; or --eval.device cpu"
+        f"lacks: {CUBLAS_FIX}; or --eval.devices cpu"
     )
 
 

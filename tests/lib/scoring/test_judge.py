@@ -25,7 +25,7 @@ REFERENCE_TEXT = "Bright sunlight filled the library as Hana opened the window."
 
 @pytest.fixture(scope="module")
 def judge():
-    return Judge.load(device="cpu")
+    return Judge.load(devices="cpu")
 
 
 @pytest.fixture(autouse=True)

@@ -69,7 +69,7 @@ def test_every_gate_the_catalogue_triggers_is_named():
     from audionet.lib.services import registry
     from audionet.lib.validator.round import score_round
 
-    judge, kit, fired = Judge.load(device="cpu"), make_kit(3), set()
+    judge, kit, fired = Judge.load(devices="cpu"), make_kit(3), set()
     for name in registry.names():
         service = registry.get(name)
         honest = service.load_backend(service.default_backend)

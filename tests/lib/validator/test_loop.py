@@ -1,5 +1,7 @@
 """The validator's duplicate history lives beside its state: an answer replayed after a restart is caught."""
 
+import json
+import logging
 from types import SimpleNamespace
 
 import numpy as np
@@ -26,3 +28,25 @@ def test_an_answer_replayed_after_a_restart_is_caught(tmp_path, speech):
         WALLET, None, ValidatorSettings(state_dir=str(tmp_path / "new"), services=("tts",)), judge=Judge(None)
     )
     assert fresh.judge.duplicates.check_round("tts", ["uid 9"], [fingerprint(replay)]) == [None]
+
+
+def test_a_round_judged_on_two_devices_records_what_each_judged(tmp_path, caplog):
+    from audionet.lib.scoring.replicas import EvaluatorReplicas
+
+    coverage = {"miners": 4, "of": 4, "pass": 1, "since_last_s": {"first_time": 4, "max": None}}
+    (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()  # the validator's run makes its state folder
+    one = Validator(
+        WALLET, None, ValidatorSettings(state_dir=str(tmp_path / "one"), services=("tts",)), judge=Judge(None)
+    )
+    one._log_round(7, [], [], coverage)
+    assert "evaluators" not in json.loads((tmp_path / "one" / "rounds.jsonl").read_text())  # one device: as before
+    replicas = EvaluatorReplicas([SimpleNamespace(device="cpu")] * 2, ["gpu-a", "gpu-b"])
+    settings = ValidatorSettings(state_dir=str(tmp_path / "two"), services=("tts",))
+    two = Validator(WALLET, None, settings, judge=Judge(replicas))
+    replicas.judged = [3, 1]
+    with caplog.at_level(logging.INFO, logger="validator"):
+        two._log_round(7, [], [], coverage)
+    record = json.loads((tmp_path / "two" / "rounds.jsonl").read_text())
+    assert [(row["label"], row["clips"]) for row in record["evaluators"]] == [("gpu-a", 3), ("gpu-b", 1)]
+    assert "round 0 evaluators: gpu-a 3 clips; gpu-b 1 clip" in caplog.text
+    assert replicas.judged == [0, 0]  # the next round counts its own

@@ -22,7 +22,7 @@ def tiny_clap(tmp_path_factory):
 def test_clap_by_folder_scores_music_deterministically(tiny_clap):
     from audionet.models.baselines.synth import ProceduralMusicGenerator
 
-    judge = Judge.load({"asr": "none", "mos": "none", "clap": f"clap:{tiny_clap}"}, device="cpu")
+    judge = Judge.load({"asr": "none", "mos": "none", "clap": f"clap:{tiny_clap}"}, devices="cpu")
     assert judge.evaluators.describe()["clap"] == f"clap:{tiny_clap}"
     request = MusicRequest(prompt="calm ambient with pad, slow", seconds=12.0)
     clip = ProceduralMusicGenerator().generate(request.prompt, 12.0, seed=3)  # longer than CLAP's 10 s window
@@ -69,5 +69,18 @@ def test_bad_or_missing_models_are_one_line_errors(kind, spec, message):
 
 def test_device_flag_is_checked():
     assert load_evaluator("clap", "none", "cpu") is None
-    with pytest.raises(BackendError, match="--eval.device"):
+    with pytest.raises(BackendError, match="--eval.devices"):
         load_evaluators({}, device="tpu", warmup=False)
+
+
+def test_eval_devices_takes_a_comma_list_and_the_old_spelling_still_works(capsys):
+    from audionet.lib.core.config import Parser
+    from audionet.models.eval.profiles import EvalSettings, add_eval_flags
+
+    parser = Parser(prog="audionet-score")
+    add_eval_flags(parser)
+    assert EvalSettings.from_flags(parser.parse_args(["--eval.devices", "cuda:0,cuda:1"])).devices == "cuda:0,cuda:1"
+    assert EvalSettings.from_flags(parser.parse_args(["--eval.device", "cpu"])).devices == "cpu"
+    assert capsys.readouterr().err.strip() == "audionet-score: warning: --eval.device is deprecated, use --eval.devices"
+    with pytest.raises(BackendError, match="--eval.devices: give auto alone"):
+        Judge.load(devices="auto,cpu")

@@ -1,6 +1,8 @@
 """The earliest-finish planner on its own: a slow device gets work only once the fast one is booked."""
 
-from audionet.lib.miner.pool.plan import MIN_SIZE, Slots, plan
+import pytest
+
+from audionet.lib.core.dispatch import ALPHA, CLIP, MIN_SIZE, Slots, Speed, estimate, plan
 
 FAST, SLOW = Slots((0.0,), 1.0), Slots((0.0,), 3.0)
 
@@ -38,3 +40,14 @@ def test_parallel_slots_and_sizes():
     assert plan([Slots((0.0,), 2.0)], [0.0, 0.0]) == [(0, 0.0), (0, 2.0 * MIN_SIZE)]  # nothing is free of cost
     # a long request goes where it ends first, a short one can still fit on the slow device
     assert plan([Slots((5.0,), 1.0), SLOW], [1.0])[0][0] == 1
+
+
+def test_a_speed_is_its_own_measurements_and_an_unmeasured_one_is_scaled_from_its_warmup():
+    fast, slow, fresh = Speed(), Speed(), Speed()
+    fast.prior, slow.prior, fresh.prior = 0.1, 0.3, 0.2
+    fast.add(elapsed=2.0, audio_seconds=4.0)  # 0.5 s per audio second: 5x its warm-up
+    assert estimate(fast, [fast, slow]) == 0.5
+    assert estimate(slow, [fast, slow]) == pytest.approx(1.5)  # its prior scaled like the measured one
+    fast.add(elapsed=40.0, audio_seconds=4.0)  # a 20x outlier moves the average by at most CLIP
+    assert fast.value == pytest.approx(0.5 + ALPHA * (0.5 * CLIP - 0.5))
+    assert estimate(Speed(), [fresh]) == 1.0  # nothing known: tried first, then measured
