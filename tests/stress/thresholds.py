@@ -190,8 +190,10 @@ def memory(r: dict) -> list[str]:
 # The soak (issue 34): after the warm-up, the growth of a line through the second half of the samples may be the
 # jitter of one sample (what is allocated between rounds at the moment of sampling) plus a rate per round. The
 # Python heap's rate: 4 MB per 1,000 rounds (about 3 h at 12 s a round), a few hundred bytes per answer kept.
-# RSS also moves with the allocator's arenas and the native libraries (torch, onnxruntime): a wider margin.
-SOAK_LIMITS = {"heap_mb": (2.0, 4.0), "rss_mb": (24.0, 24.0)}  # measure -> (jitter MB, KB per round)
+# RSS between rounds moves by up to 130 MB peak to peak here (glibc's arenas keep what the judging threads, the
+# 30 s music clips and the 8 MB oversized answers freed), so its check catches only gross growth; the heap's is
+# the fine one.
+SOAK_LIMITS = {"heap_mb": (2.0, 4.0), "rss_mb": (64.0, 24.0)}  # measure -> (jitter MB, KB per round)
 
 
 def soak(r: dict) -> list[str]:
