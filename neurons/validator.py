@@ -144,6 +144,12 @@ def run(args, log) -> int:
     if min(args.neuron_record_hours, args.neuron_recent_hours) <= 0 or args.neuron_eligible_after < 0:
         log.error("--neuron.record_hours and --neuron.recent_hours must be above 0, --neuron.eligible_after at least 0")
         return 2
+    validator, telemetry = open_validator(args, log)
+    return serve(validator, telemetry, args.neuron_rounds)
+
+
+def open_validator(args, log):
+    """The validator the flags describe, and its telemetry (started): (Validator, Telemetry)."""
     specs = evaluator_specs(args)
     from dataclasses import replace
 
@@ -200,8 +206,13 @@ def run(args, log) -> int:
     )
     telemetry.start(telemetry_settings.interval_s)
     validator.on_verdicts = VerdictLog(telemetry, args.neuron_verdict_rows, args.neuron_wandb_audio)
+    return validator, telemetry
+
+
+def serve(validator, telemetry, rounds: int) -> int:
+    """Run `rounds` rounds (0: until interrupted), then write the last timing record and finish W&B."""
     try:
-        asyncio.run(validator.run(args.neuron_rounds))
+        asyncio.run(validator.run(rounds))
     except KeyboardInterrupt:
         pass
     finally:

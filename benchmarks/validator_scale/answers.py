@@ -26,6 +26,7 @@ SPEECH_PER_CHAR_S = 1 / 15.0  # a right answer's length: the services' own speak
 TOLERANCE = 0.03  # a pre-made answer serves a request within this share of the length it needs
 BANK_SENTENCES = 24
 BANK_MUSIC_S = 90.0
+RECYCLED_SEED = 0  # the one splice a recycling miner cuts every answer from
 MUSIC_PROMPTS = (
     "calm piano with strings, 72 bpm",
     "upbeat folk with guitar and drums, 118 bpm",
@@ -135,3 +136,8 @@ class Premade:
     def flac(self, request) -> bytes:
         kind, seconds = kind_and_seconds(request)
         return self.take(kind, seconds) or encode_flac(self.bank.splice(kind, seconds, request.seed))
+
+    def recycled(self, request) -> bytes:
+        """The same splice whatever the request, cut to the length it needs: a miner that sends old audio."""
+        kind, seconds = kind_and_seconds(request)
+        return encode_flac(self.bank.splice(kind, seconds, RECYCLED_SEED))

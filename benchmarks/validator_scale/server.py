@@ -3,7 +3,10 @@
 Each answer is a spliced clip (`answers.py`, made ahead: a request costs a signature) in the real response
 format, signed by the miner's hotkey for the validator that asked, answering exactly its request: everything
 the validator checks holds. The request's own signature is not checked (the miners' cost is not what the
-study measures). `--spread S`: each answer waits a random 0-S s first (generation time, no CPU).
+study measures). `--spread S`: each answer waits a random 0-S s first (generation time, no CPU). `--recyclers R`:
+the first R miners answer every request with the same splice cut to the length asked (`Bank.recycled`), so their
+answers are near-duplicates of their earlier ones, as a miner that replays old audio would send (the stress
+suite's soak: the duplicate gate and history at work).
 
     python -m audionet.benchmarks.validator_scale.server --bank DIR --miners 256 --premade 2000 --ready FILE
 """
@@ -35,8 +38,14 @@ def miner_key(index: int):
 class Miners:
     """The ASGI app: the port a request came in on says which miner answers it."""
 
-    def __init__(self, answers: Premade, keys_by_port: dict[int, object], spread_s: float = 0.0):
-        self.answers, self.keys, self.spread_s = answers, keys_by_port, spread_s
+    def __init__(
+        self,
+        answers: Premade,
+        keys_by_port: dict[int, object],
+        spread_s: float = 0.0,
+        recyclers: frozenset = frozenset(),
+    ):
+        self.answers, self.keys, self.spread_s, self.recyclers = answers, keys_by_port, spread_s, recyclers
 
     async def __call__(self, scope, receive, send) -> None:
         body, more = b"", True
@@ -69,7 +78,8 @@ class Miners:
             seed=request.seed,
             request_sha256=sha256_hex(body),
         )
-        return 200, pack_response(meta, self.answers.flac(request))
+        flac = self.answers.recycled(request) if port in self.recyclers else self.answers.flac(request)
+        return 200, pack_response(meta, flac)
 
 
 def listen(count: int) -> list[socket.socket]:
@@ -93,6 +103,7 @@ def main(argv=None) -> int:
     parser.add_argument("--miners", type=int, required=True)
     parser.add_argument("--premade", type=int, default=0, help="answers made ahead per service")
     parser.add_argument("--spread", type=float, default=0.0, help="each answer waits a random 0-S seconds")
+    parser.add_argument("--recyclers", type=int, default=0, help="the first R miners send the same audio every time")
     parser.add_argument("--ready", required=True, help="written when listening: JSON [[hotkey, port], ...]")
     args = parser.parse_args(argv)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -100,7 +111,8 @@ def main(argv=None) -> int:
     sockets = listen(args.miners)
     keys = [miner_key(i) for i in range(args.miners)]
     answers = Premade(Bank.load(args.bank), args.premade)
-    app = Miners(answers, {s.getsockname()[1]: k for s, k in zip(sockets, keys)}, args.spread)
+    ports = [s.getsockname()[1] for s in sockets]
+    app = Miners(answers, dict(zip(ports, keys)), args.spread, frozenset(ports[: args.recyclers]))
     config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False, timeout_keep_alive=60)
     server = uvicorn.Server(config)
     tmp = args.ready + ".tmp"

@@ -65,9 +65,10 @@ def write_references(folder: str, seed: int) -> str:
     return folder
 
 
-def start(workdir: str, miners: int, seed: int, premade: int = 0, spread_s: float = 0.0) -> Subnet:
+def start(workdir: str, miners: int, seed: int, premade: int = 0, spread_s: float = 0.0, recyclers: int = 0) -> Subnet:
     """Register a validator and `miners` miners, start the answer server (`premade` answers per service made
-    ahead, each answer `spread_s` late at most), publish its ports as endpoints."""
+    ahead, each answer `spread_s` late at most, the first `recyclers` miners sending the same audio every time),
+    publish its ports as endpoints."""
     bank, folder = Bank.make(seed), os.path.join(workdir, "bank")
     bank.save(folder)
     ready = os.path.join(workdir, "ready.json")
@@ -75,7 +76,7 @@ def start(workdir: str, miners: int, seed: int, premade: int = 0, spread_s: floa
     server = subprocess.Popen(
         [sys.executable, "-m", "audionet.benchmarks.validator_scale.server"]
         + ["--bank", folder, "--miners", str(miners), "--ready", ready]
-        + ["--premade", str(premade), "--spread", str(spread_s)],
+        + ["--premade", str(premade), "--spread", str(spread_s), "--recyclers", str(recyclers)],
         stdout=log,
         stderr=subprocess.STDOUT,
     )

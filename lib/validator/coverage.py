@@ -7,6 +7,8 @@ running average over rounds; waiting for miners overlaps with judging and is not
 miners as fit, at most `cap`; before anything is measured it asks `FIRST`.
 Each pass over the subnet is a fresh random permutation (the validator's own generator: unseeded on a real
 network), so a miner cannot tell when its turn comes, and no miner is asked twice before all were asked once.
+The queue, the passes, the cost per miner and when each miner was last scored are saved with the validator's state
+(`as_json`, `from_json`): a restarted validator finishes the pass it was in.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from collections.abc import Sequence
 from typing import Optional
 
 import numpy as np
+
+from audionet.lib.core.errors import ConfigError
 
 FIRST = 16  # miners asked while the cost per miner is unmeasured
 ALPHA = 0.3  # weight of the newest round in the running average of seconds per miner
@@ -29,6 +33,32 @@ class Coverage:
         self.per_miner_s: Optional[float] = None
         self.last_scored: dict[int, float] = {}  # uid -> wall-clock time of its last scored round
         self.available = 0  # miners there were to ask at the last `take`
+
+    def as_json(self) -> dict:
+        return {
+            "queue": list(self.queue),
+            "passes": self.passes,
+            "per_miner_s": self.per_miner_s,
+            "last_scored": {str(uid): at for uid, at in self.last_scored.items()},
+        }
+
+    @classmethod
+    def from_json(cls, data: Optional[dict], rng: np.random.Generator) -> Coverage:
+        """The coverage `as_json` saved; a fresh one for None (nothing saved: a new validator, a version-4 state)."""
+        coverage = cls(rng)
+        if data is None:
+            return coverage
+        try:
+            coverage.queue = [int(uid) for uid in data["queue"]]
+            coverage.passes = int(data["passes"])
+            per_miner = data["per_miner_s"]
+            coverage.per_miner_s = None if per_miner is None else float(per_miner)
+            coverage.last_scored = {int(uid): float(at) for uid, at in dict(data["last_scored"]).items()}
+        except (ValueError, KeyError, TypeError) as error:
+            raise ConfigError(
+                f"cannot read the coverage saved in the validator state ({type(error).__name__}: {error})"
+            ) from None
+        return coverage
 
     def count(self, available: int, budget_s: float, cap: int) -> int:
         """Miners to ask this round: as many as the budget allows at the measured cost, within [1, cap] (an

@@ -79,12 +79,13 @@ class Validator:
         self.sources = dict(sources or {})
         self.judge = judge or Judge.load()
         self.rng = np.random.default_rng(settings.seed)
-        self.coverage = Coverage(self.rng)  # every miner before any again, as many as a round interval allows
         self.state_path = os.path.join(settings.state_dir, "state.json")
         self.summary_path = os.path.join(settings.state_dir, "summary.json")
         self.rounds_path = os.path.join(settings.state_dir, "rounds.jsonl")
         self.history_path = os.path.join(settings.state_dir, "duplicates.npz")
         self.state = ScoreState.load(self.state_path, tuple(self.services), settings.curve)
+        # every miner before any again, as many as a round interval allows; the pass goes on after a restart
+        self.coverage = Coverage.from_json(self.state.coverage, self.rng)
         self.health: dict[str, tuple[float, Optional[frozenset[str]]]] = {}  # hotkey -> (asked at, it serves)
         self.plan: Optional[Plan] = None  # the mechanisms as weights were last set
         self.on_verdicts: Optional[Callable[[list[dict], list[Scored]], None]] = None  # verdicts.VerdictLog
@@ -146,6 +147,7 @@ class Validator:
                     self.network.record(meta.device, service, meta.generation_s, item.answer.audio.seconds, uid)
             self.state.round += 1
             block = metagraph.block
+            self.state.coverage = self.coverage.as_json()
             self.state.save(self.state_path)
             self.judge.duplicates.save(self.history_path)
         with self.timer.measure("all", "logging"):

@@ -4,7 +4,9 @@ and which services each uid serves.
 Saved atomically (temp file, fsync, rename, fsync dir) after every round so a crash at any point leaves
 either the old or the new state on disk, and a restart continues from exactly the saved floats (JSON keeps
 float repr); the time the records were last brought up to is saved with them, so the time a validator was
-down passes for its records as it would have had it run.
+down passes for its records as it would have had it run. From version 5 the round's coverage (which miners this
+pass has still to ask, when each was last scored: `coverage.Coverage.as_json`) is saved in the same write, so a
+restart continues the pass of the rounds it saved; a version-4 state has none and starts a new pass.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 
@@ -20,7 +23,7 @@ from audionet.lib.core.atomic import atomic_file
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.validator.incentive import CURVE, Curve, Record, estimate
 
-STATE_VERSION = 4
+STATE_VERSION = 5
 # States before version 4 kept an EMA per scored round (weight LEGACY_ALPHA, the default then) and a count of
 # scored rounds; each is carried over as at most LEGACY_ANSWERS answers of its estimate, so new answers soon
 # outweigh it. A version-1 state has no counts: its uids with a score count as scored this many rounds.
@@ -47,6 +50,7 @@ class ScoreState:
     round: int = 0
     last_weights_block: int = -1
     time: float = 0.0  # wall-clock seconds the records were last brought up to (0: never)
+    coverage: Optional[dict] = None  # the validator's Coverage.as_json() as of this round (None: none saved)
     curve: Curve = field(default=CURVE, compare=False)
 
     def __post_init__(self) -> None:
@@ -122,6 +126,7 @@ class ScoreState:
             "hotkeys": self.hotkeys,
             "records": {s: r.as_lists() for s, r in self.records.items()},
             "serves": self.serves,
+            "coverage": self.coverage,
         }
 
     def save(self, path: str) -> None:
@@ -135,10 +140,13 @@ class ScoreState:
         try:
             with open(path) as handle:
                 data = json.load(handle)
-            if not isinstance(data, dict) or data.get("version") not in (1, 2, 3, STATE_VERSION):
+            if not isinstance(data, dict) or data.get("version") not in (1, 2, 3, 4, STATE_VERSION):
                 raise ValueError(f"not a version-{STATE_VERSION} audionet validator state")
             hotkeys = [str(h) for h in data["hotkeys"]]
-            if data["version"] == STATE_VERSION:
+            coverage = data.get("coverage")
+            if not isinstance(coverage, (dict, type(None))):
+                raise TypeError("coverage is not an object")
+            if data["version"] >= 4:  # version 5 added the coverage only
                 records = {s: Record.from_lists(r, len(hotkeys)) for s, r in dict(data["records"]).items()}
                 serves = {s: [bool(v) for v in column] for s, column in dict(data.get("serves", {})).items()}
             else:
@@ -153,6 +161,7 @@ class ScoreState:
             round=int(data["round"]),
             last_weights_block=int(data["last_weights_block"]),
             time=float(data.get("time", 0.0)),
+            coverage=coverage,
             curve=curve,
         )
         state.sync(state.hotkeys)  # pad columns if the file predates a service

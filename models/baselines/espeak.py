@@ -123,7 +123,9 @@ def _speak_fresh(
 
     def on_audio(wav, num_samples, events) -> int:
         if wav and num_samples > 0:
-            chunks.append(np.ctypeslib.as_array(wav, shape=(num_samples,)).copy())
+            # A copy through bytes: np.ctypeslib.as_array would make (and ctypes cache for good) an array type and
+            # a pointer type per chunk length, a few hundred bytes each, one more for every new length.
+            chunks.append(np.frombuffer(ctypes.string_at(wav, num_samples * 2), np.int16))
             produced[0] += num_samples
         enough = max_samples is not None and produced[0] > max_samples
         return 1 if enough or (stop is not None and stop.is_set()) else 0  # 1 = stop synthesising

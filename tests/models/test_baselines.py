@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import threading
 
 import numpy as np
@@ -262,3 +263,14 @@ def test_the_loop_cheat_repeats_one_second_of_the_inner_answer():
     assert isinstance(load_backend("loop:baseline:world", VoiceCloner, warmup=False), VoiceCloner)
     with pytest.raises(BackendError, match="not a speech|not a SpeechSynthesizer|VoiceCloner"):
         load_backend("loop:baseline:world", SpeechSynthesizer, warmup=False)
+
+
+def test_espeak_leaves_no_ctypes_type_behind_per_chunk_length():
+    """np.ctypeslib.as_array made, and ctypes kept for good, an array and a pointer type for every new length of
+    the chunks espeak-ng hands over: thousands over a validator's length checks (found by the stress soak)."""
+    espeak = EspeakSynthesizer()
+    espeak.synthesize("Warm up.")
+    before = len(ctypes._pointer_type_cache)
+    for n in range(12):
+        espeak.synthesize(f"Sentence {n} is {'rather ' * n}long, and then it stops.")
+    assert len(ctypes._pointer_type_cache) == before

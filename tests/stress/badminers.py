@@ -1,13 +1,15 @@
 """Misbehaving miners over real HTTP: small asyncio servers on loopback, all in one background event loop.
 
 Each one reads a request like a miner, then answers as its behaviour says: too slowly, a byte at a time,
-too much, signed by the wrong key, an old answer replayed, or not at all. A "dead" miner is a registered
-endpoint where nothing listens."""
+too much, signed by the wrong key, an old answer replayed, signed bytes that are no answer ("garbage", kept out of
+`BEHAVIOURS`, which the round scenario cycles through), or not at all. A "dead" miner is a registered endpoint
+where nothing listens."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import threading
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ import numpy as np
 
 from audionet.lib.core.audio import Audio, encode_flac
 from audionet.lib.core.auth import sign_response
+from audionet.lib.core.chain import OfflineChain
 from audionet.lib.core.protocol import (
     MAX_RESPONSE_BYTES,
     RESPONSE_CONTENT_TYPE,
@@ -23,6 +26,7 @@ from audionet.lib.core.protocol import (
     pack_response,
     sha256_hex,
 )
+from audionet.lib.core.wallet import create_wallet
 from audionet.lib.localnet import free_port
 
 BEHAVIOURS = ("slow", "dead", "drip", "oversized", "wrong_signature", "replay", "hangup")
@@ -82,6 +86,9 @@ async def _behave(miner: BadMiner, writer: asyncio.StreamWriter, path: str, body
         await asyncio.sleep(miner.timeout_s + 5)
     if kind == "replay":
         payload, headers = miner.replayed
+    elif kind == "garbage":
+        payload = os.urandom(4096)
+        headers = sign_response(miner.wallet, path, payload, miner.validator_hotkey)
     else:
         payload, headers = miner.answer(path, body, signer=miner.stranger if kind == "wrong_signature" else None)
     if kind == "drip":
@@ -143,5 +150,17 @@ class BadMinerServers:
         self.loop.close()
 
 
-def make_bad_miner(name: str, behaviour: str, wallet, validator_hotkey: str, timeout_s: float, stranger) -> BadMiner:
-    return BadMiner(name, behaviour, wallet, free_port(), validator_hotkey, timeout_s, stranger=stranger)
+def enlist(
+    chain_path: str, netuid: int, wallets: str, behaviours, validator_hotkey: str, timeout_s: float, stranger
+) -> list[BadMiner]:
+    """One bad miner per entry of `behaviours` (`bad<n>-<behaviour>`), registered on the offline chain with its
+    endpoint published; their servers start with `BadMinerServers`."""
+    chain, miners = OfflineChain(chain_path, netuid), []
+    for index, behaviour in enumerate(behaviours):
+        name = f"bad{index:02d}-{behaviour}"
+        wallet = create_wallet(name, "default", wallets)
+        chain.register(wallet.hotkey.ss58_address, wallet.coldkeypub.ss58_address)
+        miner = BadMiner(name, behaviour, wallet, free_port(), validator_hotkey, timeout_s, stranger=stranger)
+        asyncio.run(OfflineChain(chain_path, netuid, wallet=wallet).serve("127.0.0.1", miner.port))
+        miners.append(miner)
+    return miners

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import sys
@@ -21,6 +22,7 @@ from tests.stress import (
     load,
     overhead,
     report,
+    soak,
     thresholds,
     validator_round,
 )
@@ -28,7 +30,7 @@ from tests.stress.common import start_live_miner
 from tests.stress.hostile import run_hostile
 from tests.stress.report import GROUPS
 
-SCENARIOS = ("hostile", "concurrent", "idle", "floods", "generation", "round", "crash", "holes", "memory")
+SCENARIOS = ("hostile", "concurrent", "idle", "floods", "generation", "round", "crash", "holes", "memory", "soak")
 LOW_STAKE = 10.0  # the caller that sends over-long text (issue 24: a low-stake validator)
 KOKORO_TIMEOUT_S = 8.0  # the Kokoro miner's --miner.timeout.tts: a 23 s text takes longer on this CPU
 
@@ -59,6 +61,11 @@ def build_parser() -> Parser:
     holes_.add_argument("--first-contact", type=int, default=60, help="new low-stake validators under the churn")
     holes_.add_argument("--seeds", type=int, default=5, help="seeds per voice for a text at the limit")
     holes_.add_argument("--memory", type=int, default=10_000, help="signed TTS requests while RSS is sampled")
+    soak_ = parser.add_argument_group("issue 34 (the validator's memory)")
+    soak_.add_argument("--soak-rounds", type=int, default=1_000, help="validator rounds back to back")
+    soak_.add_argument("--soak-every", type=int, default=25, help="rounds between memory samples")
+    soak_.add_argument("--soak-warmup", type=int, default=200, help="rounds before growth is counted")
+    parser.add_argument("--keep", action="store_true", help="keep the other scenarios of the results file there")
     return parser
 
 
@@ -167,6 +174,11 @@ def run_scenarios(args, workdir: str) -> dict:
             "round",
             lambda: validator_round.run_round(os.path.join(workdir, "round"), args.miners, args.honest),
         )
+    if "soak" in chosen:
+        with counter("validator rounds (soak)", args.soak_rounds) as tick:
+            size = (args.soak_rounds, args.soak_every, args.soak_warmup)
+            progress = lambda sample: tick(sample["round"] and not sample.get("final") and args.soak_every)  # noqa: E731
+            attempt(scenarios, "soak", lambda: soak.run_soak(os.path.join(workdir, "soak"), *size, progress=progress))
     if "crash" in chosen:
         with counter("kill -9 mid-save", args.save_kills) as tick:
             saves = os.path.join(workdir, "saves")
@@ -248,6 +260,7 @@ def failures(scenarios: dict, args) -> list[str]:
         ("holes", thresholds.holes),
         ("kokoro_limit", thresholds.kokoro_limit),
         ("memory", thresholds.memory),
+        ("soak", thresholds.soak),
     ):
         if key in scenarios:
             found += check(scenarios[key])
@@ -261,18 +274,30 @@ def failures(scenarios: dict, args) -> list[str]:
     return found
 
 
+def kept(args, slug: str, scenarios: dict, command: str) -> tuple[dict, str]:
+    """With --keep: the scenarios of the results file already there that this run did not measure, beside this
+    run's, and both commands (the file's first)."""
+    path = os.path.join(args.out, slug, "reliability.json")
+    if not args.keep or not os.path.exists(path):
+        return scenarios, command
+    with open(path) as handle:
+        before = json.load(handle)
+    return {**before["scenarios"], **scenarios}, f"{before['command']}; then {command}"
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     slug = device_slug("cpu")
     with tempfile.TemporaryDirectory(prefix="audionet-reliability-") as workdir:
         scenarios = run_scenarios(args, workdir)
+    command = command_line("python -m tests.stress", argv if argv is not None else sys.argv[1:])
+    scenarios, command = kept(args, slug, scenarios, command)
     result = {
         "device": slug,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "scenarios": scenarios,
         "failures": failures(scenarios, args),
     }
-    command = command_line("python -m tests.stress", argv if argv is not None else sys.argv[1:])
     write_result(args.out, slug, "reliability", result, report.render(result), command)
     print("all thresholds met" if not result["failures"] else "FAILED:")
     for failure in result["failures"]:

@@ -232,6 +232,32 @@ def generation_table(r: dict) -> str:
     return "\n".join(parts)
 
 
+def soak_table(r: dict) -> str:
+    head = table(
+        ["rounds", "miners", "answers by gate", "duplicate history", "after warm-up (round)", *SOAK_MEASURES.values()],
+        [
+            [
+                f"{r['completed']:,} of {r['rounds']:,} in {num(r['seconds'], 0)} s",
+                f"{r['miners']['honest']} honest, {r['miners']['recyclers']} resending, {', '.join(r['miners']['bad'])}",
+                counts(r["gates"]),
+                ", ".join(f"{s} {n}" for s, n in r["history"].items()),
+                r["warmup"],
+                *(
+                    f"{num(r[k]['start'], 1)} → {num(r[k]['end'], 1)}; second half {num(r[k]['kb_per_round_second_half'], 2)}"
+                    " KB/round"
+                    for k in SOAK_MEASURES
+                ),
+            ]
+        ],
+    )
+    periodic = [s for s in r["samples"] if not s.get("final")]
+    step = max(1, len(periodic) // 10)
+    curve = periodic[::step] + ([periodic[-1]] if (len(periodic) - 1) % step else [])
+    rows = [[s["round"], *(num(s[k], 1) for k in SOAK_MEASURES)] for s in curve]
+    return head + "\n" + table(["round", *(f"{v} MB" for v in SOAK_MEASURES.values())], rows)
+
+
+SOAK_MEASURES = {"rss_mb": "RSS", "heap_mb": "Python heap", "children_mb": "W&B service RSS"}
 SECTIONS = (
     ("hostile", "Hostile requests (hypothesis)", hostile_table),
     ("concurrent", "Concurrent valid signed requests", concurrent_table),
@@ -243,6 +269,7 @@ SECTIONS = (
     ("holes", "Issue 37: the top validator's full rounds over a slow link, under each attack", holes_table),
     ("kokoro_limit", "Issue 37: the longest texts the length check accepts, on Kokoro", kokoro_limit_table),
     ("memory", "Issue 37: memory over many requests", memory_table),
+    ("soak", "Issue 34: the validator's memory over many rounds", soak_table),
 )
 
 

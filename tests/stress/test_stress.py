@@ -4,7 +4,7 @@
 import httpx
 import pytest
 
-from tests.stress import crash, findings, floods, generation, holes, load, overhead, thresholds
+from tests.stress import crash, findings, floods, generation, holes, load, overhead, soak, thresholds
 from tests.stress.cli import LOW_STAKE
 from tests.stress.common import start_live_miner
 from tests.stress.hostile import headers_for, run_hostile
@@ -119,3 +119,12 @@ def test_issue_37_kokoro_at_the_length_limit_never_outlives_its_timeout(tmp_path
 def test_issue_37_memory_over_many_requests_is_measured(live):
     result = findings.run_memory(live.as_caller("concurrent"), live.callers["concurrent"], requests=300, every=100)
     assert thresholds.memory(result) == [] and len(result["rss_mb"]) == 4, result
+
+
+@pytest.mark.timeout(900)
+def test_issue_34_the_validators_memory_levels_off_over_many_rounds(tmp_path):
+    """150 rounds (`python -m tests.stress` runs 1,000): past the warm-up, by which the duplicate history is at its
+    bound (3 answers a round, 256 kept), neither the Python heap nor RSS keeps growing."""
+    result = soak.run_soak(str(tmp_path), rounds=150, every=5, warmup=90, services=("tts",))
+    assert thresholds.soak(result) == [], {k: v for k, v in result.items() if k != "samples"}
+    assert result["gates"]["none"] > 0 and result["children_mb"]["end"] > 0  # answers judged, W&B's service up

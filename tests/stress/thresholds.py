@@ -185,3 +185,32 @@ def kokoro_limit(r: dict) -> list[str]:
 def memory(r: dict) -> list[str]:
     lost = r["requests"] - sum(r["statuses"].get(s, 0) for s in ("200", "429", "503"))
     return [f"memory: {lost} requests not answered ({r['statuses']})"] if lost else []
+
+
+# The soak (issue 34): after the warm-up, the growth of a line through the second half of the samples may be the
+# jitter of one sample (what is allocated between rounds at the moment of sampling) plus a rate per round. The
+# Python heap's rate: 4 MB per 1,000 rounds (about 3 h at 12 s a round), a few hundred bytes per answer kept.
+# RSS between rounds moves by up to 130 MB peak to peak here (glibc's arenas keep what the judging threads, the
+# 30 s music clips and the 8 MB oversized answers freed), so its check catches only gross growth; the heap's is
+# the fine one.
+SOAK_LIMITS = {"heap_mb": (2.0, 4.0), "rss_mb": (64.0, 24.0)}  # measure -> (jitter MB, KB per round)
+
+
+def soak(r: dict) -> list[str]:
+    from audionet.lib.scoring.duplicates import HISTORY_SIZE
+
+    failed = []
+    if r["completed"] < r["rounds"] or r["exit"] != 0 or r["failed_rounds"] or r["tracebacks"]:
+        failed.append(
+            f"soak: {r['completed']} of {r['rounds']} rounds, exit {r['exit']}, {r['failed_rounds']} rounds failed, "
+            f"{r['tracebacks']} tracebacks"
+        )
+    for key, (jitter, rate) in SOAK_LIMITS.items():
+        fit = r[key]
+        span = fit["second_half_rounds"]
+        grown, allowed = fit["kb_per_round_second_half"] * span / 1024, jitter + rate * span / 1024
+        if grown > allowed:
+            failed.append(f"soak: {key} grew {grown:.1f} MB over the last {span} rounds (at most {allowed:.1f})")
+    if not r["history"] or min(r["history"].values()) < HISTORY_SIZE or not r["gates"].get("duplicate"):
+        failed.append(f"soak: the duplicate history {r['history']} (bound {HISTORY_SIZE}), gates {r['gates']}")
+    return failed

@@ -18,7 +18,7 @@ from audionet.lib.services import TTS
 from audionet.lib.validator.client import MinerClient
 from audionet.lib.validator.incentive import CURVE
 from audionet.lib.validator.loop import Validator, ValidatorSettings
-from tests.stress.badminers import BEHAVIOURS, BadMinerServers, make_bad_miner
+from tests.stress.badminers import BEHAVIOURS, BadMinerServers, enlist
 
 HONEST_MODEL = "kokoro:"  # the offline TTS backend with real weights
 
@@ -50,21 +50,11 @@ def run_round(
     # Honest = a real TTS model: espeak says the prompts' names and tongue-twisters so badly that the content
     # factor (WER near 1) rightly pays it nothing on some rounds, which would say nothing about transport.
     real = [net.add_miner(f"honest{i}", {"tts": HONEST_MODEL}, ("--services", "tts")) for i in range(honest)]
-    bad = []
-    for index in range(miners - honest):
-        name = f"bad{index:02d}-{BEHAVIOURS[index % len(BEHAVIOURS)]}"
-        bad_wallet = create_wallet(name, "default", net.wallets)
-        net.chain.register(bad_wallet.hotkey.ss58_address, bad_wallet.coldkeypub.ss58_address)
-        bad.append(
-            make_bad_miner(
-                name, BEHAVIOURS[index % len(BEHAVIOURS)], bad_wallet, wallet.hotkey.ss58_address, timeout, stranger
-            )
-        )
+    behaviours = [BEHAVIOURS[index % len(BEHAVIOURS)] for index in range(miners - honest)]
+    bad = enlist(net.chain_path, NETUID, net.wallets, behaviours, wallet.hotkey.ss58_address, timeout, stranger)
     try:
         judge = judge or Judge.load(devices="cpu")
         net.wait_ready()
-        for miner in bad:
-            asyncio.run(OfflineChain(net.chain_path, NETUID, wallet=miner.wallet).serve("127.0.0.1", miner.port))
         settings = ValidatorSettings(
             state_dir=os.path.join(workdir, "validator"),
             sample_size=miners,

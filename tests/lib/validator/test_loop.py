@@ -1,14 +1,19 @@
-"""The validator's duplicate history lives beside its state: an answer replayed after a restart is caught."""
+"""What a validator keeps across a restart: its duplicate history (an answer replayed after a restart is caught)
+and its coverage (the pass it was in goes on)."""
 
+import asyncio
 import json
 import logging
+import math
 from types import SimpleNamespace
 
 import numpy as np
 
 from audionet.lib.core.audio import Audio
+from audionet.lib.core.chain import OfflineChain
 from audionet.lib.scoring.duplicates import fingerprint
 from audionet.lib.scoring.judge import Judge
+from audionet.lib.validator.client import Answer
 from audionet.lib.validator.loop import Validator, ValidatorSettings
 
 WALLET = SimpleNamespace(hotkey=SimpleNamespace(ss58_address="validator"))
@@ -50,3 +55,40 @@ def test_a_round_judged_on_two_devices_records_what_each_judged(tmp_path, caplog
     assert [(row["label"], row["clips"]) for row in record["evaluators"]] == [("gpu-a", 3), ("gpu-b", 1)]
     assert "round 0 evaluators: gpu-a 3 clips; gpu-b 1 clip" in caplog.text
     assert replicas.judged == [0, 0]  # the next round counts its own
+
+
+class DownMiners:
+    """A MinerClient whose miners never answer: notes whom each round asked (a failed answer needs no evaluator)."""
+
+    def __init__(self):
+        self.asked: list[int] = []
+
+    async def served(self, target, timeout):
+        return None
+
+    async def query(self, target, service, request, timeout):
+        self.asked.append(target.uid)
+        return Answer(target, service.name, request, latency_s=0.01, error="connection refused")
+
+
+def test_a_restarted_validator_finishes_its_pass_and_remembers_when_each_miner_was_scored(tmp_path, wallets):
+    validator = wallets("validator")
+    chain = OfflineChain(str(tmp_path / "chain.sqlite"), wallet=validator)
+    chain.register(validator.hotkey.ss58_address, "cold", stake=1000.0, validator_permit=True)
+    for n in range(10):
+        miner = wallets(f"miner{n}")
+        chain.register(miner.hotkey.ss58_address, "cold")
+        asyncio.run(OfflineChain(chain.path, wallet=miner).serve("127.0.0.1", 9000 + n))
+    settings = ValidatorSettings(
+        str(tmp_path / "state"), services=("tts",), sample_size=4, round_budget_s=math.inf, seed=3
+    )
+    client = DownMiners()
+    before = Validator(validator, chain, settings, judge=Judge(None))
+    for _ in range(2):
+        asyncio.run(before.run_round(client))  # 8 of the pass's 10 asked
+    after = Validator(validator, chain, settings, judge=Judge(None))  # the restart, from the saved state
+    assert after.coverage.last_scored == before.coverage.last_scored and len(after.coverage.last_scored) == 8
+    assert after.coverage.passes == 1 and after.coverage.per_miner_s == before.coverage.per_miner_s
+    first = set(client.asked)
+    asyncio.run(after.run_round(client))  # the pass's last 2, then 2 of a new pass
+    assert len(first) == 8 and set(range(1, 11)) - first <= set(client.asked[8:]) and after.coverage.passes == 2

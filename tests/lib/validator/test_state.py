@@ -3,9 +3,11 @@ import math
 import os
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from audionet.lib.core.errors import ConfigError
+from audionet.lib.validator.coverage import Coverage
 from audionet.lib.validator.incentive import CURVE
 from audionet.lib.validator.state import LEGACY_ANSWERS, V1_ROUNDS, ScoreState
 
@@ -83,7 +85,7 @@ def test_save_and_load_restore_exact_floats_atomically_and_time_passes_while_dow
     assert restored == state and restored.curve == EAGER and restored.time == 5000.0
     assert os.listdir(tmp_path) == ["state.json"]  # no temp file left behind
     saved = json.load(open(path))
-    assert saved["version"] == 4 and saved["records"]["music"]["count"] == [0.0, 2.0]
+    assert saved["version"] == 5 and saved["records"]["music"]["count"] == [0.0, 2.0]
     restored.advance(5000.0 + CURVE.memory.record_s)
     assert restored.records["music"].weight[1] == pytest.approx(2 / math.e)
     assert restored.estimates()["music"][1] == pytest.approx(state.estimates()["music"][1])
@@ -133,6 +135,27 @@ def test_older_states_carry_over(tmp_path):
     path.write_text(json.dumps(v3))
     carried = ScoreState.load(str(path), ("tts",))
     assert carried.estimates()["tts"][0] == pytest.approx(0.8) and carried.answers()["tts"] == [1, 0]
+
+
+def test_a_version_4_state_loads_without_coverage_and_the_coverage_is_saved_from_version_5(tmp_path):
+    path = tmp_path / "state.json"
+    state = ScoreState(SERVICES, round=4, curve=EAGER)
+    state.sync(["a", "b"])
+    state.update("tts", 1, 0.8)
+    path.write_text(json.dumps({k: v for k, v in state.to_json().items() if k != "coverage"} | {"version": 4}))
+    old = ScoreState.load(str(path), SERVICES, EAGER)
+    assert old.coverage is None and old.records["tts"].as_lists() == state.records["tts"].as_lists()
+    assert Coverage.from_json(old.coverage, np.random.default_rng()).passes == 0  # a new pass
+    coverage = Coverage(np.random.default_rng(0))
+    coverage.take([0, 1, 2], 1)
+    coverage.scored([2], now=123.456789, judging_s=0.5)
+    old.coverage = coverage.as_json()
+    old.save(str(path))
+    again = Coverage.from_json(ScoreState.load(str(path), SERVICES, EAGER).coverage, np.random.default_rng())
+    assert again.queue == coverage.queue and again.last_scored == {2: 123.456789} and again.per_miner_s == 0.5
+    path.write_text(json.dumps({**state.to_json(), "coverage": {"queue": "x"}}))
+    with pytest.raises(ConfigError, match="coverage"):
+        Coverage.from_json(ScoreState.load(str(path), SERVICES, EAGER).coverage, np.random.default_rng())
 
 
 def test_unreadable_state_is_a_clear_config_error(tmp_path):
