@@ -123,6 +123,7 @@ class Validator:
         metagraph = await self.chain.metagraph()
         for uid in self.state.sync(metagraph.hotkeys):
             log.info("uid %d changed hotkey: its records start again from nothing", uid)
+            self.coverage.last_scored.pop(uid, None)  # a new miner: never scored by this validator
         self.state.advance(time.time())
         targets = self.sample_targets(metagraph)
         served = await self.served(client, targets)

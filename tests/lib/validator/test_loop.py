@@ -5,6 +5,8 @@ import asyncio
 import json
 import logging
 import math
+import sqlite3
+import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -92,3 +94,10 @@ def test_a_restarted_validator_finishes_its_pass_and_remembers_when_each_miner_w
     first = set(client.asked)
     asyncio.run(after.run_round(client))  # the pass's last 2, then 2 of a new pass
     assert len(first) == 8 and set(range(1, 11)) - first <= set(client.asked[8:]) and after.coverage.passes == 2
+    # uid 3 is re-registered under a new hotkey: a new miner, never scored by this validator
+    scored_before = after.coverage.last_scored[3] if 3 in after.coverage.last_scored else None
+    with sqlite3.connect(chain.path) as db:
+        db.execute("UPDATE neurons SET hotkey = 'a new hotkey' WHERE uid = 3")
+    begun = time.time()
+    asyncio.run(after.run_round(client))
+    assert scored_before is not None and after.coverage.last_scored.get(3, begun) >= begun
