@@ -124,6 +124,8 @@ class Validator:
         for uid in self.state.sync(metagraph.hotkeys):
             log.info("uid %d changed hotkey: its records start again from nothing", uid)
             self.coverage.last_scored.pop(uid, None)  # a new miner: never scored by this validator
+        registered = set(metagraph.hotkeys)  # health of hotkeys that left: registration churn would grow it for good
+        self.health = {hotkey: seen for hotkey, seen in self.health.items() if hotkey in registered}
         self.state.advance(time.time())
         targets = self.sample_targets(metagraph)
         served = await self.served(client, targets)

@@ -101,3 +101,4 @@ def test_a_restarted_validator_finishes_its_pass_and_remembers_when_each_miner_w
     begun = time.time()
     asyncio.run(after.run_round(client))
     assert scored_before is not None and after.coverage.last_scored.get(3, begun) >= begun
+    assert set(after.health) <= set(asyncio.run(chain.metagraph()).hotkeys)  # the old hotkey's health is gone
