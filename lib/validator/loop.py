@@ -20,6 +20,7 @@ import numpy as np
 from audionet.lib.core.audio import encode_flac
 from audionet.lib.core.chain import Chain
 from audionet.lib.core.errors import ConfigError
+from audionet.lib.core.memory import trim_heap
 from audionet.lib.core.timing import Timer
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.scoring.replicas import report_line
@@ -296,6 +297,7 @@ class Validator:
                     await self.run_round(client)
                 except Exception:
                     log.exception("round failed; trying again next interval")
+                trim_heap()  # the round's answers are gone: their memory goes back (lib/core/memory.py)
                 done += 1
                 if rounds == 0 or done < rounds:
                     await asyncio.sleep(max(0.0, self.settings.round_interval - (time.monotonic() - started)))
