@@ -100,10 +100,12 @@ def terms(prefix: np.ndarray, low, high, squares: int, width: int, bands: int):
     return n, mean, centred, np.maximum(centred - projected, 0.0)
 
 
-def bound(cross_sum, width: int, bands: int, query: tuple, member: tuple) -> np.ndarray:
-    """The upper bound of the correlation: (<P a, P b> + |Q a| |Q b|) / (|a| |b|) for centred a and b."""
-    n, mean_q, centred_q, residual_q = query
-    _, mean_c, centred_c, residual_c = member
+def bound(cross_sum, squares: int, width: int, bands: int, query_prefix, prefix, low, high, start) -> np.ndarray:
+    """The upper bound of the correlation: (<P a, P b> + |Q a| |Q b|) / (|a| |b|) for centred a and b, where a is the
+    query's frames [low, high) and b a member's from `start + low` on; `cross_sum` is <P a, P b> before centring,
+    `squares` and `width` the projection's column of squared means and the bands each of its means stands for."""
+    n, mean_q, centred_q, residual_q = terms(query_prefix, low, high, squares, width, bands)
+    _, mean_c, centred_c, residual_c = terms(prefix, start + low, start + high, squares, width, bands)
     cross = width * cross_sum - bands * n * mean_q * mean_c
     denominator = np.sqrt(np.maximum(centred_q, 0.0) * np.maximum(centred_c, 0.0))
     value = np.divide(
@@ -225,13 +227,7 @@ class PrintSet:
         at = bases[chosen][:, None] + shift
         r, k = np.nonzero(valid)  # bounded only where the offset exists (a third to a half of the grid)
         lo, hi, a = low[r, k], high[r, k], at[r, k]
-        first_bound = bound(
-            products[r, k],
-            bands,
-            bands,
-            terms(query.prefix, lo, hi, MEANS_SQ, bands, bands),
-            terms(prefix, a + lo, a + hi, MEANS_SQ, bands, bands),
-        )
+        first_bound = bound(products[r, k], MEANS_SQ, bands, bands, query.prefix, prefix, lo, hi, a)
         reaches = first_bound >= DUPLICATE_CORRELATION - EPSILON
         passed = np.stack([r[reaches], k[reaches]], axis=1)
         if not len(passed):
@@ -242,13 +238,7 @@ class PrintSet:
         crosses = windows @ toeplitz(query.groups, width)  # every offset of every such candidate at once
         r, k = passed.T
         lo, hi, a = low[r, k], high[r, k], at[r, k]
-        second = bound(
-            crosses[row_of, k],
-            group_width,
-            bands,
-            terms(query.prefix, lo, hi, GROUPS_SQ, group_width, bands),
-            terms(prefix, a + lo, a + hi, GROUPS_SQ, group_width, bands),
-        )
+        second = bound(crosses[row_of, k], GROUPS_SQ, group_width, bands, query.prefix, prefix, lo, hi, a)
         found, exact, counts = [], 0, [0, 0]
         keep = second >= DUPLICATE_CORRELATION - EPSILON
         for row in sorted(np.unique(passed[keep, 0]), key=lambda r: chosen[r]):  # in the order they joined
