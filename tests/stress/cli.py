@@ -282,7 +282,8 @@ def kept(args, slug: str, scenarios: dict, command: str) -> tuple[dict, str]:
         return scenarios, command
     with open(path) as handle:
         before = json.load(handle)
-    return {**before["scenarios"], **scenarios}, f"{before['command']}; then {command}"
+    earlier = before["command"].removesuffix(f"; then {command}")  # a rerun of the same command is named once
+    return {**before["scenarios"], **scenarios}, f"{earlier}; then {command}"
 
 
 def main(argv=None) -> int:
