@@ -143,6 +143,9 @@ def run_validator(
     """The child validator's exit status, its samples and its log."""
     samples, log_path = os.path.join(workdir, "samples.jsonl"), os.path.join(workdir, "validator.log")
     env = dict(os.environ, WANDB_MODE="offline", WANDB_DIR=workdir, WANDB_SILENT="true", PYTHONUNBUFFERED="1")
+    # W&B writes its service's address into the environment of a process that used it (pytest, after the telemetry
+    # tests): without this the validator would join that service instead of starting its own, as a validator does.
+    env.pop("WANDB_SERVICE", None)
     command = [sys.executable, "-m", "tests.stress.soak", samples, str(every), "--"]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
