@@ -69,11 +69,11 @@ class EvaluatorReplicas:
     def split(self, service: str, clips: Sequence[Clip]) -> list[list[Clip]]:
         """Each replica's share of `clips`: earliest expected finish at each replica's measured speed for `service`,
         longest clips planned first (the whole batch is known, and longest-first packs it tightest)."""
+        speeds = self.speeds.setdefault(service, [Speed() for _ in self.members])
         if len(self.members) == 1:
             return [list(clips)]
         if self.policy == ROUND_ROBIN:
             return [list(clips[n :: len(self.members)]) for n in range(len(self.members))]
-        speeds = self.speeds.setdefault(service, [Speed() for _ in self.members])
         slots = [Slots((0.0,), estimate(speed, speeds)) for speed in speeds]
         order = sorted(range(len(clips)), key=lambda n: -clips[n].audio.seconds)
         where = plan(slots, [clips[n].audio.seconds for n in order])
@@ -84,8 +84,7 @@ class EvaluatorReplicas:
 
     def run(self, service: str, clips: Sequence[Clip], analyses: Sequence[Analysis], timed: StageTimer) -> None:
         """Every analysis on every clip, each clip's on one replica; each replica's speed updated from its share."""
-        shares = self.split(service, clips)
-        self.speeds.setdefault(service, [Speed() for _ in self.members])
+        shares = self.split(service, clips)  # the service's speeds exist from here on
         if self._threads is None:
             self._judge(0, shares[0], analyses, timed)
             return
