@@ -4,8 +4,8 @@ A sha256 changes when one sample flips; this fingerprint does not. Each clip
 becomes log band energies (24 mel bands, 100-3800 Hz, 32 ms windows every 20 ms),
 standardised over the whole clip. Because everything is in the log domain
 and standardised, a gain change cancels exactly; resampling to any rate
->= 8 kHz keeps the bands and the frames (both are set in Hz and seconds); a flipped sample or added faint noise barely moves
-them. Two clips are near-duplicates when their fingerprints correlate above
+>= 8 kHz keeps the bands and the frames (both are set in Hz and seconds); a
+flipped sample or added faint noise barely moves them. Two clips are near-duplicates when their fingerprints correlate above
 `DUPLICATE_CORRELATION` at the best offset at which the shorter lies within the
 longer, give or take 5 frames (lengths within 15 %). Two different utterances
 or two renders of different prompts correlate far below it (measured in
