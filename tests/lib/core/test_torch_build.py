@@ -64,4 +64,3 @@ def test_torchaudio_beside_a_cpu_only_torch_stops_every_entry_point_with_one_lin
     miner = run(tmp_path, "from audionet.neurons.miner import main; sys.exit(main(['--netuid', '1']))")
     assert miner.returncode == EXIT_MISSING and EXPECTED in miner.stderr + miner.stdout
     assert "Traceback" not in miner.stderr
-
