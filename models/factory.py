@@ -4,7 +4,7 @@
     hf:<HF id or local dir>  a diffusers pipeline (model_index.json's class picks the backend: StableAudioPipeline,
                              AceStepPipeline) or a transformers model (the config's model_type picks it:
                              musicgen / musicgen_melody, vits / speecht5, dia, csm, vibevoice,
-                             pocket_tts, gradium_phonon_tts)
+                             pocket_tts, gradium_phonon_tts, higgs_audio_v2)
     hf:musicgen              the MusicGen checkpoint of the preset (fast / balanced / quality =
                              small / medium / large)
     kokoro:<voice>           Kokoro-82M ONNX TTS (empty voice: jf_alpha); on the GPU where onnxruntime-gpu is installed
@@ -44,6 +44,7 @@ HF_BACKENDS: dict[str, str] = {
     "vibevoice": "audionet.models.hf.vibevoice:VibeVoiceVoiceCloner",
     "pocket_tts": "audionet.models.hf.pocket_tts:PocketTtsVoiceCloner",
     "gradium_phonon_tts": "audionet.models.hf.pocket_tts:PhononSynthesizer",
+    "higgs_audio_v2": "audionet.models.hf.higgs_audio:HiggsAudioV2Speech",  # TTS and voice clone
 }
 # _class_name in a diffusers model_index.json -> "module:class" of the backend that serves it.
 DIFFUSERS_BACKENDS: dict[str, str] = {

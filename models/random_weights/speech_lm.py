@@ -29,11 +29,15 @@ def random_codebooks(codec) -> None:
     import torch
 
     for module in codec.modules():
-        if hasattr(module, "embed_sum") and hasattr(module, "cluster_usage"):
+        if hasattr(module, "embed_sum") and hasattr(module, "cluster_usage"):  # Mimi's
             with torch.no_grad():
                 module.embed_sum.normal_()
                 module.cluster_usage.fill_(1.0)
             module._embed = None
+        elif hasattr(module, "embed") and hasattr(module, "embed_avg"):  # Higgs Audio v2's tokenizer's
+            with torch.no_grad():
+                module.embed.normal_()
+                module.embed_avg.copy_(module.embed)
 
 
 def csm(out: str, *, backbone: dict, depth: dict, codec: dict, gain: float = 1.0) -> None:

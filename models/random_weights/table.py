@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from audionet.models.random_weights import diffusion, evaluators, generation, speech_lm
+from audionet.models.random_weights import diffusion, evaluators, generation, higgs, speech_lm
 
 SIZES = ("tiny", "full")
 
@@ -175,9 +175,26 @@ POCKET_TINY = dict(
 )
 PHONON_TINY = POCKET_TINY | dict(model=POCKET_TINY["model"] | dict(audio_prompt_dim=16))
 
+_HUBERT_TINY = dict(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32)
+_HUBERT_TINY |= dict(conv_dim=[16] * 7, num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2)
 # The tiny Mimi-style codecs of CSM, Pocket TTS and Phonon decode at full scale or beyond (the validator gates a
 # clipped answer): their last convolution is scaled by this (speech_lm.output_gain).
 GAIN = 0.05
+
+# bosonai/higgs-audio-v2-generation-3B-base: `full` is HiggsAudioV2Config's defaults (a Llama LM 3072 x 28 layers, 8
+# codebooks) and an audio tokenizer at 25 frames a second (a 960 hop at 24 kHz: 8 x 5 x 4 x 6) with 8 codebooks of
+# 1024 (2 kbps) and HuBERT-base semantics, read from the library's docs, not from the checkpoint's config.json (not
+# here). The tiny one keeps the hop and the frame rate with 4 codebooks of 64.
+_HIGGS_HOP = dict(downsampling_ratios=[8, 5, 4, 6], upsampling_ratios=[6, 4, 5, 8])
+HIGGS_FULL = dict(model={}, codec=dict(acoustic_model_config=_HIGGS_HOP, target_bandwidths=[0.5, 1.0, 1.5, 2.0]))
+HIGGS_TINY = dict(
+    model=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4)
+    | dict(num_key_value_heads=2, head_dim=8, max_position_embeddings=4096),
+    codec=dict(codebook_size=64, codebook_dim=8, target_bandwidths=[0.5, 0.6])
+    | dict(acoustic_model_config=_HIGGS_HOP | dict(encoder_hidden_size=4, decoder_hidden_size=16, hidden_size=8))
+    | dict(semantic_model_config=_HUBERT_TINY),
+    gain=20.0,  # its DAC decoder (which ends on a tanh) is quiet at random, not loud: the gain raises it
+)
 
 # Whisper stand-ins exist per engine: the CTranslate2 format for the CPU, transformers' for CUDA.
 WHISPER_TRANSFORMERS_SUFFIX = "-transformers"
@@ -220,6 +237,9 @@ GENERATION: dict[str, StandIn] = {
     "kyutai/pocket-tts": StandIn(
         speech_lm.pocket_tts,
         {"tiny": POCKET_TINY | dict(gain=GAIN), "full": dict(model=dict(vocab_size=4004), flow={}, codec={})},
+    ),
+    "bosonai/higgs-audio-v2-generation-3B-base": StandIn(
+        higgs.higgs_audio_v2, {"tiny": HIGGS_TINY, "full": HIGGS_FULL}
     ),
     "gradium/phonon-31m-en": StandIn(
         speech_lm.phonon,

@@ -17,7 +17,12 @@ from audionet.neurons.miner import main as miner_main
 pytestmark = pytest.mark.timeout(1500)
 
 FAMILIES = {  # service -> the published ids of the stand-ins that serve it
-    "tts": ["hf:facebook/mms-tts-eng", "hf:microsoft/speecht5_tts", "hf:gradium/phonon-31m-en"],
+    "tts": [
+        "hf:facebook/mms-tts-eng",
+        "hf:microsoft/speecht5_tts",
+        "hf:gradium/phonon-31m-en",
+        "hf:bosonai/higgs-audio-v2-generation-3B-base",
+    ],
     "vc": ["hf:nari-labs/Dia-1.6B-0626", "hf:sesame/csm-1b", "hf:vibevoice/VibeVoice-1.5B-hf", "hf:kyutai/pocket-tts"],
     "music": ["hf:facebook/musicgen-small", "hf:stabilityai/stable-audio-open-1.0", "hf:ACE-Step/Ace-Step1.5"],
 }
