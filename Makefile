@@ -11,7 +11,7 @@ EDITABLE ?= -e
 
 .PHONY: install localnet test test-fast stress lint wire gpu-check chromium clean
 
-$(BIN)/.audionet-installed: constraints.txt requirements.txt requirements-dev.txt requirements-nodeps.txt setup.py
+$(BIN)/.audionet-installed: constraints.txt requirements.txt requirements-dev.txt requirements-families.txt requirements-nodeps.txt setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) --upgrade pip "setuptools>=64"
 	$(PIP) -r requirements-dev.txt

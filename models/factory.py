@@ -2,7 +2,8 @@
 
     baseline:<name>          offline floors: espeak (TTS), world (voice clone), synth (music)
     hf:<HF id or local dir>  a diffusers pipeline (model_index.json's class picks the backend: StableAudioPipeline,
-                             AceStepPipeline) or a transformers model (the config's model_type picks it:
+                             AceStepPipeline), a Coqui TTS model (its config.json's `model`: xtts, through the
+                             coqui-tts package) or a transformers model (the config's model_type picks it:
                              musicgen / musicgen_melody, vits / speecht5, dia, csm, vibevoice,
                              pocket_tts, gradium_phonon_tts, higgs_audio_v2)
     hf:musicgen              the MusicGen checkpoint of the preset (fast / balanced / quality =
@@ -46,6 +47,10 @@ HF_BACKENDS: dict[str, str] = {
     "gradium_phonon_tts": "audionet.models.hf.pocket_tts:PhononSynthesizer",
     "higgs_audio_v2": "audionet.models.hf.higgs_audio:HiggsAudioV2Speech",  # TTS and voice clone
 }
+# `model` in a Coqui TTS config.json (which has no model_type) -> "module:class" of the backend that serves it.
+COQUI_BACKENDS: dict[str, str] = {
+    "xtts": "audionet.models.coqui.xtts:XttsSpeech",  # TTS (its speakers) and voice clone
+}
 # _class_name in a diffusers model_index.json -> "module:class" of the backend that serves it.
 DIFFUSERS_BACKENDS: dict[str, str] = {
     "StableAudioPipeline": "audionet.models.hf.diffusion:StableAudioMusicGenerator",
@@ -81,7 +86,7 @@ def _from_python(target: str, device: str) -> Backend:
 
 def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
     from audionet.lib.core.devices import resolve_device
-    from audionet.models.hf.loading import model_type, pipeline_class
+    from audionet.models.hf.loading import coqui_model, model_type, pipeline_class
     from audionet.models.hf.musicgen import CHECKPOINTS
 
     if not name:
@@ -97,6 +102,10 @@ def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
             supported = ", ".join(sorted(DIFFUSERS_BACKENDS))
             raise BackendError(f"model {name} is a diffusers {pipeline or 'pipeline'}; supported: {supported}")
         cls, extra = _attribute(DIFFUSERS_BACKENDS[pipeline]), {"preset": preset}
+    elif (coqui := coqui_model(name)) is not None:
+        if coqui not in COQUI_BACKENDS:
+            raise BackendError(f"model {name} is Coqui TTS {coqui!r}; supported: {', '.join(sorted(COQUI_BACKENDS))}")
+        cls, extra = _attribute(COQUI_BACKENDS[coqui]), {}
     else:
         found = model_type(name)
         if found not in HF_BACKENDS:

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]  # the checkout (lib/core/ is audione
 # The files that install the project, in the order they are installed; nodeps ones get --no-deps.
 FILES = (
     "requirements.txt",
+    "requirements-families.txt",
     "requirements-nodeps.txt",
     "requirements-dev.txt",
     "requirements-gpu.txt",
@@ -67,6 +68,8 @@ DISTRIBUTIONS = {
     "soundfile": "soundfile",
     "speechmos": "speechmos",
     "torch": "torch",
+    "torchaudio": "torchaudio",
+    "TTS": "coqui-tts",
     "torchsde": "torchsde",
     "transformers": "transformers",
     "utmos_pytorch": "utmos-pytorch",

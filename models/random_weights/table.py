@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from audionet.models.random_weights import diffusion, evaluators, generation, higgs, speech_lm
+from audionet.models.random_weights import coqui, diffusion, evaluators, generation, higgs, speech_lm
 
 SIZES = ("tiny", "full")
 
@@ -196,6 +196,18 @@ HIGGS_TINY = dict(
     gain=20.0,  # its DAC decoder (which ends on a tanh) is quiet at random, not loud: the gain raises it
 )
 
+# coqui/XTTS-v2: `full` is the GPT of its config.json as we recall it (30 layers x 1024, 16 heads, 1026 audio tokens with
+# start 1024 and stop 1025, the perceiver resampler; its 6681-token vocabulary is the stand-in's characters here), not
+# checked against the file (not here); the HiFi-GAN decoder and speaker encoder are fixed by the package.
+_XTTS_AUDIO = dict(gpt_num_audio_tokens=1026, gpt_start_audio_token=1024, gpt_stop_audio_token=1025)
+XTTS_FULL = dict(args=_XTTS_AUDIO | dict(gpt_use_perceiver_resampler=True))
+XTTS_TINY = dict(
+    args=dict(
+        gpt_layers=2, gpt_n_model_channels=32, gpt_n_heads=2, decoder_input_dim=32, gpt_use_perceiver_resampler=True
+    )
+    | dict(gpt_num_audio_tokens=66, gpt_start_audio_token=64, gpt_stop_audio_token=65)
+)
+
 # Whisper stand-ins exist per engine: the CTranslate2 format for the CPU, transformers' for CUDA.
 WHISPER_TRANSFORMERS_SUFFIX = "-transformers"
 
@@ -241,6 +253,7 @@ GENERATION: dict[str, StandIn] = {
     "bosonai/higgs-audio-v2-generation-3B-base": StandIn(
         higgs.higgs_audio_v2, {"tiny": HIGGS_TINY, "full": HIGGS_FULL}
     ),
+    "coqui/XTTS-v2": StandIn(coqui.xtts, {"tiny": XTTS_TINY, "full": XTTS_FULL}),
     "gradium/phonon-31m-en": StandIn(
         speech_lm.phonon,
         {"tiny": PHONON_TINY | dict(gain=GAIN), "full": dict(model=dict(vocab_size=4001), flow={}, codec={})},
