@@ -23,7 +23,13 @@ FAMILIES = {  # service -> the published ids of the stand-ins that serve it
         "hf:gradium/phonon-31m-en",
         "hf:bosonai/higgs-audio-v2-generation-3B-base",
     ],
-    "vc": ["hf:nari-labs/Dia-1.6B-0626", "hf:sesame/csm-1b", "hf:vibevoice/VibeVoice-1.5B-hf", "hf:kyutai/pocket-tts"],
+    "vc": [
+        "hf:nari-labs/Dia-1.6B-0626",
+        "hf:sesame/csm-1b",
+        "hf:vibevoice/VibeVoice-1.5B-hf",
+        "hf:kyutai/pocket-tts",
+        "hf:coqui/XTTS-v2",  # through --vc.model, from the coqui-tts package
+    ],
     "music": ["hf:facebook/musicgen-small", "hf:stabilityai/stable-audio-open-1.0", "hf:ACE-Step/Ace-Step1.5"],
 }
 MINERS = max(len(ids) for ids in FAMILIES.values())
