@@ -5,7 +5,8 @@
                              AceStepPipeline), a Coqui TTS model (its config.json's `model`: xtts, through the
                              coqui-tts package) or a transformers model (the config's model_type picks it:
                              musicgen / musicgen_melody, vits / speecht5, dia, csm, vibevoice,
-                             pocket_tts, gradium_phonon_tts, higgs_audio_v2)
+                             pocket_tts, gradium_phonon_tts, higgs_audio_v2,
+                             omnivoice)
     hf:musicgen              the MusicGen checkpoint of the preset (fast / balanced / quality =
                              small / medium / large)
     kokoro:<voice>           Kokoro-82M ONNX TTS (empty voice: jf_alpha); on the GPU where onnxruntime-gpu is installed
@@ -46,6 +47,7 @@ HF_BACKENDS: dict[str, str] = {
     "pocket_tts": "audionet.models.hf.pocket_tts:PocketTtsVoiceCloner",
     "gradium_phonon_tts": "audionet.models.hf.pocket_tts:PhononSynthesizer",
     "higgs_audio_v2": "audionet.models.hf.higgs_audio:HiggsAudioV2Speech",  # TTS and voice clone
+    "omnivoice": "audionet.models.hf.omni_voice:OmniVoiceSpeech",  # the omnivoice package's; TTS and voice clone
 }
 # `model` in a Coqui TTS config.json (which has no model_type) -> "module:class" of the backend that serves it.
 COQUI_BACKENDS: dict[str, str] = {

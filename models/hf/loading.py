@@ -124,11 +124,15 @@ def coqui_model(name: str) -> str | None:
 
 
 def model_type(name: str) -> str:
-    """The `model_type` of the config at `name` (HF id or local directory)."""
+    """The `model_type` of the config at `name` (HF id or local directory), read from its config.json, so a family
+    whose package defines its own (omnivoice) routes without transformers knowing it; transformers' AutoConfig
+    says, in one line, what is missing where there is none."""
+    config = _json_file(name, "config.json")
+    if config is not None and isinstance(config.get("model_type"), str):
+        return config["model_type"]
     from transformers import AutoConfig
 
-    config = from_pretrained(AutoConfig, name)
-    return str(getattr(config, "model_type", ""))
+    return str(getattr(from_pretrained(AutoConfig, name), "model_type", ""))
 
 
 def place(model: Any, device: str, dtype) -> Any:

@@ -35,6 +35,16 @@ TEMPLATE = (
 CODEC_DIR = "audio_tokenizer"
 
 
+def audio_tokenizer(codec: dict, gain: float):
+    """Higgs Audio v2's tokenizer (DAC + HuBERT) from config, with random codebooks and its decoder's `gain`."""
+    from transformers import HiggsAudioV2TokenizerConfig, HiggsAudioV2TokenizerModel
+
+    model = HiggsAudioV2TokenizerModel(HiggsAudioV2TokenizerConfig(**codec))
+    random_codebooks(model)
+    output_gain(model.acoustic_decoder.conv2, gain)  # before the DAC decoder's tanh
+    return model
+
+
 def higgs_audio_v2(out: str, *, model: dict, codec: dict, gain: float = 1.0) -> None:
     """The stand-in's audio head never samples the end of a stream (the rows of the stream ids are zero, the rest
     scaled far above them), as random CSM and Dia never stop: its length is the frames it is given. The processor
@@ -45,17 +55,13 @@ def higgs_audio_v2(out: str, *, model: dict, codec: dict, gain: float = 1.0) -> 
         HiggsAudioV2Config,
         HiggsAudioV2ForConditionalGeneration,
         HiggsAudioV2Processor,
-        HiggsAudioV2TokenizerConfig,
-        HiggsAudioV2TokenizerModel,
     )
 
     tokenizer = byte_level_bpe(
         list(SPECIALS.values()), bos_token=SPECIALS["bos"], eos_token=SPECIALS["eos"], pad_token=SPECIALS["pad"]
     )
     ids = {name: tokenizer.convert_tokens_to_ids(token) for name, token in SPECIALS.items()}
-    codec_model = HiggsAudioV2TokenizerModel(HiggsAudioV2TokenizerConfig(**codec))
-    random_codebooks(codec_model)
-    output_gain(codec_model.acoustic_decoder.conv2, gain)  # before the DAC decoder's tanh
+    codec_model = audio_tokenizer(codec, gain)
     codes = int(codec_model.config.codebook_size)
     config = HiggsAudioV2Config(
         **({"vocab_size": len(tokenizer)} | model),

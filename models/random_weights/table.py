@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from audionet.models.random_weights import coqui, diffusion, evaluators, generation, higgs, speech_lm
+from audionet.models.random_weights import coqui, diffusion, evaluators, generation, higgs, omnivoice, speech_lm
 
 SIZES = ("tiny", "full")
 
@@ -208,6 +208,17 @@ XTTS_TINY = dict(
     | dict(gpt_num_audio_tokens=66, gpt_start_audio_token=64, gpt_stop_audio_token=65)
 )
 
+# k2-fsa/OmniVoice: `full` is a Qwen3-0.6B LM (its published size, 0.8 B in all, from its README as issue 47 quotes it;
+# the LM values are Qwen3-0.6B's published config, not OmniVoice's config.json, which is not here) over Higgs Audio
+# v2's tokenizer at `full`. The tiny one shares the tiny Higgs codec.
+OMNIVOICE_FULL = dict(llm=QWEN3_EMBEDDING_06B | dict(tie_word_embeddings=True), codec=HIGGS_FULL["codec"])
+OMNIVOICE_TINY = dict(
+    llm=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)
+    | dict(head_dim=8),
+    codec=HIGGS_TINY["codec"],
+    gain=HIGGS_TINY["gain"],
+)
+
 # Whisper stand-ins exist per engine: the CTranslate2 format for the CPU, transformers' for CUDA.
 WHISPER_TRANSFORMERS_SUFFIX = "-transformers"
 
@@ -254,6 +265,7 @@ GENERATION: dict[str, StandIn] = {
         higgs.higgs_audio_v2, {"tiny": HIGGS_TINY, "full": HIGGS_FULL}
     ),
     "coqui/XTTS-v2": StandIn(coqui.xtts, {"tiny": XTTS_TINY, "full": XTTS_FULL}),
+    "k2-fsa/OmniVoice": StandIn(omnivoice.omnivoice, {"tiny": OMNIVOICE_TINY, "full": OMNIVOICE_FULL}),
     "gradium/phonon-31m-en": StandIn(
         speech_lm.phonon,
         {"tiny": PHONON_TINY | dict(gain=GAIN), "full": dict(model=dict(vocab_size=4001), flow={}, codec={})},
