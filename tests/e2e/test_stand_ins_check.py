@@ -22,6 +22,7 @@ FAMILIES = {  # service -> the published ids of the stand-ins that serve it
         "hf:microsoft/speecht5_tts",
         "hf:gradium/phonon-31m-en",
         "hf:bosonai/higgs-audio-v2-generation-3B-base",
+        "hf:k2-fsa/OmniVoice",  # from the omnivoice package
     ],
     "vc": [
         "hf:nari-labs/Dia-1.6B-0626",
