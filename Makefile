@@ -11,11 +11,12 @@ EDITABLE ?= -e
 
 .PHONY: install localnet test test-fast stress lint wire gpu-check chromium clean
 
-$(BIN)/.audionet-installed: constraints.txt requirements.txt requirements-dev.txt requirements-families.txt requirements-nodeps.txt setup.py
+$(BIN)/.audionet-installed: constraints.txt requirements.txt requirements-dev.txt requirements-families.txt \
+		requirements-families-nodeps.txt requirements-nodeps.txt setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) --upgrade pip "setuptools>=64"
 	$(PIP) -r requirements-dev.txt
-	$(PIP) --no-deps -r requirements-nodeps.txt
+	$(PIP) --no-deps -r requirements-nodeps.txt -r requirements-families-nodeps.txt
 	$(PIP) --no-deps --no-build-isolation $(EDITABLE) .
 	touch $@
 

@@ -11,6 +11,7 @@
                              small / medium / large)
     kokoro:<voice>           Kokoro-82M ONNX TTS (empty voice: jf_alpha); on the GPU where onnxruntime-gpu is installed
     kokoro-clone:[top-k]     offline voice clone: Kokoro voices blended by speaker similarity, F0 matched
+    f5-tts:<HF id or dir>    F5-TTS voice clone through the f5-tts package (SWivid/F5-TTS's layout: F5TTS_v1_Base/)
     py:<module>:<factory>    an operator's own backend (called with device=...)
     loop:<spec>              a cheat, for local subnets and studies: one second of <spec>'s answer, looped
 
@@ -119,6 +120,15 @@ def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
     return backend
 
 
+def _from_f5(name: str, check, device: str, dtype: str) -> Backend:
+    from audionet.lib.core.devices import resolve_device
+    from audionet.models.f5.clone import F5VoiceCloner
+
+    if not name:
+        raise BackendError("f5-tts: spec needs a model id or a local directory, e.g. f5-tts:SWivid/F5-TTS")
+    return check(F5VoiceCloner)(name, device=resolve_device(device), dtype=dtype)
+
+
 def _from_kokoro(scheme: str, rest: str, check, preset: Optional[str], device: str) -> Backend:
     from audionet.lib.core.devices import resolve_device
 
@@ -171,6 +181,8 @@ def load_backend(
             backend = _from_hf(rest, check, device, dtype, preset or "balanced")
         elif scheme in ("kokoro", "kokoro-clone"):
             backend = _from_kokoro(scheme, rest, check, preset, device)
+        elif scheme == "f5-tts":
+            backend = _from_f5(rest, check, device, dtype)
         elif scheme == "loop":
             from audionet.models.baselines.looped import looped
 
@@ -179,7 +191,7 @@ def load_backend(
         else:
             raise BackendError(
                 f"unknown model spec {spec!r}; use baseline:<name>, hf:<id or dir>, kokoro:<voice>, kokoro-clone:, "
-                "py:<module>:<factory> or loop:<spec>"
+                "f5-tts:<id or dir>, py:<module>:<factory> or loop:<spec>"
             )
     check(type(backend))  # py: factories are only known once called
     if warmup:

@@ -23,12 +23,13 @@ ROOT = Path(__file__).resolve().parents[2]  # the checkout (lib/core/ is audione
 FILES = (
     "requirements.txt",
     "requirements-families.txt",
+    "requirements-families-nodeps.txt",
     "requirements-nodeps.txt",
     "requirements-dev.txt",
     "requirements-gpu.txt",
     "requirements-cuda12.txt",
 )
-NO_DEPS = ("requirements-nodeps.txt",)
+NO_DEPS = ("requirements-nodeps.txt", "requirements-families-nodeps.txt")
 TORCH = "torch==2.13.0"  # PyPI's build: the CUDA 13 one, on every host
 # In every pip call (README): it holds torch and torchaudio to PyPI's builds, so no install moves them.
 CONSTRAINTS = "-c constraints.txt"
@@ -43,6 +44,7 @@ DISTRIBUTIONS = {
     "distillmos": "distillmos",
     "espeakng_loader": "espeakng-loader",
     "fastapi": "fastapi",
+    "f5_tts": "f5-tts",
     "faster_whisper": "faster-whisper",
     "filelock": "filelock",
     "httpx": "httpx",
@@ -75,6 +77,7 @@ DISTRIBUTIONS = {
     "transformers": "transformers",
     "utmos_pytorch": "utmos-pytorch",
     "uvicorn": "uvicorn",
+    "vocos": "vocos",
     "voicefilter_lite": "open-voicefilter-lite",
     "wandb": "wandb",
     "webrtcvad": "webrtcvad-wheels",

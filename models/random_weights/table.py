@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from audionet.models.random_weights import coqui, diffusion, evaluators, generation, higgs, omnivoice, speech_lm
+from audionet.models.random_weights import coqui, diffusion, evaluators, f5, generation, higgs, omnivoice, speech_lm
 
 SIZES = ("tiny", "full")
 
@@ -219,6 +219,11 @@ OMNIVOICE_TINY = dict(
     gain=HIGGS_TINY["gain"],
 )
 
+# SWivid/F5-TTS (F5TTS_v1_Base): `full` is the package's own F5TTS_v1_Base.yaml (DiT 1024 x 22 layers, 16 heads) and
+# charactr/vocos-mel-24khz's sizes (512 wide, 8 layers); the tiny one a 2-layer DiT 32 wide and a 2-layer Vocos.
+F5_FULL = dict(arch={}, vocos=dict(dim=512, layers=8))
+F5_TINY = dict(arch=dict(dim=32, depth=2, heads=2, text_dim=16, conv_layers=1), vocos=dict(dim=32, layers=2))
+
 # Whisper stand-ins exist per engine: the CTranslate2 format for the CPU, transformers' for CUDA.
 WHISPER_TRANSFORMERS_SUFFIX = "-transformers"
 
@@ -266,6 +271,7 @@ GENERATION: dict[str, StandIn] = {
     ),
     "coqui/XTTS-v2": StandIn(coqui.xtts, {"tiny": XTTS_TINY, "full": XTTS_FULL}),
     "k2-fsa/OmniVoice": StandIn(omnivoice.omnivoice, {"tiny": OMNIVOICE_TINY, "full": OMNIVOICE_FULL}),
+    "SWivid/F5-TTS": StandIn(f5.f5_tts, {"tiny": F5_TINY, "full": F5_FULL}),
     "gradium/phonon-31m-en": StandIn(
         speech_lm.phonon,
         {"tiny": PHONON_TINY | dict(gain=GAIN), "full": dict(model=dict(vocab_size=4001), flow={}, codec={})},
