@@ -73,7 +73,7 @@ def gpu_plan() -> list[Step]:
         family("music-stable-audio", 45, "Stable Audio", "--music-seconds", "15"),
         family("music-ace-step", 40, "ACE-Step", "--music-seconds", "15"),
         # the voice-clone speech LMs in turn, each row written when done: what fits in the step's time is kept
-        family("vc-speech-lms", 50, "CSM,Higgs Audio,XTTS,OmniVoice", "--speech-seconds", "30"),
+        family("vc-speech-lms", 50, "CSM,Higgs Audio,XTTS,OmniVoice,F5-TTS", "--speech-seconds", "30"),
         bench("offline", 55, *one, *offline),
         evaluation("evaluation-standard", 50, "--profiles", "standard", "--weights", "random", *cost),
         evaluation("evaluation-offline", 40, "--profiles", "offline", *cost),

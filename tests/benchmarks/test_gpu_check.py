@@ -161,7 +161,7 @@ def test_the_gpu_plan_has_a_step_per_2026_family_and_fits_its_budget():
     for name, label, length in (
         ("music-stable-audio", "Stable Audio", ("--music-seconds", "15")),
         ("music-ace-step", "ACE-Step", ("--music-seconds", "15")),
-        ("vc-speech-lms", "CSM,Higgs Audio,XTTS,OmniVoice", ("--speech-seconds", "30")),
+        ("vc-speech-lms", "CSM,Higgs Audio,XTTS,OmniVoice,F5-TTS", ("--speech-seconds", "30")),
     ):
         argv = plan[name].argv
         assert argv[0] == "generation" and argv[argv.index("--only") + 1] == label
