@@ -2,7 +2,7 @@
 
     baseline:<name>          offline floors: espeak (TTS), world (voice clone), synth (music)
     hf:<HF id or local dir>  a diffusers pipeline (model_index.json's class picks the backend: StableAudioPipeline,
-                             AceStepPipeline), a Coqui TTS model (its config.json's `model`: xtts, through the
+                             AceStepPipeline), a Coqui TTS model (its config.json's `model`: xtts, vits, through the
                              coqui-tts package) or a transformers model (the config's model_type picks it:
                              musicgen / musicgen_melody, vits / speecht5, dia, csm, vibevoice,
                              pocket_tts, gradium_phonon_tts, higgs_audio_v2,
@@ -53,6 +53,7 @@ HF_BACKENDS: dict[str, str] = {
 # `model` in a Coqui TTS config.json (which has no model_type) -> "module:class" of the backend that serves it.
 COQUI_BACKENDS: dict[str, str] = {
     "xtts": "audionet.models.coqui.xtts:XttsSpeech",  # TTS (its speakers) and voice clone
+    "vits": "audionet.models.coqui.vits:CoquiVitsSynthesizer",  # TTS
 }
 # _class_name in a diffusers model_index.json -> "module:class" of the backend that serves it.
 DIFFUSERS_BACKENDS: dict[str, str] = {

@@ -29,7 +29,10 @@ from audionet.models.sentences import speak_in_sentences
 SINGLE_VOICE = ("default",)
 
 
-class _TransformersSpeech(SpeechSynthesizer):
+class SentenceSynthesizer(SpeechSynthesizer):
+    """One voice, spoken sentence by sentence under one seed (the VITS families of transformers and coqui-tts, and
+    SpeechT5): a family implements `_speak(sentence)`."""
+
     max_sentence_chars = 200
 
     def __init__(self, name: str, device: str, dtype: str) -> None:
@@ -49,7 +52,7 @@ class _TransformersSpeech(SpeechSynthesizer):
         raise NotImplementedError
 
 
-class VitsSynthesizer(_TransformersSpeech):
+class VitsSynthesizer(SentenceSynthesizer):
     """facebook/mms-tts-* and other VitsModel checkpoints."""
 
     def __init__(self, name: str, *, device: str = "cpu", dtype: str = "auto") -> None:
@@ -69,7 +72,7 @@ class VitsSynthesizer(_TransformersSpeech):
         return Audio(waveform[0].float().cpu().numpy(), self.sample_rate)
 
 
-class SpeechT5Synthesizer(_TransformersSpeech):
+class SpeechT5Synthesizer(SentenceSynthesizer):
     """microsoft/speecht5_tts (+ HiFi-GAN vocoder)."""
 
     # Minimum spectrogram steps per input token. 0 for real weights (the stop head

@@ -1,4 +1,4 @@
-"""Stand-in for Coqui TTS's XTTS-v2 (coqui/XTTS-v2), built from the coqui-tts package's own config classes
+"""Stand-ins for Coqui TTS's XTTS-v2 (coqui/XTTS-v2) and VITS (tts_models/en/ljspeech/vits). XTTS-v2 is built from the coqui-tts package's own config classes
 (`XttsConfig`, `XttsArgs`) and saved in the checkpoint's layout: `config.json`, `model.pth` ({"model": state dict}),
 `vocab.json` (a `tokenizers` file: the specials XTTS's tokenizer writes, `[en]`, and one token per character) and
 `speakers_xtts.pth` (two named voices, their latents computed by the stand-in itself from two tones). The package fixes
@@ -7,6 +7,8 @@ the HiFi-GAN decoder's and the speaker encoder's sizes (XttsArgs has no field fo
 from __future__ import annotations
 
 import os
+
+from audionet.models.random_weights.speech_lm import output_gain
 
 SPECIALS = ["[STOP]", "[UNK]", "[SPACE]", "[START]", "[en]"]
 CHARACTERS = list("abcdefghijklmnopqrstuvwxyz0123456789.,!?'-:;\"()")
@@ -56,3 +58,39 @@ def xtts(out: str, *, args: dict) -> None:
             "speaker_embedding": model.get_speaker_embedding(audio, rate),
         }
     torch.save(speakers, os.path.join(out, "speakers_xtts.pth"))
+
+
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def vits(out: str, *, args: dict, gain: float = 1.0) -> None:
+    """Coqui's VITS from its `VitsConfig`/`VitsArgs`, on characters (`use_phonemes` off: the published English
+    models phonemise with the `espeak-ng` program, which nothing here installs), saved as `config.json` and
+    `model.pth` ({"model": state dict}); no discriminator (inference only)."""
+    import torch
+    from TTS.tts.configs.shared_configs import CharactersConfig
+    from TTS.tts.configs.vits_config import VitsConfig
+    from TTS.tts.models.vits import Vits, VitsArgs
+
+    characters = CharactersConfig(
+        characters_class="TTS.tts.models.vits.VitsCharacters",
+        pad="_",
+        eos="",
+        bos="",
+        blank=None,
+        characters=LETTERS,
+        punctuations=" !'(),-.:;?",
+        phonemes="",
+    )
+    config = VitsConfig(
+        model_args=VitsArgs(**args, init_discriminator=False),
+        use_phonemes=False,
+        text_cleaner="english_cleaners",
+        characters=characters,
+        add_blank=True,
+    )
+    os.makedirs(out, exist_ok=True)
+    model = Vits.init_from_config(config)
+    output_gain(model.waveform_decoder.conv_post, gain)  # before its tanh
+    torch.save({"model": model.state_dict()}, os.path.join(out, "model.pth"))
+    config.save_json(os.path.join(out, "config.json"))

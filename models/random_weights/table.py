@@ -219,6 +219,13 @@ OMNIVOICE_TINY = dict(
     gain=HIGGS_TINY["gain"],
 )
 
+# Coqui's tts_models/en/ljspeech/vits: `full` is VitsArgs' defaults (its published config's sizes, as the package
+# documents them); the tiny one a few narrow layers. Both on characters (see coqui.vits).
+COQUI_VITS_TINY = dict(hidden_channels=16, hidden_channels_ffn_text_encoder=32, num_heads_text_encoder=2)
+COQUI_VITS_TINY |= dict(num_layers_text_encoder=2, num_layers_flow=2, num_layers_posterior_encoder=2)
+COQUI_VITS_TINY |= dict(resblock_kernel_sizes_decoder=[3], resblock_dilation_sizes_decoder=[[1, 3, 5]])
+COQUI_VITS_TINY |= dict(upsample_initial_channel_decoder=32)  # gain 100: the tiny decoder's peak was 1e-3 (silent)
+
 # SWivid/F5-TTS (F5TTS_v1_Base): `full` is the package's own F5TTS_v1_Base.yaml (DiT 1024 x 22 layers, 16 heads) and
 # charactr/vocos-mel-24khz's sizes (512 wide, 8 layers); the tiny one a 2-layer DiT 32 wide and a 2-layer Vocos.
 F5_FULL = dict(arch={}, vocos=dict(dim=512, layers=8))
@@ -271,6 +278,9 @@ GENERATION: dict[str, StandIn] = {
     ),
     "coqui/XTTS-v2": StandIn(coqui.xtts, {"tiny": XTTS_TINY, "full": XTTS_FULL}),
     "k2-fsa/OmniVoice": StandIn(omnivoice.omnivoice, {"tiny": OMNIVOICE_TINY, "full": OMNIVOICE_FULL}),
+    "tts_models/en/ljspeech/vits": StandIn(
+        coqui.vits, {"tiny": dict(args=COQUI_VITS_TINY, gain=100.0), "full": dict(args={})}
+    ),
     "SWivid/F5-TTS": StandIn(f5.f5_tts, {"tiny": F5_TINY, "full": F5_FULL}),
     "gradium/phonon-31m-en": StandIn(
         speech_lm.phonon,

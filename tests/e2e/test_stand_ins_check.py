@@ -23,6 +23,7 @@ FAMILIES = {  # service -> the published ids of the stand-ins that serve it
         "hf:gradium/phonon-31m-en",
         "hf:bosonai/higgs-audio-v2-generation-3B-base",
         "hf:k2-fsa/OmniVoice",  # from the omnivoice package
+        "hf:tts_models/en/ljspeech/vits",  # Coqui's VITS, from the coqui-tts package
     ],
     "vc": [
         "hf:nari-labs/Dia-1.6B-0626",

@@ -1,5 +1,5 @@
-"""XTTS-v2 through the coqui-tts package, as a tiny random-weight stand-in built from the package's own config classes,
-saved in the checkpoint's layout and loaded by folder through `hf:` (routed on Coqui's config.json `model`)."""
+"""XTTS-v2 and VITS through the coqui-tts package, as tiny random-weight stand-ins built from the package's own config
+classes, saved in the checkpoints' layout and loaded by folder through `hf:` (routed on Coqui's config.json `model`)."""
 
 import json
 
@@ -48,4 +48,18 @@ def test_a_coqui_model_routes_on_its_config_and_an_unknown_one_is_one_line(xtts,
     (tmp_path / "config.json").write_text(json.dumps({"model": "tortoise"}))
     with pytest.raises(BackendError) as error:
         VC.load_backend(f"hf:{tmp_path}", device="cpu")
-    assert str(error.value) == f"model {tmp_path} is Coqui TTS 'tortoise'; supported: xtts"
+    assert str(error.value) == f"model {tmp_path} is Coqui TTS 'tortoise'; supported: vits, xtts"
+
+
+def test_coqui_vits_speaks_at_22k_sentence_by_sentence_and_follows_the_seed(tmp_path):
+    tts = TTS.load_backend(random_spec("hf:tts_models/en/ljspeech/vits", str(tmp_path), "tiny"), device="cpu")
+    text = "Bright sunlight filled the library. The children read quietly by the windows."
+    first = tts.synthesize(text, seed=1)
+    assert type(tts).__name__ == "CoquiVitsSynthesizer" and first.sample_rate == 22_050
+    assert 1.0 < first.seconds < 0.2 * len(text) + 1.5  # within the validator's length bound for the text
+    assert np.isfinite(first.samples).all() and 0.01 < np.abs(first.samples).max() <= 1.0  # audible, in range
+    assert np.array_equal(first.samples, tts.synthesize(text, voice="default", seed=1).samples)
+    assert not np.array_equal(first.samples, tts.synthesize(text, seed=2).samples)
+    assert tts.synthesize(text + " " + text, seed=1).seconds > first.seconds
+    with pytest.raises(BackendError, match="is a CoquiVitsSynthesizer, not a vc backend"):
+        VC.load_backend(f"hf:{tts.model_id}", device="cpu")
