@@ -24,7 +24,13 @@ from audionet.lib.core.audio import Audio, resample
 from audionet.lib.core.errors import BackendError, WireError
 from audionet.models.base import SpeechSynthesizer, VoiceCloner
 from audionet.models.hf.loading import hub_file, seed_everything
-from audionet.models.hf.speech_lm import CHARS_PER_SECOND, MAX_REFERENCE_SECONDS, MAX_SECONDS
+from audionet.models.hf.speech_lm import (
+    CHARS_PER_SECOND,
+    MAX_REFERENCE_SECONDS,
+    MAX_SECONDS,
+    answer,
+    warm_up_clone,
+)
 
 LANGUAGE = "en"
 FILES = ("config.json", "model.pth", "vocab.json")
@@ -111,11 +117,7 @@ class XttsSpeech(VoiceCloner, SpeechSynthesizer):
                 top_p=config.top_p,
                 max_new_tokens=self.codes_for(text),
             )
-        samples = np.nan_to_num(np.asarray(out["wav"], np.float32).reshape(-1))
-        if samples.size == 0:
-            raise WireError("the model produced no audio for this text")
-        return Audio(np.clip(samples[: int(self.max_seconds * self.sample_rate)], -1.0, 1.0), self.sample_rate)
+        return answer(np.asarray(out["wav"]).reshape(-1)[: int(self.max_seconds * self.sample_rate)], self.sample_rate)
 
     def warmup(self) -> None:
-        tone = np.sin(2 * np.pi * 180 * np.arange(self.sample_rate) / self.sample_rate).astype(np.float32)
-        self.clone("Warm up.", Audio(0.3 * tone, self.sample_rate), "Warm up.", seed=0)
+        warm_up_clone(self)

@@ -25,7 +25,7 @@ from audionet.lib.core.audio import Audio, resample
 from audionet.lib.core.errors import BackendError, WireError
 from audionet.models.base import VoiceCloner
 from audionet.models.hf.loading import hub_file, resolve_dtype, seed_everything
-from audionet.models.hf.speech_lm import MAX_REFERENCE_SECONDS, MAX_SECONDS
+from audionet.models.hf.speech_lm import MAX_REFERENCE_SECONDS, MAX_SECONDS, answer, warm_up_clone
 
 MODEL = "F5TTS_v1_Base"
 CHECKPOINT = f"{MODEL}/model_1250000.safetensors"
@@ -125,11 +125,7 @@ class F5VoiceCloner(VoiceCloner):
                 )
             with self.stage("audio_codec"):
                 wave = self.vocoder.decode(mel[:, frames:, :].permute(0, 2, 1).float())
-        samples = np.nan_to_num(wave.reshape(-1).float().cpu().numpy() / gain)
-        if samples.size == 0:
-            raise WireError("the model produced no audio for this text")
-        return Audio(np.clip(samples, -1.0, 1.0), self.sample_rate)
+        return answer(wave.reshape(-1).float().cpu().numpy() / gain, self.sample_rate)
 
     def warmup(self) -> None:
-        tone = np.sin(2 * np.pi * 180 * np.arange(self.sample_rate) / self.sample_rate).astype(np.float32)
-        self.clone("Warm up.", Audio(0.3 * tone, self.sample_rate), "Warm up.", seed=0)
+        warm_up_clone(self)
