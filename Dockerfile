@@ -12,24 +12,23 @@ ARG WITH_RAY=0
 ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /opt/audionet
 
-# Dependencies before the code, so a code change rebuilds only the last layer. The torch pin stays on
-# every install line: without it pip may pick another torch. Kokoro and DNSMOS on the GPU: onnxruntime-gpu
-# replaces the CPU wheel (both install the module `onnxruntime`).
-COPY requirements.txt requirements-nodeps.txt requirements-gpu.txt ./
-RUN pip install --upgrade pip "setuptools>=64" \
- && pip install torch==2.13.0 \
- && pip install torch==2.13.0 -r requirements.txt \
- && pip install --no-deps -r requirements-nodeps.txt \
+# Dependencies before the code, so a code change rebuilds only the last layer. Every pip call passes
+# constraints.txt: torch and torchaudio stay PyPI's builds (torch 2.13.0 is the CUDA 13 one). Kokoro and DNSMOS
+# on the GPU: onnxruntime-gpu replaces the CPU wheel (both install the module `onnxruntime`).
+COPY constraints.txt requirements.txt requirements-nodeps.txt requirements-gpu.txt ./
+RUN pip install -c constraints.txt --upgrade pip "setuptools>=64" \
+ && pip install -c constraints.txt -r requirements.txt \
+ && pip install -c constraints.txt --no-deps -r requirements-nodeps.txt \
  && pip uninstall -y onnxruntime \
- && pip install torch==2.13.0 -r requirements-gpu.txt \
- && if [ "$WITH_RAY" = "1" ]; then pip install torch==2.13.0 "ray==2.60.0"; fi
+ && pip install -c constraints.txt -r requirements-gpu.txt \
+ && if [ "$WITH_RAY" = "1" ]; then pip install -c constraints.txt "ray==2.60.0"; fi
 
 COPY setup.py README.md ./
 COPY lib lib
 COPY models models
 COPY neurons neurons
 COPY benchmarks benchmarks
-RUN pip install --no-deps --no-build-isolation .
+RUN pip install -c constraints.txt --no-deps --no-build-isolation .
 
 EXPOSE 8091
 CMD ["audionet-miner", "--help"]

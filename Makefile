@@ -1,9 +1,9 @@
 # Two commands do all set-up:  `make localnet`  and  `make test`.
-# Each creates .venv on first use (torch==2.13.0 first, then the rest with the pin kept).
+# Each creates .venv on first use. Every pip call passes constraints.txt: PyPI's torch and torchaudio on every host.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
-TORCH   = torch==2.13.0
+PIP     = $(BIN)/pip install --quiet -c constraints.txt
 MINERS ?= 3
 ROUNDS ?= 5
 # `make install EDITABLE=` installs a regular (non-editable) copy, as CI checks it.
@@ -11,13 +11,13 @@ EDITABLE ?= -e
 
 .PHONY: install localnet test test-fast stress lint wire gpu-check chromium clean
 
-$(BIN)/.audionet-installed: requirements.txt requirements-dev.txt requirements-nodeps.txt setup.py
+$(BIN)/.audionet-installed: constraints.txt requirements.txt requirements-dev.txt requirements-families.txt \
+		requirements-families-nodeps.txt requirements-nodeps.txt setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip "setuptools>=64"
-	$(BIN)/pip install --quiet $(TORCH)
-	$(BIN)/pip install --quiet $(TORCH) -r requirements-dev.txt
-	$(BIN)/pip install --quiet --no-deps -r requirements-nodeps.txt
-	$(BIN)/pip install --quiet --no-deps --no-build-isolation $(EDITABLE) .
+	$(PIP) --upgrade pip "setuptools>=64"
+	$(PIP) -r requirements-dev.txt
+	$(PIP) --no-deps -r requirements-nodeps.txt -r requirements-families-nodeps.txt
+	$(PIP) --no-deps --no-build-isolation $(EDITABLE) .
 	touch $@
 
 install: $(BIN)/.audionet-installed

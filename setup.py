@@ -26,7 +26,12 @@ setup(
     package_data={"audionet.lib.prompts": ["data/*"]},
     install_requires=requirements("requirements.txt"),
     # ray: replicas as Ray actors across hosts (--pool.backend ray); a single-host miner does not need it.
-    extras_require={"dev": requirements("requirements-dev.txt"), "ray": ["ray>=2.40"]},
+    # families: the generation families served through their own packages (Coqui TTS's XTTS-v2).
+    extras_require={
+        "dev": requirements("requirements-dev.txt"),
+        "families": requirements("requirements-families.txt"),
+        "ray": ["ray>=2.40"],
+    },
     entry_points={
         "console_scripts": [
             "audionet-miner=audionet.neurons.miner:main",

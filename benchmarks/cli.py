@@ -8,6 +8,9 @@ import importlib
 import os
 import sys
 
+from audionet.lib.core.errors import EXIT_MISSING
+from audionet.lib.core.torch_build import torch_pair_problem
+
 # name -> (module, what it measures)
 STUDIES: dict[str, tuple[str, str]] = {
     "device-tables": (
@@ -61,5 +64,9 @@ def main(argv=None) -> int:
     if name not in STUDIES:
         print(f"{PROG}: unknown study {name!r}; one of: {', '.join(STUDIES)}", file=sys.stderr)
         return 2
+    problem = torch_pair_problem()
+    if problem:
+        print(f"{PROG} {name}: {problem}", file=sys.stderr)
+        return EXIT_MISSING
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # every study runs from local models unless told otherwise
     return importlib.import_module(STUDIES[name][0]).main(rest, prog=f"{PROG} {name}")

@@ -1,7 +1,8 @@
 """Real-time factor (generation seconds per audio second) of every generation backend.
 
 Baselines, Kokoro and the Kokoro clone run with their real (shipped) weights;
-VITS/MMS, SpeechT5, MusicGen-small, Dia, Stable Audio Open 1.0, ACE-Step 1.5 turbo and CSM-1B are the
+VITS/MMS, SpeechT5, MusicGen-small, Dia, Stable Audio Open 1.0, ACE-Step 1.5 turbo, CSM-1B, VibeVoice-1.5B,
+Higgs Audio v2, XTTS-v2, OmniVoice and F5-TTS (coqui-tts, omnivoice, f5-tts: requirements-families*.txt) are the
 full-size architectures with random weights ("random weights — timing only": their output is noise).
 Diffusion music's time is also given as a ratio to MusicGen-small's for the same audio length, measured in
 the same run.
@@ -54,6 +55,10 @@ BACKENDS = [
     ("ACE-Step 1.5 turbo 2B (5 s, 8 steps)", "music", "hf:ACE-Step/Ace-Step1.5", MUSIC_PROMPT, 5.0, RANDOM),
     ("CSM-1B clone", "vc", "hf:sesame/csm-1b", VC_TEXT, None, RANDOM),
     ("VibeVoice-1.5B clone", "vc", "hf:vibevoice/VibeVoice-1.5B-hf", VC_TEXT, None, RANDOM),
+    ("Higgs Audio v2 clone", "vc", "hf:bosonai/higgs-audio-v2-generation-3B-base", VC_TEXT, None, RANDOM),
+    ("XTTS-v2 clone", "vc", "hf:coqui/XTTS-v2", VC_TEXT, None, RANDOM),
+    ("OmniVoice clone", "vc", "hf:k2-fsa/OmniVoice", VC_TEXT, None, RANDOM),
+    ("F5-TTS v1 Base clone", "vc", "f5-tts:SWivid/F5-TTS", VC_TEXT, None, RANDOM),
 ]
 MUSICGEN = "MusicGen-small"  # diffusion music's time is given as a ratio to this row's, for the same length
 
@@ -87,7 +92,7 @@ def time_backend(label, name, spec, text, size, note, args, reference, device: s
     if note == RANDOM and hasattr(backend, "min_length_ratio"):
         backend.min_length_ratio = 4.0  # random stop heads end at once: force a speech-like length
     if note == RANDOM and hasattr(backend, "max_seconds"):
-        backend.max_seconds = args.speech_seconds  # random Dia, CSM and VibeVoice never emit end-of-speech
+        backend.max_seconds = args.speech_seconds  # random Dia, CSM, VibeVoice, Higgs and XTTS never stop
     call = request(name, text, size, reference)
     timed = timed_calls(lambda run: call(backend, run + 1), runs=args.runs, warmup=1, device=backend.device)
     times, seconds = timed.seconds, [audio.seconds for audio in timed.results]

@@ -2,13 +2,16 @@
 
     baseline:<name>          offline floors: espeak (TTS), world (voice clone), synth (music)
     hf:<HF id or local dir>  a diffusers pipeline (model_index.json's class picks the backend: StableAudioPipeline,
-                             AceStepPipeline) or a transformers model (the config's model_type picks it:
+                             AceStepPipeline), a Coqui TTS model (its config.json's `model`: xtts, vits, through the
+                             coqui-tts package) or a transformers model (the config's model_type picks it:
                              musicgen / musicgen_melody, vits / speecht5, dia, csm, vibevoice,
-                             pocket_tts, gradium_phonon_tts)
+                             pocket_tts, gradium_phonon_tts, higgs_audio_v2,
+                             omnivoice)
     hf:musicgen              the MusicGen checkpoint of the preset (fast / balanced / quality =
                              small / medium / large)
     kokoro:<voice>           Kokoro-82M ONNX TTS (empty voice: jf_alpha); on the GPU where onnxruntime-gpu is installed
     kokoro-clone:[top-k]     offline voice clone: Kokoro voices blended by speaker similarity, F0 matched
+    f5-tts:<HF id or dir>    F5-TTS voice clone through the f5-tts package (SWivid/F5-TTS's layout: F5TTS_v1_Base/)
     py:<module>:<factory>    an operator's own backend (called with device=...)
     loop:<spec>              a cheat, for local subnets and studies: one second of <spec>'s answer, looped
 
@@ -44,6 +47,13 @@ HF_BACKENDS: dict[str, str] = {
     "vibevoice": "audionet.models.hf.vibevoice:VibeVoiceVoiceCloner",
     "pocket_tts": "audionet.models.hf.pocket_tts:PocketTtsVoiceCloner",
     "gradium_phonon_tts": "audionet.models.hf.pocket_tts:PhononSynthesizer",
+    "higgs_audio_v2": "audionet.models.hf.higgs_audio:HiggsAudioV2Speech",  # TTS and voice clone
+    "omnivoice": "audionet.models.hf.omni_voice:OmniVoiceSpeech",  # the omnivoice package's; TTS and voice clone
+}
+# `model` in a Coqui TTS config.json (which has no model_type) -> "module:class" of the backend that serves it.
+COQUI_BACKENDS: dict[str, str] = {
+    "xtts": "audionet.models.coqui.xtts:XttsSpeech",  # TTS (its speakers) and voice clone
+    "vits": "audionet.models.coqui.vits:CoquiVitsSynthesizer",  # TTS
 }
 # _class_name in a diffusers model_index.json -> "module:class" of the backend that serves it.
 DIFFUSERS_BACKENDS: dict[str, str] = {
@@ -80,7 +90,7 @@ def _from_python(target: str, device: str) -> Backend:
 
 def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
     from audionet.lib.core.devices import resolve_device
-    from audionet.models.hf.loading import model_type, pipeline_class
+    from audionet.models.hf.loading import coqui_model, model_type, pipeline_class
     from audionet.models.hf.musicgen import CHECKPOINTS
 
     if not name:
@@ -96,6 +106,10 @@ def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
             supported = ", ".join(sorted(DIFFUSERS_BACKENDS))
             raise BackendError(f"model {name} is a diffusers {pipeline or 'pipeline'}; supported: {supported}")
         cls, extra = _attribute(DIFFUSERS_BACKENDS[pipeline]), {"preset": preset}
+    elif (coqui := coqui_model(name)) is not None:
+        if coqui not in COQUI_BACKENDS:
+            raise BackendError(f"model {name} is Coqui TTS {coqui!r}; supported: {', '.join(sorted(COQUI_BACKENDS))}")
+        cls, extra = _attribute(COQUI_BACKENDS[coqui]), {}
     else:
         found = model_type(name)
         if found not in HF_BACKENDS:
@@ -105,6 +119,15 @@ def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
     if by_preset:
         backend.presets, backend.preset = tuple(CHECKPOINTS), preset
     return backend
+
+
+def _from_f5(name: str, check, device: str, dtype: str) -> Backend:
+    from audionet.lib.core.devices import resolve_device
+    from audionet.models.f5.clone import F5VoiceCloner
+
+    if not name:
+        raise BackendError("f5-tts: spec needs a model id or a local directory, e.g. f5-tts:SWivid/F5-TTS")
+    return check(F5VoiceCloner)(name, device=resolve_device(device), dtype=dtype)
 
 
 def _from_kokoro(scheme: str, rest: str, check, preset: Optional[str], device: str) -> Backend:
@@ -159,6 +182,8 @@ def load_backend(
             backend = _from_hf(rest, check, device, dtype, preset or "balanced")
         elif scheme in ("kokoro", "kokoro-clone"):
             backend = _from_kokoro(scheme, rest, check, preset, device)
+        elif scheme == "f5-tts":
+            backend = _from_f5(rest, check, device, dtype)
         elif scheme == "loop":
             from audionet.models.baselines.looped import looped
 
@@ -167,7 +192,7 @@ def load_backend(
         else:
             raise BackendError(
                 f"unknown model spec {spec!r}; use baseline:<name>, hf:<id or dir>, kokoro:<voice>, kokoro-clone:, "
-                "py:<module>:<factory> or loop:<spec>"
+                "f5-tts:<id or dir>, py:<module>:<factory> or loop:<spec>"
             )
     check(type(backend))  # py: factories are only known once called
     if warmup:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Optional, Union
 
 from audionet.lib.core import cuda_libs
-from audionet.lib.core.requirements import TORCH_PIN, install_hint
+from audionet.lib.core.requirements import CONSTRAINTS, TORCH, install_hint
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
@@ -48,8 +48,8 @@ def diagnose(
         return f"onnxruntime-gpu is a CUDA {build_cuda} build but torch brings CUDA {torch_cuda}: {fix}"
     if unloadable:
         return (
-            f"onnxruntime's CUDA provider needs {unloadable[0]}, which does not load here ({TORCH_PIN} "
-            f"installs it with its CUDA {_major(build_cuda)} wheels on a GPU host)"
+            f"onnxruntime's CUDA provider needs {unloadable[0]}, which does not load here (PyPI's {TORCH} "
+            f"installs it with its CUDA {_major(build_cuda)} wheels: pip install {CONSTRAINTS} torch)"
         )
     return None
 

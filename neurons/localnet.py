@@ -14,6 +14,8 @@ import sys
 import tempfile
 
 from audionet.lib.core.config import Parser, flag, positive_int, setup_logging
+from audionet.lib.core.errors import EXIT_MISSING
+from audionet.lib.core.torch_build import torch_pair_problem
 from audionet.lib.localnet import LocalNet, roster_models
 from audionet.lib.services import registry
 from audionet.neurons import localnet_report
@@ -56,6 +58,10 @@ def _interrupt(_signum, _frame) -> None:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     log = setup_logging("INFO", "localnet")
+    problem = torch_pair_problem()
+    if problem:  # every miner and the validator would stop on it: say it once, before starting them
+        log.error("%s", problem)
+        return EXIT_MISSING
     workdir = args.workdir or tempfile.mkdtemp(prefix="audionet-localnet-")
     overrides = registry.backend_specs(args, registry.names())
     net = LocalNet(workdir, miner_count=args.miners, mechanisms=args.mechanisms)

@@ -152,6 +152,7 @@ def validated_request(service, args):
 def main(argv=None, judge=None) -> int:
     """`judge`: an already loaded Judge to use instead of loading one from the --eval flags (tests)."""
     from audionet.lib.core.errors import BackendError, ConfigError
+    from audionet.lib.core.torch_build import check_torch_pair
     from audionet.lib.scoring.report import print_json, print_table
 
     args = build_parser().parse_args(argv)
@@ -165,6 +166,7 @@ def main(argv=None, judge=None) -> int:
     # Libraries that print must not spoil --json: everything but the report goes to stderr.
     with contextlib.redirect_stdout(sys.stderr):
         try:
+            check_torch_pair()
             judge = judge or load_judge(args)
         except (BackendError, ConfigError) as error:
             print(f"{PROG}: error: {error}", file=sys.stderr)

@@ -72,7 +72,8 @@ def gpu_plan() -> list[Step]:
         bench("vc-random", 75, *one, *RANDOM, "--services", "vc", "--vc.model", "hf:nari-labs/Dia-1.6B-0626"),
         family("music-stable-audio", 45, "Stable Audio", "--music-seconds", "15"),
         family("music-ace-step", 40, "ACE-Step", "--music-seconds", "15"),
-        family("vc-csm", 45, "CSM", "--speech-seconds", "30"),
+        # the voice-clone speech LMs in turn, each row written when done: what fits in the step's time is kept
+        family("vc-speech-lms", 50, "CSM,Higgs Audio,XTTS,OmniVoice,F5-TTS", "--speech-seconds", "30"),
         bench("offline", 55, *one, *offline),
         evaluation("evaluation-standard", 50, "--profiles", "standard", "--weights", "random", *cost),
         evaluation("evaluation-offline", 40, "--profiles", "offline", *cost),

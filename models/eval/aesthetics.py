@@ -4,8 +4,8 @@ usefulness (CU) of speech, music or sound.
 
 Loaded by HF id (`facebook/audiobox-aesthetics`) or local folder through the package's own
 model class (`audiobox_aesthetics.model.aes.AesMultiOutput`, a PyTorchModelHubMixin); the
-package's inference helper needs torchaudio, which cannot be installed beside a CPU torch,
-so clips are cut and batched here the way it does: 10 s windows at 16 kHz, zero-padded with
+package's inference helper, which reads files and scores one at a time, is not used: clips are
+cut and batched here the way it does: 10 s windows at 16 kHz, zero-padded with
 a mask, each window weighted by its share of a full window. All of a round's windows go
 through the model in one batch.
 """

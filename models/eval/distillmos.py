@@ -1,9 +1,7 @@
 """DistillMOS: a small speech-quality model (a CNN on a compressed complex spectrogram and a
 transformer with attention pooling) distilled from an XLS-R quality model, predicting MOS 1..5.
-Weights and code ship in `distillmos` 0.9.1 (MIT) with the `xls-r-sqa` 0.1.0 layers (MIT); both
-install with --no-deps (they declare torchaudio, which has no wheel for torch==2.13.0, and would
-pull another torch). distillmos imports torchaudio only for its command line's file reading
-(models/eval/shipped.py says why stepping round it is safe).
+Weights and code ship in `distillmos` 0.9.1 (MIT) with the `xls-r-sqa` 0.1.0 layers (MIT), installed with
+their dependencies (torchaudio 2.11.0 among them, which its command line uses to read files).
 
 The network scores 7.68 s windows at 16 kHz, each normalised to its own peak. A shorter clip is
 zero-padded to one window; a longer one is cut into windows spread evenly over it, one hop of at
@@ -22,8 +20,9 @@ import numpy as np
 
 from audionet.lib.core.audio import Audio, resample
 from audionet.lib.core.errors import BackendError
+from audionet.lib.core.requirements import needs
 from audionet.models.eval.base import MosPredictor
-from audionet.models.eval.shipped import import_without_torchaudio, package_file
+from audionet.models.eval.shipped import package_file
 
 SAMPLE_RATE = 16_000
 WINDOW = 122_880  # the package's SEQ_LEN: 7.68 s
@@ -48,7 +47,8 @@ class DistillMos(MosPredictor):
     def __init__(self, device: str = "cpu", batch_size: int = 8, max_windows: int = 4):
         import torch
 
-        sqa = import_without_torchaudio("distillmos.sqa", WHAT)
+        with needs(WHAT):
+            from distillmos import sqa
         path = package_file("distillmos", WEIGHTS, WHAT)
         network = sqa.ConvTransformerSQAModel(load_weights=False, segmenting_in_forward=False)
         try:

@@ -86,11 +86,11 @@ def hub_file(name: str, filename: str) -> str:
         raise _missing(name, error) from None
 
 
-def pipeline_class(name: str) -> str | None:
-    """The `_class_name` of a diffusers `model_index.json` at `name` (HF id or local directory); None when
-    `name` has none (a transformers model, or nothing at all: `model_type` then says which, in one line)."""
+def _json_file(name: str, filename: str) -> dict | None:
+    """`filename` of `name` (HF id or local directory) as JSON; None when it has none (or it is not cached while
+    the hub is offline: `model_type` then says what is missing, in one line)."""
     if os.path.isdir(os.path.expanduser(name)):
-        path = os.path.join(os.path.expanduser(name), "model_index.json")
+        path = os.path.join(os.path.expanduser(name), filename)
         if not os.path.isfile(path):
             return None
     elif name.startswith(("/", ".", "~")):
@@ -99,19 +99,40 @@ def pipeline_class(name: str) -> str | None:
         from huggingface_hub import hf_hub_download
 
         try:
-            path = hf_hub_download(repo_id=name, filename="model_index.json")
-        except Exception:  # no such file, not cached while offline, no such repo: try config.json next
+            path = hf_hub_download(repo_id=name, filename=filename)
+        except Exception:  # no such file, not cached while offline, no such repo
             return None
     with open(path) as handle:
-        return str(json.load(handle).get("_class_name", ""))
+        found = json.load(handle)
+    return found if isinstance(found, dict) else None
+
+
+def pipeline_class(name: str) -> str | None:
+    """The `_class_name` of a diffusers `model_index.json` at `name` (HF id or local directory); None when
+    `name` has none (a transformers model, or nothing at all: `model_type` then says which, in one line)."""
+    index = _json_file(name, "model_index.json")
+    return None if index is None else str(index.get("_class_name", ""))
+
+
+def coqui_model(name: str) -> str | None:
+    """The `model` of a Coqui TTS `config.json` at `name` (xtts, vits, ...): Coqui's configs name their model there
+    and have no transformers `model_type`. None for anything else."""
+    config = _json_file(name, "config.json")
+    if config is None or "model_type" in config or not isinstance(config.get("model"), str):
+        return None
+    return config["model"]
 
 
 def model_type(name: str) -> str:
-    """The `model_type` of the config at `name` (HF id or local directory)."""
+    """The `model_type` of the config at `name` (HF id or local directory), read from its config.json, so a family
+    whose package defines its own (omnivoice) routes without transformers knowing it; transformers' AutoConfig
+    says, in one line, what is missing where there is none."""
+    config = _json_file(name, "config.json")
+    if config is not None and isinstance(config.get("model_type"), str):
+        return config["model_type"]
     from transformers import AutoConfig
 
-    config = from_pretrained(AutoConfig, name)
-    return str(getattr(config, "model_type", ""))
+    return str(getattr(from_pretrained(AutoConfig, name), "model_type", ""))
 
 
 def place(model: Any, device: str, dtype) -> Any:

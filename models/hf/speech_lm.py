@@ -63,10 +63,7 @@ class SpeechLm(Backend):
             raise WireError("text is empty")
         text, reference_text = " ".join(text.split()), " ".join(reference_text.split())
         samples = self.batcher.submit(self.frames_for(text), (text, ref, reference_text, seed))
-        samples = np.nan_to_num(samples[: int(self.max_seconds * self.sample_rate)])
-        if samples.size == 0:
-            raise WireError("the model produced no audio for this text")
-        return Audio(np.clip(samples, -1.0, 1.0), self.sample_rate)
+        return answer(samples[: int(self.max_seconds * self.sample_rate)], self.sample_rate)
 
     def _locked_batch(self, frames, items: list[Item]) -> list[np.ndarray]:
         from audionet.models.hf.loading import seed_everything
@@ -90,8 +87,7 @@ class SpeechLmCloner(SpeechLm, VoiceCloner):
         return self._speak(text, ref, reference_text, seed)
 
     def warmup(self) -> None:
-        tone = np.sin(2 * np.pi * 180 * np.arange(self.sample_rate) / self.sample_rate).astype(np.float32)
-        self.clone("Warm up.", Audio(0.3 * tone, self.sample_rate), "Warm up.", seed=0)
+        warm_up_clone(self)
 
 
 class SpeechLmSynthesizer(SpeechLm, SpeechSynthesizer):
@@ -109,3 +105,17 @@ def waveforms(audio) -> list[np.ndarray]:
         np.zeros(0, np.float32) if a is None else np.asarray(a.float().cpu().numpy(), np.float32).reshape(-1)
         for a in audio
     ]
+
+
+def answer(samples, sample_rate: int) -> Audio:
+    """A model's waveform as the wire's answer: mono, NaN-free, clipped to [-1, 1]; a one-line error when empty."""
+    samples = np.nan_to_num(np.asarray(samples, np.float32).reshape(-1))
+    if samples.size == 0:
+        raise WireError("the model produced no audio for this text")
+    return Audio(np.clip(samples, -1.0, 1.0), sample_rate)
+
+
+def warm_up_clone(cloner) -> None:
+    """One clone of a second of a 180 Hz tone at the cloner's own rate: its warm-up."""
+    tone = np.sin(2 * np.pi * 180 * np.arange(cloner.sample_rate) / cloner.sample_rate).astype(np.float32)
+    cloner.clone("Warm up.", Audio(0.3 * tone, cloner.sample_rate), "Warm up.", seed=0)

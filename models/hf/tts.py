@@ -6,11 +6,14 @@ is applied per request; SpeechT5 is deterministic given its speaker vector.
 SpeechT5 needs a 512-d x-vector: `speaker_embeddings.npy` beside the model
 when present, else a fixed unit vector derived from seed 0 (a made-up but
 stable speaker: the CMU-Arctic x-vectors are a dataset not available offline).
-Its vocoder is `<model dir>/vocoder` when present, else microsoft/speecht5_hifigan.
+Its vocoder is `<model dir>/vocoder` when present, else microsoft/speecht5_hifigan. Its spectrogram stops
+where the stop head says, and at the latest after the speaking-rate bound of the speech LMs (1 s plus 12
+characters a second): a stop head that never fires (random weights) ends there, at a speech-like length.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 
@@ -20,12 +23,16 @@ from audionet.lib.core.audio import Audio
 from audionet.lib.core.errors import WireError
 from audionet.models.base import SpeechSynthesizer
 from audionet.models.hf.loading import from_pretrained, place, resolve_dtype, seed_everything
+from audionet.models.hf.speech_lm import CHARS_PER_SECOND
 from audionet.models.sentences import speak_in_sentences
 
 SINGLE_VOICE = ("default",)
 
 
-class _TransformersSpeech(SpeechSynthesizer):
+class SentenceSynthesizer(SpeechSynthesizer):
+    """One voice, spoken sentence by sentence under one seed (the VITS families of transformers and coqui-tts, and
+    SpeechT5): a family implements `_speak(sentence)`."""
+
     max_sentence_chars = 200
 
     def __init__(self, name: str, device: str, dtype: str) -> None:
@@ -45,7 +52,7 @@ class _TransformersSpeech(SpeechSynthesizer):
         raise NotImplementedError
 
 
-class VitsSynthesizer(_TransformersSpeech):
+class VitsSynthesizer(SentenceSynthesizer):
     """facebook/mms-tts-* and other VitsModel checkpoints."""
 
     def __init__(self, name: str, *, device: str = "cpu", dtype: str = "auto") -> None:
@@ -65,7 +72,7 @@ class VitsSynthesizer(_TransformersSpeech):
         return Audio(waveform[0].float().cpu().numpy(), self.sample_rate)
 
 
-class SpeechT5Synthesizer(_TransformersSpeech):
+class SpeechT5Synthesizer(SentenceSynthesizer):
     """microsoft/speecht5_tts (+ HiFi-GAN vocoder)."""
 
     # Minimum spectrogram steps per input token. 0 for real weights (the stop head
@@ -84,6 +91,7 @@ class SpeechT5Synthesizer(_TransformersSpeech):
         vocoder_name = local_vocoder if os.path.isdir(local_vocoder) else "microsoft/speecht5_hifigan"
         self.vocoder = place(from_pretrained(SpeechT5HifiGan, vocoder_name), device, self.dtype)
         self.sample_rate = int(self.vocoder.config.sampling_rate)
+        self.frame_rate = self.sample_rate / math.prod(self.vocoder.config.upsample_rates)  # mel frames a second
         dim = int(self.model.config.speaker_embedding_dim)
         stored = os.path.join(name, "speaker_embeddings.npy")
         if os.path.isfile(stored):
@@ -95,9 +103,11 @@ class SpeechT5Synthesizer(_TransformersSpeech):
 
     def _speak(self, sentence: str) -> Audio:
         inputs = self.tokenizer(sentence, return_tensors="pt").to(self.device)
+        frames = (1.0 + len(sentence) / CHARS_PER_SECOND) * self.frame_rate  # the latest stop
+        tokens = max(1, inputs["input_ids"].shape[-1])  # generate_speech counts its length limits per token
         with self.stage("decoder"):  # text encoder + spectrogram decoder, both inside generate_speech
             spectrogram = self.model.generate_speech(
-                inputs["input_ids"], self.speaker, minlenratio=self.min_length_ratio
+                inputs["input_ids"], self.speaker, minlenratio=self.min_length_ratio, maxlenratio=frames / tokens
             )
         with self.stage("audio_codec"):
             waveform = self.vocoder(spectrogram)

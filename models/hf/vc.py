@@ -15,12 +15,11 @@ from __future__ import annotations
 import math
 import threading
 
-import numpy as np
-
 from audionet.lib.core.audio import Audio, resample
 from audionet.lib.core.errors import WireError
 from audionet.models.base import VoiceCloner
 from audionet.models.hf.loading import from_pretrained, place, resolve_dtype, seed_everything
+from audionet.models.hf.speech_lm import answer, warm_up_clone
 
 CHARS_PER_SECOND = 12.0  # speaking-rate guess that bounds the steps generated
 MAX_SECONDS = 30.0
@@ -64,12 +63,7 @@ class DiaVoiceCloner(VoiceCloner):
                 codes = self.model.generate(**inputs, max_new_tokens=self.steps_for(text))
             with self.stage("audio_codec"):
                 waves = self.processor.batch_decode(codes, audio_prompt_len=prompt_len)
-        samples = np.asarray(waves[0].float().cpu().numpy() if hasattr(waves[0], "cpu") else waves[0], np.float32)
-        samples = np.nan_to_num(samples.reshape(-1))
-        if samples.size == 0:
-            raise WireError("the model produced no audio for this text")
-        return Audio(np.clip(samples, -1.0, 1.0), self.sample_rate)
+        return answer(waves[0].float().cpu().numpy() if hasattr(waves[0], "cpu") else waves[0], self.sample_rate)
 
     def warmup(self) -> None:
-        tone = np.sin(2 * np.pi * 180 * np.arange(self.sample_rate) / self.sample_rate).astype(np.float32)
-        self.clone("Warm up.", Audio(0.3 * tone, self.sample_rate), "Warm up.", seed=0)
+        warm_up_clone(self)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 
+from audionet.models.random_weights.speech_lm import output_gain
 from audionet.models.random_weights.tokenizers import sentencepiece_model, t5_unigram
 
 VITS_SYMBOLS = list("k'zyudhesw–3cp-1jmi flo0bra42n_xvtq56g")
@@ -38,20 +39,23 @@ def musicgen(out: str, *, text: dict, codec: dict, decoder: dict) -> None:
     MusicgenProcessor(extractor, t5_unigram()).save_pretrained(out)
 
 
-def vits(out: str, *, config: dict) -> None:
+def vits(out: str, *, config: dict, gain: float = 1.0) -> None:
     from transformers import VitsConfig, VitsModel, VitsTokenizer
 
     os.makedirs(out, exist_ok=True)
     vocab_path = os.path.join(out, "vocab.json")
     with open(vocab_path, "w") as handle:
         json.dump({s: i for i, s in enumerate(VITS_SYMBOLS)}, handle)
-    VitsModel(VitsConfig(vocab_size=len(VITS_SYMBOLS), **config)).save_pretrained(out)
+    model = VitsModel(VitsConfig(vocab_size=len(VITS_SYMBOLS), **config))
+    output_gain(model.decoder.conv_post, gain)  # before its tanh: at 1.0 the tiny one saturates (clipped)
+    model.save_pretrained(out)
     VitsTokenizer(
         vocab_file=vocab_path, add_blank=True, normalize=True, phonemize=False, is_uroman=False
     ).save_pretrained(out)
 
 
 def speecht5(out: str, *, model: dict, vocoder: dict) -> None:
+    import torch
     from transformers import (
         SpeechT5Config,
         SpeechT5ForTextToSpeech,
@@ -63,7 +67,11 @@ def speecht5(out: str, *, model: dict, vocoder: dict) -> None:
     os.makedirs(out, exist_ok=True)
     spm_path = os.path.join(out, "local.spm")
     sentencepiece_model(spm_path)
-    SpeechT5ForTextToSpeech(SpeechT5Config(**model)).save_pretrained(out)
+    tts = SpeechT5ForTextToSpeech(SpeechT5Config(**model))
+    with torch.no_grad():  # the stop head never fires (random ones stop at once): the length is the backend's bound
+        tts.speech_decoder_postnet.prob_out.weight.zero_()
+        tts.speech_decoder_postnet.prob_out.bias.fill_(-100.0)
+    tts.save_pretrained(out)
     SpeechT5Tokenizer(vocab_file=spm_path).save_pretrained(out)
     SpeechT5HifiGan(SpeechT5HifiGanConfig(**vocoder)).save_pretrained(os.path.join(out, "vocoder"))
 

@@ -12,20 +12,35 @@ from audionet.models.random_weights.tokenizers import byte_level_bpe
 CSM_SPECIALS = ["<|begin_of_text|>", "<|end_of_text|>", "<|AUDIO|>", "<|audio_eos|>"]
 
 
+def output_gain(conv, gain: float) -> None:
+    """Scale a decoder's last convolution, and so its waveform, by `gain`: a random-weight codec decodes at full
+    scale or beyond (clipped, which the validator gates); the table's tiny sizes bring it to a speech-like level."""
+    import torch
+
+    with torch.no_grad():
+        conv.weight.mul_(gain)
+        if conv.bias is not None:
+            conv.bias.mul_(gain)
+
+
 def random_codebooks(codec) -> None:
     """Random centroids for a codec's quantizer codebooks: transformers initialises them to zeros, which
     quantises every input to code 0, so a reference clip would change nothing."""
     import torch
 
     for module in codec.modules():
-        if hasattr(module, "embed_sum") and hasattr(module, "cluster_usage"):
+        if hasattr(module, "embed_sum") and hasattr(module, "cluster_usage"):  # Mimi's
             with torch.no_grad():
                 module.embed_sum.normal_()
                 module.cluster_usage.fill_(1.0)
             module._embed = None
+        elif hasattr(module, "embed") and hasattr(module, "embed_avg"):  # Higgs Audio v2's tokenizer's
+            with torch.no_grad():
+                module.embed.normal_()
+                module.embed_avg.copy_(module.embed)
 
 
-def csm(out: str, *, backbone: dict, depth: dict, codec: dict) -> None:
+def csm(out: str, *, backbone: dict, depth: dict, codec: dict, gain: float = 1.0) -> None:
     from transformers import (
         CsmConfig,
         CsmDepthDecoderConfig,
@@ -50,6 +65,7 @@ def csm(out: str, *, backbone: dict, depth: dict, codec: dict) -> None:
     )
     model = CsmForConditionalGeneration(config)
     random_codebooks(model.codec_model)
+    output_gain(model.codec_model.decoder.decoder_seanet.layers[-1].conv, gain)
     model.generation_config.pad_token_id = config.pad_token_id
     model.save_pretrained(out)
     extractor = EncodecFeatureExtractor(feature_size=1, sampling_rate=codec.get("sampling_rate", 24_000))
@@ -123,7 +139,7 @@ POCKET_TEMPLATE = (
 CODEC_DIR = "audio_tokenizer"
 
 
-def pocket_tts(out: str, *, model: dict, flow: dict, codec: dict, phonon: bool = False) -> None:
+def pocket_tts(out: str, *, model: dict, flow: dict, codec: dict, gain: float = 1.0, phonon: bool = False) -> None:
     """Pocket TTS, or Gradium Phonon (`phonon`). The stand-in's end-of-speech head never fires (zero weights, a
     large negative bias), as random CSM and Dia never stop: its length is the frames it is given. The processor
     config names its codec by path, so the codec is saved in `out/audio_tokenizer` and named by that absolute path."""
@@ -149,6 +165,7 @@ def pocket_tts(out: str, *, model: dict, flow: dict, codec: dict, phonon: bool =
         lm.eos_head.bias.fill_(-100.0)
     lm.save_pretrained(out)
     audio_tokenizer = transformers.PocketTTSAudioTokenizerModel(PocketTTSAudioTokenizerConfig(**codec))
+    output_gain(audio_tokenizer.decoder.decoder_seanet.layers[-1].conv, gain)
     audio_tokenizer.save_pretrained(os.path.join(out, CODEC_DIR))
     audio_tokenizer.name_or_path = os.path.abspath(os.path.join(out, CODEC_DIR))
     frame_size = audio_tokenizer.config.frame_size

