@@ -3,8 +3,8 @@ own time limit, so a step that fails or runs out costs only itself. The steps up
 the ones after it run on what the earlier ones leave.
 
 The same plan runs on the CPU as the call's rehearsal (`gpu_plan(rehearsal=True)`): the tests' tiny
-random-weight stand-ins, a shorter Kokoro workload, smaller evaluation rounds and the pool on `cpu,cpu`; every
-step takes the code path it takes on the GPU, and its times mean nothing.
+random-weight stand-ins, 4 s of music and speech, one run, a shorter Kokoro workload, smaller evaluation rounds
+and the pool on `cpu,cpu`; every step takes the code path it takes on the GPU, and its times mean nothing.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 GENERATION, EVALUATION = "generation", "evaluation"  # what a step measures, and so which flags it takes
 REHEARSAL_LIMIT_S = 300.0  # each step's limit on the CPU: imports and tiny models on 2 loaded cores
 WARMUP_SECONDS = "2"  # the random families warm up on a 2 s request, then time the long one
-MUSIC = ("--music-seconds", "15")  # seed 003's music length
-SPEECH = ("--speech-seconds", "30")  # seed 003's TTS and voice-clone length
+MUSIC_S, SPEECH_S = "15", "30"  # seed 003's music, and TTS and voice-clone, lengths
+REHEARSAL_S = "4"  # the rehearsal's music and speech: the same calls, shorter
 # The standard profile's evaluators that are real architectures with random weights (the issue's five, with
 # the gates' VAD and music statistics): DistillMOS and DNSMOS ship their weights in packages (38.9 MiB of
 # wheels) that do not fit one device call beside the rest; evaluation-offline times DistillMOS where installed.
@@ -36,6 +36,9 @@ def gpu_plan(rehearsal: bool = False) -> list[Step]:
     smaller rounds and the rehearsal's limit."""
     device = "cpu" if rehearsal else "cuda:0"
     random = ("--random-size", "tiny" if rehearsal else "full")
+    music = ("--music-seconds", REHEARSAL_S if rehearsal else MUSIC_S)
+    speech = ("--speech-seconds", REHEARSAL_S if rehearsal else SPEECH_S)
+    two = ("--runs", "1" if rehearsal else "2")
 
     def family(name: str, limit: float, labels: str, *flags: str, warmup: bool = True, extra: bool = False) -> Step:
         """Generation families at full size with random weights, one row each as it finishes (a failed one
@@ -58,19 +61,17 @@ def gpu_plan(rehearsal: bool = False) -> list[Step]:
     steps = [
         Step("kokoro", 20, kokoro),
         Step("evaluation-standard", 75, (*judge, *STANDARD_RANDOM, "--weights", "random", *random), EVALUATION),
-        family("musicgen-small", 50, "MusicGen-small", *MUSIC, "--runs", "2"),
-        family("stable-audio", 40, "Stable Audio", *MUSIC, "--runs", "2"),
-        family("ace-step", 50, "ACE-Step", *MUSIC, "--runs", "2"),
-        family("vc-vibevoice", 45, "VibeVoice", *SPEECH, "--runs", "2"),
-        family("vc-csm", 95, "CSM", *SPEECH, "--runs", "1"),
+        family("musicgen-small", 55, "MusicGen-small", *music, *two),
+        family("stable-audio", 35, "Stable Audio", *music, *two),
+        family("ace-step", 45, "ACE-Step", *music, *two),
+        family("vc-vibevoice", 50, "VibeVoice", *speech, "--runs", "1"),
+        family("vc-csm", 110, "CSM", *speech, "--runs", "1"),
         Step("pool", 40, pool),
-        family("musicgen-medium", 70, "MusicGen-medium", *MUSIC, "--runs", "2", extra=True),
-        family("vc-more-lms", 60, "Higgs Audio,OmniVoice,Dia", *SPEECH, "--runs", "1", extra=True),
-        # the miner's own warm-up: a static KV cache and torch.compile of the decoder on CUDA; warmed at 15 s,
-        # the length it then runs (a new length compiles again)
-        family(
-            "musicgen-compiled", 50, "MusicGen-small", *MUSIC, "--runs", "2", "--miner-warmup", warmup=False, extra=True
-        ),
+        family("musicgen-medium", 70, "MusicGen-medium", *music, *two, extra=True),
+        family("vc-more-lms", 60, "Higgs Audio,OmniVoice,Dia", *speech, "--runs", "1", extra=True),
+        # the miner's own warm-up: a static KV cache and torch.compile of the decoder on CUDA; warmed at the
+        # length it then runs (a new length compiles again)
+        family("musicgen-compiled", 50, "MusicGen-small", *music, *two, "--miner-warmup", warmup=False, extra=True),
         Step("evaluation-offline", 30, (*judge, "--profiles", "offline"), EVALUATION, fits_budget=False),
     ]
     if rehearsal:

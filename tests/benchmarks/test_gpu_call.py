@@ -57,7 +57,7 @@ def test_the_call_installs_the_kit_runs_every_step_asked_and_returns_the_tables(
     assert "**cpu-rehearsal**" in text and "No number here is a GPU's" in text
     made, judged, speeds = markdown_tables(text)[:3]
     assert [(r["Service"], r["Model"], r["Duration of Audio (s)"]) for r in made] == [
-        ("Music Generation", "MusicGen-small (CFG 3)", "15.0")
+        ("Music Generation", "MusicGen-small (CFG 3)", "4.0")
     ]
     assert made[0]["vs seed 003's H100"] == made[0]["Target (issue 44)"] == "-"  # no GPU, no ratio
     assert {r["Service"] for r in judged} == {"Text To Speech", "Voice Clone", "Music Generation"}

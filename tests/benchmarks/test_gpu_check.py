@@ -46,7 +46,7 @@ def test_the_rehearsal_runs_the_steps_asked_passes_eval_flags_through_and_report
     specs = load_json(cost)["profiles"]["specs"]["offline"]
     assert specs["asr"] == "none" and specs["mos"] == "none" and specs["speaker"] == "dvector"
     (row,) = load_json(os.path.join(folder, "gpu-tables.json"))["generation"]
-    assert row["model"] == "MusicGen-small (CFG 3)" and row["audio_s"] == 15.0 and row["step"] == "musicgen-small"
+    assert row["model"] == "MusicGen-small (CFG 3)" and row["audio_s"] == 4.0 and row["step"] == "musicgen-small"
 
 
 def test_a_spent_budget_kills_the_running_step_and_skips_the_rest(tmp_path):
@@ -227,7 +227,7 @@ def test_the_tables_give_ratios_to_seed_003_and_targets_on_a_gpu_only():
     )
     # 20.5375 s for 15 s of clone is 41.075 s for 30 s: half of seed 003's 82.15 s, and over the 1 s target
     assert made[1]["vs seed 003's H100"] == "0.500x (82.15 s per 30 s)" and made[1]["Target (issue 44)"] == (
-        "not met (<= 1 s per 30 s)"
+        "not met (<= 1 s per 30 s), scaled from 15 s"
     )
     assert judging[0]["vs seed 003's H100"] == "0.250x (1.25 s per 30 s clip)"  # per clip, whatever its length
     assert judging[0]["Target (<= 0.25 s per clip)"] == "not met (<= 0.25 s per clip)"
