@@ -151,7 +151,10 @@ def generation_table(rows: list[dict], on_gpu: bool) -> str:
         cells.append(
             [TITLES.get(r["service"], r["service"]), r["model"], r["weights"], num(r["mean_s"], 2)]
             + [num(r["max_s"], 2), num(r["min_s"], 2), num(r["audio_s"], 1), r["runs"], r["step"]]
-            + [against(r, H100_GENERATION[r["service"]], on_gpu), generation_target(mine, r["service"], on_gpu, r["audio_s"])]
+            + [
+                against(r, H100_GENERATION[r["service"]], on_gpu),
+                generation_target(mine, r["service"], on_gpu, r["audio_s"]),
+            ]
         )
     headers = ["Service", "Model", "Weights", "Average Time (s)", "Maximum Time (s)", "Minimum Time (s)"]
     headers += ["Duration of Audio (s)", "Runs", "Step", "vs seed 003's H100", "Target (issue 44)"]
