@@ -8,7 +8,8 @@ folder, install.sh's site a scratch folder, and `bash scripts/gpu_call.sh --cpu-
 Python. Without --kit it builds a kit of the project's wheel alone for this Python (the GPU kit's build.py,
 offline: no requirement is resolved). `--kit-only` hides from every process of the call each installed
 distribution that neither the GPU machine's list (the kit's preinstalled.txt) nor the kit holds, as on the
-GPU machine, so a step whose package the kit lacks is skipped here too. Then the files in `$OUT` are checked
+GPU machine, so a step whose package the kit lacks is skipped here too (except the engines only a CPU path
+loads: CTranslate2 for Whisper, which runs in transformers on CUDA). Then the files in `$OUT` are checked
 against what a call returns (at most 8 files, 16 MiB each, 2 folders down, plain names).
 
 Not rehearsed: CUDA (absent: every step takes its CPU path), the machine's own package versions (this
@@ -32,6 +33,8 @@ REPO = Path(__file__).resolve().parent.parent
 KIT_PART = "dist/gpu-kit/part1"  # where the call carries the kit (scripts/gpu_call.sh's default)
 MAX_FILES, MAX_FILE_BYTES, MAX_DEPTH = 8, 16 * 2**20, 3  # $OUT/a/b/file comes back, $OUT/a/b/c/file does not
 NAME = re.compile(r"^[A-Za-z0-9._-]+$")
+# What only the CPU paths load, never hidden: Whisper runs in CTranslate2 on a CPU, in transformers on CUDA
+CPU_ENGINES = {"faster-whisper", "ctranslate2"}
 BLOCKER = """import sys
 from importlib.machinery import PathFinder
 
@@ -172,7 +175,8 @@ def prepare(work: Path, gpu_check_args: list[str], kit: Path | None = None, kit_
     env["GPU_PYTHON"] = sys.executable
     env.pop("PYTHONPATH", None)
     if kit_only:  # the list the kit was built against (make gpu-kit's, less transformers) rides in the part
-        hide = {*hide, *hidden_modules(machine_distributions(part / "preinstalled.txt"), kit_distributions(part))}
+        kit = kit_distributions(part) | CPU_ENGINES
+        hide = {*hide, *hidden_modules(machine_distributions(part / "preinstalled.txt"), kit)}
     hidden = set(hide)
     if hidden:
         blocker = work / "blocker"
