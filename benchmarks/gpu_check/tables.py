@@ -50,8 +50,9 @@ def collect(folder: str) -> dict:
             g, sweep = r["generation"], r.get("sweep") or {}
             rps = max((row["throughput_rps"] for row in sweep.get("rows", [])), default=g["sequential_rps"])
             speed = {"mean_s": g["stats"]["mean"], "min_s": g["stats"]["min"], "max_s": g["stats"]["max"], "rps": rps}
+            model = os.path.basename(r["model"]) if os.path.isabs(r["model"]) else r["model"]  # a stand-in's folder
             data["generation"].append(
-                {"step": step, "service": name, "model": r["model"], "weights": weights}
+                {"step": step, "service": name, "model": model, "weights": weights}
                 | speed
                 | {"audio_s": g["audio_seconds"], "runs": g["stats"]["n"], "peak_gb": r["memory"].get("peak_torch_gb")}
             )
