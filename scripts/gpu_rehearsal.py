@@ -34,7 +34,7 @@ KIT_PART = "dist/gpu-kit/part1"  # where the call carries the kit (scripts/gpu_c
 MAX_FILES, MAX_FILE_BYTES, MAX_DEPTH = 8, 16 * 2**20, 3  # $OUT/a/b/file comes back, $OUT/a/b/c/file does not
 NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 # What only the CPU paths load, never hidden: Whisper runs in CTranslate2 on a CPU, in transformers on CUDA
-CPU_ENGINES = {"faster-whisper", "ctranslate2"}
+CPU_ENGINES = {"faster-whisper"}
 BLOCKER = """import sys
 from importlib.machinery import PathFinder
 
@@ -175,8 +175,8 @@ def prepare(work: Path, gpu_check_args: list[str], kit: Path | None = None, kit_
     env["GPU_PYTHON"] = sys.executable
     env.pop("PYTHONPATH", None)
     if kit_only:  # the list the kit was built against (make gpu-kit's, less transformers) rides in the part
-        kit = kit_distributions(part) | CPU_ENGINES
-        hide = {*hide, *hidden_modules(machine_distributions(part / "preinstalled.txt"), kit)}
+        machine = machine_distributions(part / "preinstalled.txt") | CPU_ENGINES  # with what they need
+        hide = {*hide, *hidden_modules(machine, kit_distributions(part))}
     hidden = set(hide)
     if hidden:
         blocker = work / "blocker"

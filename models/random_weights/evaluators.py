@@ -62,6 +62,8 @@ def clap(out: str, *, text: dict, audio: dict, projection_dim: int) -> None:
         projection_dim=projection_dim,
     )
     ClapModel(config).save_pretrained(out)
+    # RoBERTa's positions start after the padding index: the text tower reads 2 fewer tokens than it has positions
+    tokenizer.model_max_length = config.text_config.max_position_embeddings - 2
     extractor = ClapFeatureExtractor(truncation="rand_trunc")
     ClapProcessor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(out)
 
