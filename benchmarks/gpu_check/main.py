@@ -137,7 +137,7 @@ def report(result: dict) -> str:
         lines += ["CUDA libraries: " + "; ".join(loads) + ".", ""]
     notes = [f"- {s['step']}: {s['status']}: {s['reason']}" for s in result["steps"] if s.get("reason")]
     table_text = table(["Step", "Status", "Seconds", "Limit (s)", "Command"], rows)
-    return "\n".join(lines) + table_text + ("\n" + "\n".join(notes) + "\n" if notes else "")
+    return "\n".join(lines) + "\n" + table_text + ("\n" + "\n".join(notes) + "\n" if notes else "")
 
 
 def main(argv: list[str], prog: str = "audionet-bench gpu-check") -> int:
