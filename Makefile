@@ -9,7 +9,7 @@ ROUNDS ?= 5
 # `make install EDITABLE=` installs a regular (non-editable) copy, as CI checks it.
 EDITABLE ?= -e
 
-.PHONY: install localnet test test-fast stress lint wire gpu-check chromium clean
+.PHONY: install localnet test test-fast stress lint wire gpu-check gpu-kit gpu-rehearsal chromium clean
 
 $(BIN)/.audionet-installed: constraints.txt requirements.txt requirements-dev.txt requirements-families.txt \
 		requirements-families-nodeps.txt requirements-nodeps.txt setup.py
@@ -53,13 +53,40 @@ stress: install
 wire: install
 	$(BIN)/audionet-bench wire
 
-# On a GPU host: the GPU benchmark matrix and the pool, under 9 minutes, into benchmarks/results/<device-slug>/.
+# On a GPU host: the GPU benchmark matrix and the pool, about 8 minutes, into benchmarks/results/<device-slug>/.
 # No install step: the checkout runs as the package audionet (pythonpath/) with a Python that has torch and
 # transformers (.venv's where there is one, else $(PYTHON)); a step whose packages are missing is skipped.
-# Step flags pass through: make gpu-check ARGS="--eval.asr whisper:large-v3".
+# Step flags pass through: make gpu-check ARGS="--eval.asr whisper:large-v3". One device call runs it with the
+# GPU kit: scripts/gpu_call.sh (docs/gpu-hosts.md, "The first GPU tables").
 GPU_PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
 gpu-check:
 	PYTHONPATH=pythonpath$${PYTHONPATH:+:$$PYTHONPATH} HF_HUB_OFFLINE=1 $(GPU_PYTHON) -m audionet.benchmarks gpu-check $(ARGS)
+
+# The GPU kit: what gpu-check's steps import that the GPU machine (CPython 3.12, no registry) lacks, as one part
+# a device call carries beside the tree, in dist/gpu-kit/part1 (git-ignored). Built by the workplace's kit
+# (../shared/gpu-kit) against the machine's package list less transformers: its 5.17 is older than the project's
+# pin, so the kit ships 5.23. Needs the package registry; 5-12 minutes. GPU_KIT_PYTHON=3.11 and another
+# GPU_KIT_OUT build the same kit for this Python (the rehearsal's).
+GPU_KIT ?= $(firstword $(wildcard ../shared/gpu-kit ../../shared/gpu-kit))
+GPU_KIT_ONLY = transformers,diffusers,torchsde,silero-vad,utmos-pytorch,audiobox-aesthetics,basic-pitch,librosa,omnivoice
+GPU_KIT_PYTHON ?= 3.12
+GPU_KIT_OUT ?= dist/gpu-kit
+gpu-kit:
+	@test -n "$(GPU_KIT)" || { echo "make gpu-kit: no ../shared/gpu-kit beside the checkout: make gpu-kit GPU_KIT=DIR"; exit 2; }
+	mkdir -p dist
+	grep -v '^transformers==' $(GPU_KIT)/preinstalled.txt > dist/gpu-kit-preinstalled.txt
+	python3 $(GPU_KIT)/build.py --python $(GPU_KIT_PYTHON) --out $(GPU_KIT_OUT) --only $(GPU_KIT_ONLY) --skip gradio \
+		--preinstalled dist/gpu-kit-preinstalled.txt --requirements requirements.txt,requirements-families.txt \
+		--nodeps requirements-nodeps.txt,requirements-families-nodeps.txt
+
+# The device call rehearsed on this CPU (scripts/gpu_rehearsal.py): the same kit built for this Python, and what
+# neither the GPU machine nor the kit has hidden from the call. Every step on its CPU path, tiny stand-ins.
+REHEARSAL_PYTHON = $(shell $(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+gpu-rehearsal: install
+	test -f dist/gpu-kit-cp$(subst .,,$(REHEARSAL_PYTHON))/part1/install.sh || \
+		$(MAKE) gpu-kit GPU_KIT_PYTHON=$(REHEARSAL_PYTHON) GPU_KIT_OUT=dist/gpu-kit-cp$(subst .,,$(REHEARSAL_PYTHON))
+	HF_HUB_OFFLINE=1 $(BIN)/python scripts/gpu_rehearsal.py --kit dist/gpu-kit-cp$(subst .,,$(REHEARSAL_PYTHON))/part1 \
+		--kit-only $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache localnet.json localnet.html

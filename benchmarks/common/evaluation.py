@@ -22,17 +22,6 @@ from audionet.lib.scoring.judge import Judge
 Measure = Callable[..., AbstractContextManager]
 
 
-def evaluator_specs(specs: dict[str, str], weights: str, cache_dir: str, device: str = "cpu") -> dict[str, str]:
-    """`weights="random"`: each known checkpoint becomes its architecture at full size with random
-    weights (timing only, as `--weights random` does for generation), in the format of the engine that
-    runs it on `device`."""
-    if weights == "pretrained":
-        return specs
-    from audionet.models.random_weights import random_specs
-
-    return random_specs(specs, cache_dir, device=device)
-
-
 def judge_from_flags(args) -> tuple[Judge, str]:
     """The validator's Judge for a study's --eval flags, and the name of the profile it runs."""
     from audionet.models.eval.profiles import EvalSettings

@@ -43,7 +43,33 @@ def add_weights_flags(parser) -> None:
         default="pretrained",
         help="random: same full-size architectures with random weights (timing only)",
     )
-    flag(parser, "cache-dir", default=RANDOM_WEIGHTS, help="where --weights random builds its models")
+    add_random_weight_flags(parser, old=())
+
+
+def add_random_weight_flags(parser, old: tuple[str, ...]) -> None:
+    """--cache-dir (`old`: its earlier spellings) and --random-size for the random-weight stand-ins."""
+    from audionet.models.random_weights import SIZES  # light: the builders import their packages when called
+
+    flag(parser, "cache-dir", old=old, default=RANDOM_WEIGHTS, help="where random-weight models are built once")
+    flag(
+        parser,
+        "random-size",
+        choices=list(SIZES),
+        default="full",
+        help="random-weight stand-ins: full (the published sizes, for timing) or tiny (the tests' few small "
+        "layers: a rehearsal of the code path on a CPU, its times mean nothing)",
+    )
+
+
+def weighted_specs(specs: dict[str, str], args, device: str = "cpu", weights: str | None = None) -> dict[str, str]:
+    """`specs` as --weights (or `weights`) asks: unchanged for pretrained; for random, each known checkpoint
+    becomes its architecture with random weights at --random-size (timing only), in the format of the engine
+    that runs it on `device`."""
+    if (weights or args.weights) == "pretrained":
+        return specs
+    from audionet.models.random_weights import random_specs
+
+    return random_specs(specs, args.cache_dir, args.random_size, device)
 
 
 def one_line_errors(prog: str, call: Callable[[], int]) -> int:

@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from audionet.benchmarks.common.devices import MeasuredDevice, add_device_flags
-from audionet.benchmarks.common.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
+from audionet.benchmarks.common.flags import (
+    add_service_flags,
+    add_weights_flags,
+    one_line_errors,
+    study_parser,
+    weighted_specs,
+)
 from audionet.benchmarks.common.results import command_line
 from audionet.benchmarks.device_tables.runs import MODES
 from audionet.lib.core.config import CommaList, positive_int
@@ -68,15 +74,6 @@ def build_parser(prog: str = "audionet-bench device-tables") -> argparse.Argumen
     return parser
 
 
-def resolve_specs(specs: dict[str, str], weights: str, cache_dir: str) -> dict[str, str]:
-    """--weights random: each hf:<known id> becomes the same architecture with random weights."""
-    if weights == "pretrained":
-        return specs
-    from audionet.models.random_weights import random_specs
-
-    return random_specs(specs, cache_dir)
-
-
 def per_service_ticks(args) -> int:
     """Progress ticks of one run_service call: runs, evaluations, the determinism re-run."""
     return (args.warmup + args.runs) * (1 if args.no_eval else 2) + (0 if args.no_eval else 1)
@@ -116,13 +113,13 @@ def presets_result(service, spec: str, backend, names: list[str], run) -> dict:
 def judge(args, device: str):
     """The validator's Judge on --eval.devices (one device; auto: the first measured device) with the --eval.*
     models."""
-    from audionet.benchmarks.common.evaluation import Evaluation, evaluator_specs, one_eval_device
+    from audionet.benchmarks.common.evaluation import Evaluation, one_eval_device
     from audionet.lib.core.devices import resolve_device
     from audionet.models.eval.profiles import EvalSettings
 
     chosen = one_eval_device(args, "device-tables")
     eval_device = device if chosen == "auto" else resolve_device(chosen, flag="--eval.devices")
-    specs = evaluator_specs(EvalSettings.from_flags(args).specs(), args.weights, args.cache_dir, eval_device)
+    specs = weighted_specs(EvalSettings.from_flags(args).specs(), args, eval_device)
     return Evaluation(device=eval_device, specs=specs)
 
 
@@ -148,7 +145,7 @@ def benchmark(args, command: str, extra_ticks: int = 0, after=None) -> list[str]
 
     from audionet.benchmarks.common.devices import distinct, targets
 
-    specs = resolve_specs(registry.backend_specs(args, list(args.services)), args.weights, args.cache_dir)
+    specs = weighted_specs(registry.backend_specs(args, list(args.services)), args)
     sources = registry.sources_from_flags(args, args.services)
     evaluation = None if args.no_eval else judge(args, targets(args)[0].device)
     measured = distinct(targets(args))

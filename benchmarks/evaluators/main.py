@@ -25,22 +25,29 @@ import time
 import numpy as np
 from rich.progress import track
 
-from audionet.benchmarks.common.evaluation import Evaluation, evaluator_specs, one_eval_device
-from audionet.benchmarks.common.flags import add_service_flags, add_weights_flags, one_line_errors, study_parser
+from audionet.benchmarks.common.evaluation import Evaluation, one_eval_device
+from audionet.benchmarks.common.flags import (
+    add_service_flags,
+    add_weights_flags,
+    one_line_errors,
+    study_parser,
+    weighted_specs,
+)
 from audionet.benchmarks.common.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
+from audionet.benchmarks.common.targets import GOAL_S_PER_CLIP
 from audionet.lib.core.config import CommaList, Parser, positive_int
 from audionet.lib.core.devices import cpu_model_name, describe_device
 from audionet.lib.core.timing import Timer
 from audionet.lib.services import registry
 
-GOAL_S_PER_CLIP = 0.25  # standard profile on a GPU, a whole round batched
 PARTS = ("profiles", "one-by-one")
 SHIPPED = "offline"  # its weights ship inside packages, so it is always timed with them, whatever --weights says
 
 
-def honest_round(service, sources, clips: int, seed: int) -> tuple[list, list]:
-    """`clips` fresh requests drawn as the validator draws them, answered by the offline backend."""
-    backend = service.load_backend(service.offline_backend, warmup=False)
+def honest_round(service, sources, clips: int, seed: int, answers: str = "offline") -> tuple[list, list]:
+    """`clips` fresh requests drawn as the validator draws them, answered by the service's offline backend
+    (`answers="default"`: its default backend, which runs from the install alone)."""
+    backend = service.load_backend(getattr(service, f"{answers}_backend"), warmup=False)
     rng = np.random.default_rng(seed)
     requests = [service.draw(rng, sources) for _ in range(clips)]
     return requests, [service.generate(backend, request) for request in requests]
@@ -60,6 +67,8 @@ def time_profile(profile: str, specs: dict[str, str], rounds: dict, runs: int, d
             {"profile": profile, "service": name, "stage": stage, "s_per_clip": seconds / len(clips)}
             for stage, seconds in stages.items()
         ]
+        # the whole round's spread over runs, per clip (seed 003's minimum and maximum)
+        rows[-1] |= {"min_s_per_clip": total.stats.min / len(clips), "max_s_per_clip": total.stats.max / len(clips)}
     return rows
 
 
@@ -71,11 +80,12 @@ def profiles_part(args, device: str) -> dict:
     rounds = {}
     for name in track(services, description="honest answers"):
         service = registry.get(name)
-        rounds[name] = honest_round(service, registry.sources_from_flags(args, [name])[name], args.clips, args.seed)
+        sources = registry.sources_from_flags(args, [name])[name]
+        rounds[name] = honest_round(service, sources, args.clips, args.seed, args.answers)
     rows = []
     for profile in track(profiles, description="profiles"):
         weights = "pretrained" if profile == SHIPPED else args.weights
-        loaded = evaluator_specs(specs[profile], weights, args.cache_dir, device)
+        loaded = weighted_specs(specs[profile], args, device, weights)
         rows += time_profile(profile, loaded, rounds, args.runs, device)
     random = args.weights == "random" and profiles != [SHIPPED]
     audio_s = {name: float(np.mean([clip.seconds for clip in clips])) for name, (_, clips) in rounds.items()}
@@ -86,6 +96,7 @@ def profiles_part(args, device: str) -> dict:
         "random": random,
         "rows": rows,
         "audio_s": audio_s,
+        "answers": {name: getattr(registry.get(name), f"{args.answers}_backend") for name in services},
     }
 
 
@@ -102,7 +113,8 @@ def profiles_markdown(part: dict, clips: int, runs: int) -> str:
             else ""
         )
         + f"Goal on a GPU: <= {GOAL_S_PER_CLIP} s per clip for the standard profile. Real time: the clips' mean "
-        "length over the evaluation time per clip (above 1: faster than the audio plays).",
+        "length over the evaluation time per clip (above 1: faster than the audio plays)."
+        + (f" Answers from: {', '.join(part['answers'].values())}." if "answers" in part else ""),
         "",
     ]
     for name in part["services"]:
@@ -151,6 +163,13 @@ def build_parser(prog: str) -> Parser:
     parser.add_argument("--profiles", type=profiles, default="offline,standard")
     parser.add_argument("--clips", type=positive_int, default=8, help="answers per service in a round")
     parser.add_argument("--runs", type=positive_int, default=2)
+    parser.add_argument(
+        "--answers",
+        choices=["offline", "default"],
+        default="offline",
+        help="who answers the round: each service's offline backend (Kokoro, the Kokoro clone, procedural music) "
+        "or its default one (espeak, the WORLD clone, procedural music: the install alone, no model packages)",
+    )
     add_service_flags(parser)  # references drawn as the validator draws them
     add_weights_flags(parser)
     add_eval_flags(parser, profile=False, device_default="cpu")  # --eval.<kind> overrides every profile

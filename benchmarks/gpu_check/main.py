@@ -1,114 +1,49 @@
-"""`make gpu-check`: on a GPU host, one command under 9 minutes that measures the GPU and writes
-`benchmarks/results/<device-slug>/`: the services on cuda:0 as full-size architectures with random weights
-(timing only, generation only: no scoring stack is imported), the offline backends with their shipped weights,
-each evaluator's cost per clip for the standard and offline profiles, and the device pool with two replicas on
-one GPU (the steps: `gpu_plan`; what each measures: docs/gpu-hosts.md).
+"""`make gpu-check`: on a GPU host, one budgeted command that measures the GPU and writes
+`benchmarks/results/<device-slug>/`: Kokoro, the standard profile's evaluators, MusicGen, Stable Audio Open,
+ACE-Step, the voice-clone speech LMs and the device pool, in that order of value (`plan.gpu_plan`; what each
+measures: docs/gpu-hosts.md). The families and evaluators are full-size architectures with random weights
+(timing only). One device call runs it with the GPU kit: scripts/gpu_call.sh.
 
 It needs no install step: on a host whose Python has torch and transformers, `PYTHONPATH=pythonpath
 python -m audionet.benchmarks gpu-check` runs the checkout (pythonpath/audionet). Every step is its own
 process (benchmarks/gpu_check/step.py) with a time limit taken from what is left of the budget; a step that
 runs out is recorded as timed out, a step whose packages are missing as skipped with the one line that
-names them, and the next one runs. Flags gpu-check does not know pass through to the steps (`route`).
-Without a visible CUDA GPU it refuses with one line. `--cpu-smoke` runs a small plan on the CPU (the
-script's own test; not a GPU check).
+names them, and the next one runs. After every step the report, the tables (gpu-tables.md, seed 003's,
+000's and 001's formats) and, with `--pack DIR`, a copy of what matters are written again, so a cut run
+still leaves tables. Flags gpu-check does not know pass through to the steps (`plan.route`).
+Without a visible CUDA GPU it refuses with one line. `--cpu-rehearsal` runs the same plan on the CPU with
+tiny stand-ins: the call's rehearsal, not a GPU check.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
-from dataclasses import dataclass
 from functools import partial
 
 from audionet.benchmarks.common.flags import study_parser
 from audionet.benchmarks.common.results import command_line, table, write_result
+from audionet.benchmarks.gpu_check import pack, tables
+from audionet.benchmarks.gpu_check.plan import Step, gpu_plan, route
+from audionet.lib.core.config import CommaList
 from audionet.lib.core.errors import EXIT_MISSING
 
-BUDGET_S = 520.0  # under 9 minutes with start-up and the final report
+BUDGET_S = 450.0  # the steps' share of one device call of at most 8 minutes (scripts/gpu_call.sh)
 HEARTBEAT_S = 15.0
 MIN_STEP_S = 1.0  # less left than this: the remaining steps are skipped
-GENERATION, EVALUATION = "generation", "evaluation"  # what a step measures, and so which flags it takes
-RANDOM = ["--weights", "random", "--mode", "quick", "--runs", "2", "--warmup", "1", "--parallel", "1,2"]
-RANDOM += ["--sweep-rounds", "1", "--no-eval"]
 RUNNER = "audionet.benchmarks.gpu_check.step"  # runs each step's study; a missing package ends it with EXIT_MISSING
-
-
-@dataclass(frozen=True)
-class Step:
-    name: str
-    limit_s: float  # its own ceiling; what is left of the budget may cut it shorter
-    argv: tuple[str, ...]  # the study and its flags (`audionet-bench` ...)
-    kind: str = GENERATION
-
-
-def bench(name: str, limit: float, *flags: str, study: str = "device-tables") -> Step:
-    return Step(name, limit, (study, *flags))
-
-
-def evaluation(name: str, limit: float, *flags: str) -> Step:
-    return Step(name, limit, ("evaluators", "--parts", "profiles", *flags), EVALUATION)
-
-
-def family(name: str, limit: float, label: str, *flags: str) -> Step:
-    """One 2026 generation family at full size with random weights: time per 15 s of music or 30 s of
-    speech, and peak GPU memory (audionet-bench generation); skipped where its package is missing."""
-    return bench(name, limit, "--pool.devices", "cuda:0", "--only", label, "--runs", "2", *flags, study="generation")
-
-
-def gpu_plan() -> list[Step]:
-    one = ["--pool.devices", "cuda:0"]
-    cost = ["--eval.devices", "cuda:0", "--clips", "8", "--runs", "2"]
-    offline = ["--runs", "3", "--warmup", "1", "--parallel", "1,2", "--sweep-rounds", "1", "--no-eval"]
-    offline += ["--tts.model", "kokoro:", "--vc.model", "kokoro-clone:", "--music.model", "baseline:synth"]
-    pool = ["--pool.devices", "cuda:0,cuda:0", "--pool.parallel", "1", "--weights", "random", "--no-eval"]
-    pool += ["--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng", "--runs", "2", "--warmup", "1"]
-    pool += ["--parallel", "1,2", "--sweep-rounds", "2", "--batches", "1,2,4,8", "--batch-rounds", "2"]
-    return [
-        bench("tts-random", 45, *one, *RANDOM, "--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng"),
-        bench("music-random", 70, *one, *RANDOM, "--services", "music", "--music.model", "hf:facebook/musicgen-small"),
-        bench("vc-random", 75, *one, *RANDOM, "--services", "vc", "--vc.model", "hf:nari-labs/Dia-1.6B-0626"),
-        family("music-stable-audio", 45, "Stable Audio", "--music-seconds", "15"),
-        family("music-ace-step", 40, "ACE-Step", "--music-seconds", "15"),
-        # the voice-clone speech LMs in turn, each row written when done: what fits in the step's time is kept
-        family("vc-speech-lms", 50, "CSM,Higgs Audio,XTTS,OmniVoice,F5-TTS", "--speech-seconds", "30"),
-        bench("offline", 55, *one, *offline),
-        evaluation("evaluation-standard", 50, "--profiles", "standard", "--weights", "random", *cost),
-        evaluation("evaluation-offline", 40, "--profiles", "offline", *cost),
-        bench("pool", 50, *pool, study="pool"),
-    ]
-
-
-def smoke_plan() -> list[Step]:
-    quick = ["--services", "tts", "--runs", "1", "--warmup", "0", "--no-eval", "--parallel", ""]
-    pool = ["--pool.devices", "cpu,cpu", *quick, "--batches", "1,2", "--batch-rounds", "1"]
-    return [
-        bench("tts", 120, "--pool.devices", "cpu", *quick),
-        bench("pool", 120, *pool, study="pool"),
-        evaluation("evaluation", 150, "--profiles", "offline", "--services", "tts", "--clips", "2", "--runs", "1"),
-    ]
-
-
-def route(extras: list[str]) -> dict[str, list[str]]:
-    """Flags gpu-check does not know -> the steps that take them: --eval.* to the evaluation steps, any
-    other --<group>.<name> (with its value) to the generation steps. Anything else is a ValueError."""
-    routed: dict[str, list[str]] = {GENERATION: [], EVALUATION: []}
-    tokens = list(extras)
-    while tokens:
-        token = tokens.pop(0)
-        name = token.split("=", 1)[0]
-        if not name.startswith("--") or "." not in name:
-            raise ValueError(f"unknown flag {token!r}; steps take --eval.* and --<group>.<name> flags")
-        pair = [token] if "=" in token or not tokens or tokens[0].startswith("--") else [token, tokens.pop(0)]
-        routed[EVALUATION if name.startswith("--eval.") else GENERATION] += pair
-    return routed
+GPU, REHEARSAL = "gpu", "cpu-rehearsal"
 
 
 def facts() -> dict:
-    """The device, the software, and whether each CUDA path outside torch can run here (None: it can)."""
-    from audionet.lib.core.cuda_libs import CTRANSLATE2, unloadable
+    """The device, the software, whether each CUDA path outside torch can run here (None: it can), and which
+    CUDA libraries load (the soname or path loaded, None where it does not)."""
+    from audionet.lib.core.cuda_libs import CTRANSLATE2, ONNXRUNTIME_CUDA13, load, unloadable
     from audionet.lib.core.devices import describe, environment
 
     try:
@@ -125,15 +60,18 @@ def facts() -> dict:
             "onnxruntime": onnx,
             "ctranslate2": f"{ctranslate2[0]} does not load (requirements-cuda12.txt)" if ctranslate2 else None,
         },
+        "cuda_libraries": {lib.soname: load(lib) for lib in (*ONNXRUNTIME_CUDA13, *CTRANSLATE2)},
     }
 
 
-def run_step(step: Step, limit: float, folder: str, say, passed: tuple[str, ...] = ()) -> dict:
+def run_step(step: Step, limit: float, folder: str, say, passed: tuple[str, ...] = (), cache: str = "") -> dict:
     """Run one step (with the pass-through flags it takes) with its output in `folder`/<step>/ and its log
-    beside; kill its process group on time."""
+    beside; kill its process group on time. `cache`: where its random-weight stand-ins are built (removed
+    after it: a full-size one is up to 14 GB on disk)."""
     out = os.path.join(folder, step.name)
     log_path = os.path.join(folder, f"{step.name}.log")
-    argv = [*step.argv, *passed, "--out", out]
+    cached = ["--cache-dir", cache] if cache else []  # every study gpu-check runs takes it
+    argv = [*step.argv, *passed, *cached, "--out", out]
     command = [sys.executable, "-m", RUNNER, *argv]
     started = time.monotonic()
     deadline = started + limit
@@ -153,13 +91,15 @@ def run_step(step: Step, limit: float, folder: str, say, passed: tuple[str, ...]
             except subprocess.TimeoutExpired:
                 if time.monotonic() < deadline:
                     say(f"   ... {time.monotonic() - started:.0f} s: {last_line(log_path)}")
+    if cache:
+        shutil.rmtree(cache, ignore_errors=True)
     return {
         "step": step.name,
         "status": status,
         "reason": None if status in ("ok", "timed out") else last_line(log_path, 400),
         "seconds": round(time.monotonic() - started, 1),
         "limit_s": round(limit, 1),
-        "command": " ".join(["audionet-bench", *argv[:-2]]),
+        "command": " ".join(["audionet-bench", *argv[: len(argv) - len(cached) - 2]]),
         "log": os.path.basename(log_path),
     }
 
@@ -174,31 +114,46 @@ def report(result: dict) -> str:
     device, env = result["device"], result["environment"]
     rows = [[s["step"], s["status"], s["seconds"], s["limit_s"], f"`{s['command']}`"] for s in result["steps"]]
     lines = [f"# make gpu-check: {device['name']} (`{device['slug']}`)", ""]
-    if result["plan"] != "gpu":
-        lines += ["**cpu-smoke plan**: the script's own test on a CPU, not a GPU check.", ""]
+    if result["plan"] != GPU:
+        lines += [f"**{result['plan']} plan**: the GPU plan on a CPU with tiny stand-ins, not a GPU check.", ""]
     lines += [
         f"Compute capability {device.get('compute_capability') or 'n/a'}, {device.get('memory_total_gb')} GB, "
         f"driver {device.get('driver')}; torch {env.get('torch')} (CUDA {env.get('cuda')}). "
-        f"Budget {result['budget_s']:.0f} s, used {result['total_s']:.0f} s.",
+        f"Budget {result['budget_s']:.0f} s, used {result.get('total_s', 0):.0f} s"
+        + ("." if "total_s" in result else " so far (the run is still going, or was cut)."),
         "",
     ]
-    if result["plan"] == "gpu":
+    if result["plan"] == GPU:
         onnx, ctranslate2 = result["cuda_paths"]["onnxruntime"], result["cuda_paths"]["ctranslate2"]
         lines += [
             f"Kokoro and DNSMOS ran on {'the GPU (onnxruntime CUDA provider)' if onnx is None else 'the CPU: ' + onnx}. "
-            f"CTranslate2 Whisper on CUDA: {'available' if ctranslate2 is None else ctranslate2}. VITS, MusicGen "
-            "and Dia use random weights: their timings are real, their quality numbers are not.",
+            f"CTranslate2 Whisper on CUDA: {'available' if ctranslate2 is None else ctranslate2}. The generation "
+            "families and the standard evaluators use random weights: their timings are real, their quality is not.",
             "",
         ]
+    libraries = result.get("cuda_libraries")
+    if libraries:
+        loads = [f"{name} {'loads' if found else 'does not load'}" for name, found in libraries.items()]
+        lines += ["CUDA libraries: " + "; ".join(loads) + ".", ""]
     notes = [f"- {s['step']}: {s['status']}: {s['reason']}" for s in result["steps"] if s.get("reason")]
     table_text = table(["Step", "Status", "Seconds", "Limit (s)", "Command"], rows)
-    return "\n".join(lines) + table_text + ("\n" + "\n".join(notes) + "\n" if notes else "")
+    return "\n".join(lines) + "\n" + table_text + ("\n" + "\n".join(notes) + "\n" if notes else "")
 
 
 def main(argv: list[str], prog: str = "audionet-bench gpu-check") -> int:
     parser = study_parser(prog, __doc__)
     parser.add_argument("--budget", type=float, default=BUDGET_S, help="seconds for every step together")
-    parser.add_argument("--cpu-smoke", action="store_true", help="a small plan on the CPU (the script's own test)")
+    parser.add_argument(
+        "--cpu-rehearsal", action="store_true", help="the same plan on the CPU with tiny stand-ins (the rehearsal)"
+    )
+    parser.add_argument("--pack", default="", help="after every step, copy what matters into this folder ($OUT)")
+    names = [step.name for step in gpu_plan()]
+    parser.add_argument(
+        "--steps",
+        type=CommaList(allowed=tuple(names), what="step"),
+        default=",".join(names),
+        help="only these steps, in the plan's order (a second call for what the first did not finish)",
+    )
     args, extras = parser.parse_known_args(argv)
     try:
         passed = route(extras)
@@ -210,19 +165,24 @@ def main(argv: list[str], prog: str = "audionet-bench gpu-check") -> int:
     with needs("gpu-check"):
         import torch
 
-    if not args.cpu_smoke and not torch.cuda.is_available():
+    if not args.cpu_rehearsal and not torch.cuda.is_available():
         print(f"{prog}: no CUDA GPU is visible here ({torch_build(torch)}); run it on a GPU host", file=sys.stderr)
         return 2
-    return run_plan(smoke_plan() if args.cpu_smoke else gpu_plan(), args, passed, command_line(prog, argv))
+    plan = [step for step in gpu_plan(rehearsal=args.cpu_rehearsal) if step.name in args.steps]
+    return run_plan(plan, args, passed, command_line(prog, argv))
 
 
 def run_plan(plan: list[Step], args, passed: dict[str, list[str]], command: str) -> int:
-    """Every step of `plan` within the budget; gpu_check.{json,md} in <out>/<device-slug>/."""
+    """Every step of `plan` within the budget; gpu-check.{json,md} and gpu-tables.{json,md} in
+    <out>/<device-slug>/, written again after every step (and packed into --pack)."""
     began, say = time.monotonic(), partial(print, flush=True)  # progress shows as it happens, also through a pipe
-    result = {**facts(), "budget_s": args.budget, "plan": "cpu-smoke" if args.cpu_smoke else "gpu", "steps": []}
-    result["passed_flags"] = passed
-    folder = os.path.join(args.out, result["device"]["slug"])
+    kind = REHEARSAL if args.cpu_rehearsal else GPU
+    result = {**facts(), "budget_s": args.budget, "plan": kind, "steps": [], "passed_flags": passed}
+    slug = result["device"]["slug"]
+    folder = os.path.join(args.out, slug)
     os.makedirs(folder, exist_ok=True)
+    say(report(result).split("\n|")[0])  # the device, the software and the CUDA libraries, before any step
+    scratch = tempfile.mkdtemp(prefix="gpu-check-weights-")
     for n, step in enumerate(plan, 1):
         left = args.budget - (time.monotonic() - began)
         if left < MIN_STEP_S:
@@ -232,11 +192,26 @@ def run_plan(plan: list[Step], args, passed: dict[str, list[str]], command: str)
             continue
         limit = min(step.limit_s, left)
         say(f"[{n}/{len(plan)}] {step.name} (limit {limit:.0f} s; {left:.0f} s of {args.budget:.0f} s left)")
-        outcome = run_step(step, limit, folder, say, tuple(passed[step.kind]))
+        cache = os.path.join(scratch, step.name)
+        outcome = run_step(step, limit, folder, say, tuple(passed[step.kind]), cache)
         reason = f": {outcome['reason']}" if outcome["reason"] else ""
         say(f"   {outcome['status']} in {outcome['seconds']:.0f} s{reason}")
         result["steps"].append(outcome)
+        write(args, result, command)
+    shutil.rmtree(scratch, ignore_errors=True)
     result["total_s"] = round(time.monotonic() - began, 1)
-    write_result(args.out, result["device"]["slug"], "gpu-check", result, report(result), command)
+    write(args, result, command)
     print(f"results in {folder} ({result['total_s']:.0f} s)")
     return 0 if all(step["status"] in ("ok", "skipped") for step in result["steps"]) else 1
+
+
+def write(args, result: dict, command: str) -> None:
+    """The report and the tables as they stand, and with --pack their copy and the results folder's."""
+    slug = result["device"]["slug"]
+    write_result(args.out, slug, "gpu-check", result, report(result), command)
+    tables.write(args.out, slug, result, command)
+    if args.pack:
+        try:
+            pack.pack(args.out, slug, args.pack)
+        except OSError as error:  # the run goes on: its files stay in <out> and its log says why
+            print(f"gpu-check: could not pack into {args.pack}: {error}", flush=True)

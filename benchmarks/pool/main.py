@@ -103,6 +103,7 @@ def study(
                     "batch": n,
                     "makespan": summarise(makespans, drop_outliers=False).as_dict(),
                     "makespans_s": makespans,
+                    "latencies_s": latencies,  # each request's, round after round (seed 001's "Times")
                     "latency_mean_s": float(np.mean(latencies)),
                     "latency_p95_s": float(np.percentile(latencies, 95)),
                     "served": {r.name: served.get(r.name, 0) for r in members},

@@ -52,8 +52,13 @@ class ClapScorer(TextAudioScorer):
         for start in range(0, len(clips), self.batch_size):
             batch_texts = list(texts[start : start + self.batch_size])
             audios = [self._centre(resample(c, self._rate).samples) for c in clips[start : start + self.batch_size]]
-            inputs = self._processor(
-                text=batch_texts, audio=audios, sampling_rate=self._rate, return_tensors="pt", padding=True
+            inputs = self._processor(  # a prompt longer than the text tower reads is cut there, not an error
+                text=batch_texts,
+                audio=audios,
+                sampling_rate=self._rate,
+                return_tensors="pt",
+                padding=True,
+                truncation=True,
             )
             inputs = {
                 k: (v.to(self.device, self._dtype) if v.is_floating_point() else v.to(self.device))

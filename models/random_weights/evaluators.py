@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from audionet.models.random_weights.tokenizers import roberta_letters
+from audionet.models.random_weights.tokenizers import roberta_letters, whisper_bytes
 
 
 def whisper(out: str, *, dims: dict, mels: int, engine: str) -> None:
@@ -19,8 +19,11 @@ def whisper(out: str, *, dims: dict, mels: int, engine: str) -> None:
 
     hf = out if engine == TRANSFORMERS else out + ".hf"
     WhisperForConditionalGeneration(WhisperConfig(vocab_size=51864, num_mel_bins=mels, **dims)).save_pretrained(hf)
-    # The shipped tiny.en tokenizer: a real Whisper vocabulary, so decoding runs the real path.
-    WhisperTokenizer(tokenizer_file=os.path.join(shipped_model_path(), "tokenizer.json")).save_pretrained(hf)
+    # The shipped tiny.en tokenizer: a real Whisper vocabulary, so decoding runs the real path; one in its
+    # layout made here where it is not installed
+    shipped = shipped_model_path()
+    tokenizer = WhisperTokenizer(tokenizer_file=os.path.join(shipped, "tokenizer.json")) if shipped else whisper_bytes()
+    tokenizer.save_pretrained(hf)
     WhisperFeatureExtractor(feature_size=mels).save_pretrained(hf)
     if engine == TRANSFORMERS:
         return
@@ -59,6 +62,8 @@ def clap(out: str, *, text: dict, audio: dict, projection_dim: int) -> None:
         projection_dim=projection_dim,
     )
     ClapModel(config).save_pretrained(out)
+    # RoBERTa's positions start after the padding index: the text tower reads 2 fewer tokens than it has positions
+    tokenizer.model_max_length = config.text_config.max_position_embeddings - 2
     extractor = ClapFeatureExtractor(truncation="rand_trunc")
     ClapProcessor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(out)
 

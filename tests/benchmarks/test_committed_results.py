@@ -21,6 +21,8 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
     from audionet.benchmarks.device_tables import tables
     from audionet.benchmarks.evaluator_devices import report as evaluator_devices
     from audionet.benchmarks.evaluators import main as evaluators
+    from audionet.benchmarks.gpu_check import main as gpu_check
+    from audionet.benchmarks.gpu_check import tables as gpu_tables
     from audionet.benchmarks.incentive import report as incentive
     from audionet.benchmarks.judges import main as judges
     from audionet.benchmarks.pool import report as pool
@@ -42,6 +44,8 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
             "clone-similarity": clone_similarity.markdown,
             "pool": pool.render,
             "reliability": reliability.render,
+            "gpu-check": gpu_check.report,
+            "gpu-tables": gpu_tables.markdown,
         }
         prefixed = {
             "adversaries-": adversaries.markdown,

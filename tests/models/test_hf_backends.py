@@ -48,6 +48,16 @@ def test_random_spec_builds_once_and_leaves_other_specs_alone(specs, tmp_path_fa
     assert random_spec("hf:some/unknown-model", cache) == "hf:some/unknown-model"
 
 
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="a GPU is visible: the build succeeds there")
+def test_a_stand_in_asked_on_a_gpu_that_is_not_there_is_built_on_the_cpu(tmp_path, caplog):
+    """random_model makes the weights on a CUDA device first; where that fails (here: no GPU) the CPU builds
+    the same folder and a log line says why."""
+    spec = random_spec(IDS["vits"], str(tmp_path), size="tiny", device="cuda:0")
+    assert "building facebook/mms-tts-eng on cuda:0 failed" in caplog.text
+    backend = TTS.load_backend(spec, warmup=False)
+    assert backend.synthesize("Built where it could be.").seconds > 0
+
+
 def test_musicgen_length_rate_and_seed(music):
     import torch
 

