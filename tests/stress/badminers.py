@@ -3,7 +3,7 @@
 Each one reads a request like a miner, then answers as its behaviour says: too slowly, a byte at a time,
 too much, signed by the wrong key, an old answer replayed, signed bytes that are no answer ("garbage", kept out of
 `BEHAVIOURS`, which the round scenario cycles through), or not at all. A "dead" miner is a registered endpoint
-where nothing listens."""
+where nothing listens. The answers of issue 45 (bombs, compressed answers, a slow link, ...) are `bombs.KINDS`."""
 
 from __future__ import annotations
 
@@ -19,15 +19,10 @@ import numpy as np
 from audionet.lib.core.audio import Audio, encode_flac
 from audionet.lib.core.auth import sign_response
 from audionet.lib.core.chain import OfflineChain
-from audionet.lib.core.protocol import (
-    MAX_RESPONSE_BYTES,
-    RESPONSE_CONTENT_TYPE,
-    ResponseMeta,
-    pack_response,
-    sha256_hex,
-)
+from audionet.lib.core.protocol import MAX_RESPONSE_BYTES, ResponseMeta, pack_response, sha256_hex
 from audionet.lib.core.wallet import create_wallet
 from audionet.lib.localnet import free_port
+from tests.stress import bombs
 
 BEHAVIOURS = ("slow", "dead", "drip", "oversized", "wrong_signature", "replay", "hangup")
 CLIP = encode_flac(Audio((0.2 * np.sin(np.arange(44_100) * 0.06)).astype(np.float32), 22_050))
@@ -44,7 +39,7 @@ class BadMiner:
     stranger: object = None
     replayed: tuple[bytes, dict] | None = None
 
-    def answer(self, path: str, body: bytes, *, signer=None) -> tuple[bytes, dict]:
+    def answer(self, path: str, body: bytes, *, signer=None, flac: bytes = CLIP) -> tuple[bytes, dict]:
         """A well-formed signed answer to `body` (signed by `signer`, by default this miner)."""
         seed = json.loads(body).get("seed", 0) if body.startswith(b"{") else 0
         meta = ResponseMeta(
@@ -55,7 +50,7 @@ class BadMiner:
             seed=seed,
             request_sha256=sha256_hex(body),
         )
-        payload = pack_response(meta, CLIP)
+        payload = pack_response(meta, flac)
         return payload, sign_response(signer or self.wallet, path, payload, self.validator_hotkey)
 
     def prepare(self) -> None:
@@ -65,13 +60,14 @@ class BadMiner:
 
 
 def _head(status: str, length: int, headers: dict) -> bytes:
-    lines = [f"HTTP/1.1 {status}", f"Content-Type: {RESPONSE_CONTENT_TYPE}", f"Content-Length: {length}"]
-    lines += [f"{key}: {value}" for key, value in headers.items()] + ["Connection: close", "", ""]
-    return "\r\n".join(lines).encode()
+    return bombs.head(status, length, headers)
 
 
 async def _behave(miner: BadMiner, writer: asyncio.StreamWriter, path: str, body: bytes) -> None:
     kind = miner.behaviour
+    if kind in bombs.KINDS:
+        await bombs.send(miner, writer, path, body)
+        return
     if kind == "hangup":
         return
     if kind == "oversized":
