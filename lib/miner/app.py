@@ -166,7 +166,7 @@ class MinerApp:
         try:
             ticket = dispatcher.enter(who)  # a full line, or the caller's share of it, answers before parsing
             try:
-                request = await dispatcher.prepare(ticket, run_in_threadpool(service.parse, body))
+                request = await dispatcher.prepare(ticket, run_in_threadpool(dispatcher.parse, ticket, body))
                 audio, elapsed, device, model = await self._generate_while_connected(http, dispatcher, ticket, request)
             finally:
                 dispatcher.leave(ticket)
