@@ -14,6 +14,7 @@ from audionet.benchmarks.common.results import RESULTS_DIR, command_line, write_
 from audionet.lib.core.config import Parser
 from audionet.lib.core.devices import device_slug
 from tests.stress import (
+    answers,
     crash,
     findings,
     floods,
@@ -30,7 +31,19 @@ from tests.stress.common import start_live_miner
 from tests.stress.hostile import run_hostile
 from tests.stress.report import GROUPS
 
-SCENARIOS = ("hostile", "concurrent", "idle", "floods", "generation", "round", "crash", "holes", "memory", "soak")
+SCENARIOS = (
+    "hostile",
+    "concurrent",
+    "idle",
+    "floods",
+    "generation",
+    "round",
+    "crash",
+    "holes",
+    "memory",
+    "soak",
+    "answers",
+)
 LOW_STAKE = 10.0  # the caller that sends over-long text (issue 24: a low-stake validator)
 KOKORO_TIMEOUT_S = 8.0  # the Kokoro miner's --miner.timeout.tts: a 23 s text takes longer on this CPU
 
@@ -65,6 +78,12 @@ def build_parser() -> Parser:
     soak_.add_argument("--soak-rounds", type=int, default=1_000, help="validator rounds back to back")
     soak_.add_argument("--soak-every", type=int, default=25, help="rounds between memory samples")
     soak_.add_argument("--soak-warmup", type=int, default=200, help="rounds before growth is counted")
+    answers_ = parser.add_argument_group("issue 45 (a validator over hostile answers)")
+    answers_.add_argument("--answer-rounds", type=int, default=4, help="validator rounds in each phase")
+    answers_.add_argument("--bombs", type=int, default=answers.FULL["bombs"], help="miners sending bombs")
+    answers_.add_argument("--compressed", type=int, default=answers.FULL["compressed"], help="gzip-answer miners")
+    answers_.add_argument("--fat-health", type=int, default=answers.FULL["fat_health"], help="fat-health miners")
+    answers_.add_argument("--phases", default="", help="comma-separated phases of answers.py (default: all)")
     parser.add_argument("--keep", action="store_true", help="keep the other scenarios of the results file there")
     return parser
 
@@ -179,6 +198,20 @@ def run_scenarios(args, workdir: str) -> dict:
             size = (args.soak_rounds, args.soak_every, args.soak_warmup)
             progress = lambda sample: tick(sample["round"] and not sample.get("final") and args.soak_every)  # noqa: E731
             attempt(scenarios, "soak", lambda: soak.run_soak(os.path.join(workdir, "soak"), *size, progress=progress))
+    if "answers" in chosen:
+        size = answers.FULL | {"bombs": args.bombs, "compressed": args.compressed, "fat_health": args.fat_health}
+        only = [p for p in args.phases.split(",") if p] or None
+        attempt(
+            scenarios,
+            "answers",
+            lambda: answers.run_answers(
+                os.path.join(workdir, "answers"),
+                args.answer_rounds,
+                size,
+                only,
+                progress=lambda m: print(m, file=sys.stderr),
+            ),
+        )
     if "crash" in chosen:
         with counter("kill -9 mid-save", args.save_kills) as tick:
             saves = os.path.join(workdir, "saves")
@@ -261,6 +294,7 @@ def failures(scenarios: dict, args) -> list[str]:
         ("kokoro_limit", thresholds.kokoro_limit),
         ("memory", thresholds.memory),
         ("soak", thresholds.soak),
+        ("answers", thresholds.answers),
     ):
         if key in scenarios:
             found += check(scenarios[key])
