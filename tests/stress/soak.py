@@ -148,6 +148,8 @@ def run_validator(
     # W&B writes its service's address into the environment of a process that used it (pytest, after the telemetry
     # tests): without this the validator would join that service instead of starting its own, as a validator does.
     env.pop("WANDB_SERVICE", None)
+    if older := os.environ.get("STRESS_VALIDATOR_PYTHONPATH"):  # "before" figures: an older commit's validator
+        env["PYTHONPATH"] = os.pathsep.join(path for path in (older, env.get("PYTHONPATH")) if path)
     command = [sys.executable, "-m", "tests.stress.soak", samples, str(every), "--"]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
