@@ -65,13 +65,13 @@ class Body:
         self.cap, self.chunks, self.size = body_cap(status, headers, cap), [], 0
 
     def add(self, chunk: bytes) -> bool:
-        """Keep `chunk`; False once the cap is reached (stop reading)."""
+        """Keep `chunk`; False once an error body has reached its cap (stop reading: the rest is not needed)."""
         room = self.cap - self.size
         if len(chunk) > room and self.status == 200:
             raise WireError(f"response exceeds {self.cap} bytes")
         self.chunks.append(chunk[:room])
         self.size += min(len(chunk), room)
-        return self.size < self.cap
+        return self.status == 200 or self.size < self.cap  # a 200 is read to its end: a byte past the cap refuses it
 
     def reply(self) -> Reply:
         return Reply(self.status, self.headers, b"".join(self.chunks), self.headers_at_ns)
