@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import re
+import socket
 import threading
 from dataclasses import dataclass
 
@@ -21,7 +22,6 @@ from audionet.lib.core.auth import sign_response
 from audionet.lib.core.chain import OfflineChain
 from audionet.lib.core.protocol import MAX_RESPONSE_BYTES, ResponseMeta, pack_response, sha256_hex
 from audionet.lib.core.wallet import create_wallet
-from audionet.lib.localnet import free_port
 from tests.stress import bombs
 
 BEHAVIOURS = ("slow", "dead", "drip", "oversized", "wrong_signature", "replay", "hangup")
@@ -38,6 +38,7 @@ class BadMiner:
     timeout_s: float
     stranger: object = None
     replayed: tuple[bytes, dict] | None = None
+    sock: socket.socket | None = None  # bound to `port` since it was enlisted: no other process can take it
 
     def answer(self, path: str, body: bytes, *, signer=None, flac: bytes = CLIP) -> tuple[bytes, dict]:
         """A well-formed signed answer to `body` (signed by `signer`, by default this miner)."""
@@ -122,13 +123,17 @@ class BadMinerServers:
     async def _start(self) -> None:
         for miner in self.miners:
             miner.prepare()
-            if miner.behaviour != "dead":
+            if miner.behaviour != "dead":  # a dead one stays bound, not listening: its connections are refused
                 handler = lambda r, w, m=miner: _serve_one(m, r, w)  # noqa: E731
-                self.servers.append(await asyncio.start_server(handler, "127.0.0.1", miner.port))
+                where = {"sock": miner.sock} if miner.sock else {"host": "127.0.0.1", "port": miner.port}
+                self.servers.append(await asyncio.start_server(handler, **where))
 
     async def _stop(self) -> None:
         for server in self.servers:
             server.close()
+        for miner in self.miners:
+            if miner.sock is not None:
+                miner.sock.close()
         tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
         for task in tasks:
             task.cancel()
@@ -156,7 +161,10 @@ def enlist(
         name = f"bad{index:02d}-{behaviour}"
         wallet = create_wallet(name, "default", wallets)
         chain.register(wallet.hotkey.ss58_address, wallet.coldkeypub.ss58_address)
-        miner = BadMiner(name, behaviour, wallet, free_port(), validator_hotkey, timeout_s, stranger=stranger)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))  # held from now on (a port only found free could be taken before its server starts)
+        port = sock.getsockname()[1]
+        miner = BadMiner(name, behaviour, wallet, port, validator_hotkey, timeout_s, stranger=stranger, sock=sock)
         asyncio.run(OfflineChain(chain_path, netuid, wallet=wallet).serve("127.0.0.1", miner.port))
         miners.append(miner)
     return miners

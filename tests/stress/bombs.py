@@ -6,7 +6,8 @@
   for 18 s: honest answers went stale);
 * `deep_error`, `deep_health`, `deep_header`: `"[" * 5000` as an error body (no key needed), as a signed health
   answer, and as a signed answer's header (json.loads raised RecursionError and every round failed);
-* `fat_health`: a signed health answer listing 7.2 MB of services (kept for 600 s: 51 MB per miner);
+* `fat_health`: a signed health answer listing 250 KB of services, the most a validator reads (issue 45: 7.2 MB
+  lists were kept for 600 s, 51 MB per miner; a longer one is not read at all);
 * `log_injection`: error bodies with escape sequences and a forged "set weights" line, and a signed answer
   whose model and device hold control characters;
 * `slow_link`: an honest signed answer of `SLOW_ANSWER_BYTES` sent at `SLOW_LINK_RATE` bytes a second: it
@@ -30,6 +31,7 @@ from audionet.lib.core.auth import sign_response
 from audionet.lib.core.protocol import HEALTH_PATH, RESPONSE_CONTENT_TYPE
 
 KINDS = (
+    "plain",  # no attack: a signed health answer and well-formed signed answers, at once (a control)
     "gzip_bomb",
     "compressed",
     "deep_error",
@@ -43,10 +45,13 @@ BOMBS = ("gzip_bomb", "deep_error", "deep_health", "deep_header")  # the issue's
 BOMB_BYTES = 1 << 30  # what a bomb inflates to (1 GiB: more than half a validator's baseline)
 COMPRESSED_BYTES = 64 << 20
 DEEP = b"[" * 5000
-FAT_SERVICES = 7_200_000  # bytes of service names in a fat health answer
+FAT_SERVICES = 250_000  # bytes of service names in a fat health answer: the most a validator reads (256 KiB)
 FORGED = "\x1b[2K\r\n2026-01-01 00:00:00 INFO validator: set weights at block 99: mechanism 0 (tts): 1 uids\x1b[8m"
 SLOW_LINK_RATE = 50_000  # bytes a second
 SLOW_ANSWER_BYTES = 800_000  # 16 s at 50 KB/s: inside TTS's 20 s timeout, past the 10 s freshness window
+
+
+FAT_LIST = [f"service-{n:07d}" for n in range(FAT_SERVICES // 22)] + ["tts", "vc", "music"]
 
 
 def head(status: str, length: int, headers: dict, content_type: str = RESPONSE_CONTENT_TYPE) -> bytes:
@@ -110,7 +115,7 @@ def pack_raw(header: bytes, flac: bytes) -> bytes:
 
 
 def reply(miner, path: str, body: bytes) -> bytes | None:
-    """What `miner` sends back at once, for every kind but `slow_link` (None: answer honestly)."""
+    """What `miner` sends back at once (None: a slow link's answer, sent by `send`)."""
     kind = miner.behaviour
     asking_health = path == HEALTH_PATH
     if kind == "gzip_bomb":
@@ -128,18 +133,17 @@ def reply(miner, path: str, body: bytes) -> bytes | None:
         answer = pack_raw(DEEP, b"fLaC")
         return signed(miner, path, answer) + answer
     if kind == "fat_health" and asking_health:
-        names, size = [], 0
-        while size < FAT_SERVICES:
-            names.append(f"service-{len(names):07d}")
-            size += 22
-        return health(miner, [*names, "tts", "vc", "music"])
+        return health(miner, FAT_LIST)
     if kind == "log_injection":
         if asking_health or json.loads(body).get("seed", 0) % 2:
             return error(json.dumps({"error": FORGED}).encode())
         return bad_meta(miner, path, body)
     if asking_health:
         return health(miner, {service: {} for service in ("tts", "vc", "music")})
-    return None
+    if kind == "slow_link":
+        return None
+    payload, headers = miner.answer(path, body)  # a well-formed signed answer, at once
+    return head("200 OK", len(payload), headers) + payload
 
 
 async def drip(writer: asyncio.StreamWriter, data: bytes, rate: float) -> None:

@@ -10,7 +10,8 @@ TITLES = {
     "bombs_n": "bombs of every kind",
     "compressed_n": "gzip answers (64 KB sent, 64 MB inflated)",
     "slow_link": "an honest signed answer at 50 KB/s (800 KB, 16 s)",
-    "fat_health_n": "signed health listing 250 KB of services",
+    "plain_n": "plain signed health (the control for the next)",
+    "fat_health_n": "signed health listing 250 KB of services (heap vs the control)",
     "log_injection": "escape sequences and a forged log line",
 }
 
@@ -24,7 +25,8 @@ def answers_table(r: dict) -> str:
             continue
         hostile = sum(row["hostile"].values())
         honest = row["honest"]
-        gates = "; ".join(f"{g} ×{n}" for g, n in row["hostile_gates"].items()) or "-"
+        reasons = row.get("hostile_reasons", {})
+        gates = "; ".join(f"{g} ×{n} ({reasons.get(g, '')[:100]})" for g, n in row["hostile_gates"].items()) or "-"
         rows.append(
             [
                 f"{title} ({hostile} hostile)" if hostile else title,

@@ -112,7 +112,9 @@ def child(argv: list[str]) -> int:
     return run_entry_point("validator", entry.build_parser(), run, flags)
 
 
-def validator_flags(subnet, workdir: str, rounds: int, services: tuple, timeout_s: float | None = TIMEOUT_S) -> list:
+def validator_flags(
+    subnet, workdir: str, rounds: int, services: tuple, timeout_s: float | None = TIMEOUT_S, sample_size: int = 64
+) -> list:
     """The soak's validator flags; `timeout_s` None: each service's own timeout."""
     timeouts = [arg for s in services for arg in (f"--neuron.timeout.{s}", f"{timeout_s:g}")] if timeout_s else []
     return [
@@ -127,7 +129,7 @@ def validator_flags(subnet, workdir: str, rounds: int, services: tuple, timeout_
         ),
         *("--neuron.state_dir", os.path.join(workdir, "validator"), "--neuron.rounds", str(rounds)),
         # Every miner every round (a round interval of 0 would leave a budget for one).
-        *("--neuron.round_interval", "0", "--neuron.round_budget", "inf", "--neuron.sample_size", "64"),
+        *("--neuron.round_interval", "0", "--neuron.round_budget", "inf", "--neuron.sample_size", str(sample_size)),
         *("--neuron.epoch_length", "1", "--neuron.seed", str(SEED)),
         *("--neuron.eligible_after", "1", "--neuron.services", ",".join(services), *timeouts),
         # A flush every 2 s over a soak of minutes: about as many per round as a validator's every 60 s at 12 s
@@ -140,7 +142,14 @@ def validator_flags(subnet, workdir: str, rounds: int, services: tuple, timeout_
 
 
 def run_validator(
-    workdir: str, subnet, rounds: int, every: int, services: tuple, progress, timeout_s: float | None = TIMEOUT_S
+    workdir: str,
+    subnet,
+    rounds: int,
+    every: int,
+    services: tuple,
+    progress,
+    timeout_s: float | None = TIMEOUT_S,
+    sample_size: int = 64,
 ) -> tuple[int, list[dict], str]:
     """The child validator's exit status, its samples and its log."""
     samples, log_path = os.path.join(workdir, "samples.jsonl"), os.path.join(workdir, "validator.log")
@@ -153,7 +162,7 @@ def run_validator(
     command = [sys.executable, "-m", "tests.stress.soak", samples, str(every), "--"]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            command + validator_flags(subnet, workdir, rounds, services, timeout_s),
+            command + validator_flags(subnet, workdir, rounds, services, timeout_s, sample_size),
             cwd=REPO,
             env=env,
             stdout=log,

@@ -138,4 +138,4 @@ def test_issue_45_a_validator_over_hostile_answers_completes_every_round_and_jud
     result = answers.run_answers(str(tmp_path), rounds=2, size=answers.SMALL, progress=lambda _m: None)
     assert thresholds.answers(result) == [], result
     assert set(result) == set(answers.phases(answers.SMALL))
-    assert any("Content-Encoding 'gzip, gzip'" in gate for gate in result["gzip_bomb_1"]["hostile_gates"])
+    assert "Content-Encoding 'gzip, gzip'" in result["gzip_bomb_1"]["hostile_reasons"]["gzip_bomb: no_answer"]

@@ -250,7 +250,7 @@ def answers(r: dict) -> list[str]:
             failed.append(f"answers {name}: peak memory {row['peak_vs_baseline']}x the baseline's")
         if name == "fat_health_n" and row.get("heap_kept_mb", 0) > HEALTH_KEPT_MB:
             failed.append(f"answers {name}: {row['heap_kept_mb']} MB kept")
-        if name == "slow_link" and any(g.startswith("slow_link: no valid answer") for g in row["hostile_gates"]):
+        if name == "slow_link" and "slow_link: no_answer" in row["hostile_gates"]:
             failed.append(f"answers {name}: the slow link's signed answer was refused ({row['hostile_gates']})")
         if row["log_control_characters"] or row["log_forged_lines"] or row["verdict_control_characters"]:
             failed.append(
