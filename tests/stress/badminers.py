@@ -55,6 +55,7 @@ class BadMiner:
         return payload, sign_response(signer or self.wallet, path, payload, self.validator_hotkey)
 
     def prepare(self) -> None:
+        bombs.prepare(self.behaviour)
         if self.behaviour == "replay":  # an answer this miner really gave, to an earlier request
             old = json.dumps({"service": "tts", "text": "An earlier request.", "seed": 3}).encode()
             self.replayed = self.answer("/v1/tts", old)
