@@ -61,14 +61,8 @@ def build_parser() -> Parser:
     return parser
 
 
+HOLE_SIZES = ("hog", "streams", "partial", "churn_rate", "health", "burst", "first_contact", "seeds")
+
+
 def hole_sizes(args) -> dict:
-    return {
-        "hog": args.hog,
-        "streams": args.streams,
-        "partial": args.partial,
-        "churn_rate": args.churn_rate,
-        "health": args.health,
-        "burst": args.burst,
-        "first_contact": args.first_contact,
-        "seeds": args.seeds,
-    }
+    return {name: getattr(args, name) for name in HOLE_SIZES}
