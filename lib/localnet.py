@@ -223,6 +223,8 @@ class LocalNet:
             "1",
             "--neuron.round_budget",
             "inf",  # every miner every round, however long this machine takes to judge them
+            "--neuron.ready_error",
+            "inf",  # a development net publishes from the first round: a few rounds are all the evidence there is
             *self.timeouts(),
             *self.mechanism_args(),
             *extra_args,

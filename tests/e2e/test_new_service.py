@@ -220,7 +220,7 @@ def test_a_service_defined_in_one_file_runs_through_miner_validator_and_weights(
             seed=5,
             epoch_length=1,
             round_interval=0.0,
-            curve=replace(CURVE, eligible_after=1),  # one round is enough to earn here
+            curve=replace(CURVE, eligible_after=1, ready_error=math.inf),  # one round is enough to earn here
         )
         validator = Validator(
             validator_wallet, OfflineChain(chain.path, wallet=validator_wallet), settings, judge=judge
