@@ -99,11 +99,12 @@ class LocalNet:
 
     def mechanism_args(self) -> list[str]:
         """The validator's `--neuron.mechanisms` where the subnet runs fewer mechanisms than services but more than
-        one: service i on mechanism i, the rest on the last."""
+        one: the first services share mechanism 0, each of the last has its own (two: tts and vc on 0, music on 1)."""
         names = registry.names()
-        if self.mechanisms in (1, len(names)) or self.mechanisms > len(names):
+        if self.mechanisms == 1 or self.mechanisms >= len(names):
             return []
-        return ["--neuron.mechanisms", ",".join(f"{s}:{min(i, self.mechanisms - 1)}" for i, s in enumerate(names))]
+        shared = len(names) - self.mechanisms
+        return ["--neuron.mechanisms", ",".join(f"{s}:{max(0, i - shared)}" for i, s in enumerate(names))]
 
     @property
     def logs_dir(self) -> str:

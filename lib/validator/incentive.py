@@ -111,11 +111,11 @@ class Curve:
 HOUR = 3600.0
 # Chosen by `audionet-bench incentive` (benchmarks/results/cpu-x86_64-2core/incentive-offline.md).
 CURVE = Curve(
-    memory=Memory(record_s=48 * HOUR, change_h=10.0, change_k=0.25),
+    memory=Memory(record_s=96 * HOUR, drop_h=10.0, rise_h=14.0, change_k=0.35),
     eligible_after=3,
     floor=0.78,
     power=1.0,
     reference_count=5,
     confidence_z=0.5,
-    ready_error=0.05,
+    ready_error=0.04,
 )

@@ -5,9 +5,10 @@ record began: weights fall by e every `Memory.record_s`, and the sums divide by 
 newcomer's estimate is the mean of what it has shown. Every answer is first compared with the record it joins
 (its difference in standard errors of a prediction from the record: the answers' spread and the record mean's
 own error), and two CUSUM statistics add it up, one for a drop and one for a rise:
-S = max(0, S + z - change_k). Each keeps the answers since it was last 0. When one passes `change_h`, the record
-starts again from those answers: the change happened when the statistic began to climb, and everything since
-is the new model's evidence. A steady miner's record stays whole (its statistics keep falling back to 0), so
+S = max(0, S + z - change_k). Each keeps the answers since it was last 0. When one passes its threshold
+(`drop_h`, `rise_h`), the record starts again from those answers: the change happened when the statistic began
+to climb, and everything since is the new model's evidence. A drop may be told sooner than a rise is trusted: a
+false drop only costs the miner, a rise that is believed too soon would pay a miner that alternates models. A steady miner's record stays whole (its statistics keep falling back to 0), so
 its weight stays calm; a changed one is judged on its new answers alone, as a new hotkey would be.
 
 A failed query counts as one answer of 0 when it begins a run of failures; further failures of the run add
@@ -32,7 +33,8 @@ class Memory:
     """How long answers count, and how a change of model is told from noise."""
 
     record_s: float  # the record's weights fall by e in this time (seconds)
-    change_h: float  # a CUSUM statistic past this many standard errors starts the record again
+    drop_h: float  # the drop statistic past this many standard errors starts the record again
+    rise_h: float  # and the rise statistic past this many
     change_k: float  # each answer's allowance, in standard errors: changes smaller than about 2k go through slowly
 
 
@@ -75,39 +77,33 @@ class Record:
     def add(self, index, reward, memory: Memory, failed=False) -> None:
         """One answer in each cell of `index` (a numpy index naming each cell once); rewards are clipped into
         0..1 (NaN and inf count as 0); `failed`: the query itself failed (no answer)."""
-        cells = np.arange(self.total.size).reshape(self.total.shape)[index].ravel()
-        reward = np.broadcast_to(clean(reward), cells.shape)
-        failed = np.broadcast_to(np.asarray(failed, bool), cells.shape)
-        repeated = failed & (self.failing.ravel()[cells] > 0)  # a failure in a run already counted
-        self._set("failing", cells, failed)
-        cells, x = cells[~repeated], np.where(failed, 0.0, reward)[~repeated]
-        z = _surprise({name: self._get(name, cells) for name in SUMS}, x)
+        where = np.unravel_index(np.arange(self.total.size).reshape(self.total.shape)[index].ravel(), self.total.shape)
+        reward = np.broadcast_to(clean(reward), where[0].shape)
+        failed = np.broadcast_to(np.asarray(failed, bool), where[0].shape)
+        repeated = failed & (self.failing[where] > 0)  # a failure in a run already counted
+        self.failing[where] = failed
+        where, x = tuple(axis[~repeated] for axis in where), np.where(failed, 0.0, reward)[~repeated]
+        cell = {f.name: getattr(self, f.name)[where] for f in fields(self) if f.name != "failing"}
+        z = _surprise(cell, x)
         change = {}
         for side, sign in (("drop", -1.0), ("rise", 1.0)):
-            before = self._get(side, cells)
+            before = cell[side]
             after = np.maximum(0.0, before + sign * z - memory.change_k)
             for name, value in _increments(x).items():
-                kept = np.where(before > 0, self._get(f"{side}_{name}", cells), 0.0)
-                self._set(f"{side}_{name}", cells, np.where(after > 0, kept + value, 0.0))
-            self._set(side, cells, after)
-            change[side] = after > memory.change_h
+                kept = np.where(before > 0, cell[f"{side}_{name}"], 0.0)
+                cell[f"{side}_{name}"] = np.where(after > 0, kept + value, 0.0)
+            cell[side] = after
+            change[side] = after > (memory.drop_h if side == "drop" else memory.rise_h)
         for name, value in _increments(x).items():
-            self._set(name, cells, self._get(name, cells) + value)
+            cell[name] = cell[name] + value
         for side in ("rise", "drop"):  # a drop wins where both pass at once
-            moved = cells[change[side]]
             for name in SUMS:
-                self._set(name, moved, self._get(f"{side}_{name}", moved))
-        restarted = cells[change["drop"] | change["rise"]]
+                cell[name] = np.where(change[side], cell[f"{side}_{name}"], cell[name])
+        restarted = change["drop"] | change["rise"]
         for name in ("drop", "rise", *(f"{side}_{name}" for side in ("drop", "rise") for name in SUMS)):
-            self._set(name, restarted, 0.0)
-
-    def _get(self, name: str, cells: np.ndarray) -> np.ndarray:
-        array = getattr(self, name)
-        return array[np.unravel_index(cells, array.shape)]
-
-    def _set(self, name: str, cells: np.ndarray, values) -> None:
-        array = getattr(self, name)
-        array[np.unravel_index(cells, array.shape)] = values
+            cell[name] = np.where(restarted, 0.0, cell[name])
+        for name, values in cell.items():
+            getattr(self, name)[where] = values
 
     def take(self, index) -> Record:
         """The cells at `index` (a uid, or a list of them), as a new record."""
