@@ -56,6 +56,9 @@ class Issue33(Layout):
     def restart(self, state: dict, uids) -> None:
         return None  # no model identity
 
+    def doubtful(self, state: dict) -> np.ndarray:
+        return np.zeros(state["count"].shape[::2], bool)  # every uid in turn: no doubt
+
     def publish(self, state: dict, validator: int, serving, scored) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(rows [service, uid], weights [mechanism, uid], published [mechanism]): every mechanism where anybody
         earned anything."""

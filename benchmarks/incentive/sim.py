@@ -193,7 +193,7 @@ def simulate(
         if batch:
             scorer.tick(state, batch * ROUND_S)
             draw = _Draw(rng, answers, phase, down[t], serving, roles, twins)
-            draw.round(scorer, state, drawn, batch, scored)
+            draw.round(scorer, state, drawn, batch, scored, scorer.doubtful(state))
         for v in active:
             role = roles[v]
             if (t - starts[v] - offset[v]) % role.every:
@@ -263,14 +263,18 @@ class _Draw:
     roles: tuple[Role, ...]
     twins: list[tuple[int, int]]
 
-    def round(self, scorer, state, drawn: np.ndarray, batch: int, scored: np.ndarray) -> None:
+    def round(self, scorer, state, drawn: np.ndarray, batch: int, scored: np.ndarray, doubtful: np.ndarray) -> None:
         """Validators in `drawn` record the answers of the services they score (none while down), their twins
-        every answer of the one they twin."""
+        every answer of the one they twin. A validator asks the uids it doubts first, in up to half its sample."""
         sample = np.array([r.sample for r in self.roles]) * batch
         spread = np.array([r.spread for r in self.roles])
         n = self.phase.size
         most = int(sample[drawn].max())
-        asked = np.argpartition(self.rng.random((drawn.size, n)), most - 1, axis=1)[:, :most]
+        keys = self.rng.random((drawn.size, n))
+        doubt = np.where(doubtful[drawn], keys, np.inf)
+        place = np.argsort(np.argsort(doubt, axis=1), axis=1)  # each doubted uid's turn among the doubted
+        first = doubtful[drawn] & (place < (sample[drawn] // 2)[:, None])
+        asked = np.argpartition(keys - first, most - 1, axis=1)[:, :most]
         mine = np.arange(most)[None, :] < sample[drawn][:, None]  # a 4-uid validator asks its first 4
         rows, uids = np.repeat(drawn, most)[mine.ravel()], asked[mine]
         p = self.phase[uids]

@@ -103,7 +103,7 @@ class Validator:
         targets = {n.uid: Target(n.uid, n.hotkey, n.axon) for n in neurons}
         budget = self.settings.round_budget_s or self.settings.round_interval
         count = self.coverage.count(len(targets), budget, self.settings.sample_size)
-        return [targets[uid] for uid in sorted(self.coverage.take(list(targets), count))]
+        return [targets[uid] for uid in sorted(self.coverage.take(list(targets), count, self.state.doubted()))]
 
     async def served(self, client: MinerClient, targets: list[Target]) -> dict[int, set[str]]:
         """Per target: the scored services it serves, from its signed health (asked again after SERVED_TTL_S;

@@ -26,6 +26,7 @@ PRIOR_SD = 0.2  # one answer's score noise assumed before a uid has shown its ow
 PRIOR_ANSWERS = 3.0  # how many answers that assumption is worth
 Z_CAP = 4.0  # one answer moves a CUSUM statistic by at most this many standard errors (scores are bounded, skewed)
 SUMS = ("total", "total_sq", "weight", "weight_sq", "count")  # the sums of a record and of each segment
+DOUBT = 0.5  # a statistic past this share of its threshold: the validator asks that miner again sooner
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,11 @@ class Record:
             cell[name] = np.where(restarted, 0.0, cell[name])
         for name, values in cell.items():
             getattr(self, name)[where] = values
+
+    def doubtful(self, memory: Memory) -> np.ndarray:
+        """Per cell: a change statistic is past half its threshold (the answers may have changed: worth asking
+        again soon, to tell it from noise sooner)."""
+        return (self.drop > DOUBT * memory.drop_h) | (self.rise > DOUBT * memory.rise_h)
 
     def take(self, index) -> Record:
         """The cells at `index` (a uid, or a list of them), as a new record."""

@@ -134,6 +134,14 @@ class ScoreState:
             for s in self.services
         }
 
+    def doubted(self) -> list[int]:
+        """Uids whose answers in a scored service may have changed (a change statistic past half its threshold):
+        asked again first, up to half a round."""
+        doubt = np.zeros(len(self.hotkeys), bool)
+        for s in self.services:
+            doubt |= self.records[s].doubtful(self.curve.memory)
+        return [int(uid) for uid in np.flatnonzero(doubt)]
+
     def typical_errors(self) -> dict[str, float]:
         """Per scored service: the typical serving uid's standard error relative to the reference (the validator
         publishes a service's weights once it is within `Curve.ready_error`; inf while nothing is known)."""

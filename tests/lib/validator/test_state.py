@@ -188,6 +188,21 @@ def test_a_new_signed_model_starts_a_new_record_like_a_new_hotkey(tmp_path):
     assert old.answers()["tts"][0] == 2
 
 
+def test_a_miner_whose_answers_may_have_changed_is_doubted_until_told():
+    """Two answers far below a long record: its drop statistic is past half its threshold, so the validator asks
+    it again first; steady miners are not doubted."""
+    state = ScoreState(("tts", "vc"), curve=EAGER)
+    state.sync(["a", "b", "c"])
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        for uid in range(3):
+            state.update("vc", uid, float(np.clip(0.8 + 0.1 * rng.standard_normal(), 0, 1)))
+    assert state.doubted() == []
+    for _ in range(2):
+        state.update("vc", 1, 0.2)
+    assert state.doubted() == [1]
+
+
 def test_unreadable_state_is_a_clear_config_error(tmp_path):
     path = tmp_path / "state.json"
     for content in ("{not json", '{"version": 99}', "[1, 2]", '{"version": 4, "hotkeys": 3}'):
