@@ -15,9 +15,10 @@ The curve (`Curve`), per service:
 1. A uid earns nothing before `eligible_after` answers in its record, nor while its last query failed.
 2. Each uid is judged by a lower confidence bound, the estimate minus `confidence_z` standard errors: a young
    record counts by its uncertainty, so a lucky few answers neither earn much nor set the reference.
-3. The reference is the `reference_count`-th highest bound among the eligible uids that serve the service
-   (the highest while fewer are eligible): no single uid sets it, and it does not move with how many uids serve
-   (cheap uids flooding a service are not among the best).
+3. The reference is the `reference_count`-th highest bound among the eligible uids that serve the service and
+   stand near the top (at least `floor` of the second best; the highest while fewer are): no single uid sets
+   it, it does not move with how many uids serve (cheap uids flooding a service are not among the best), and a
+   gated uid that happens to be the fifth of five does not become the measure of the others.
 4. Relative quality r = bound / reference. Weight = ((r - floor) / (1 - floor)) ^ power above the floor, 0 at
    and below it, rising on above the reference (a better newcomer earns more without rescaling the others);
    L1-normalised over the uids. All zeros when nobody earned anything (the caller then sets no weights).
@@ -57,14 +58,12 @@ class Curve:
         return found.value - self.confidence_z * found.error, eligible
 
     def reference(self, bound: np.ndarray, eligible: np.ndarray) -> np.ndarray:
-        """Per row (keeping the uid axis): the `reference_count`-th highest eligible bound (the highest where fewer
-        are eligible; 0 where none is). No single uid moves it, nor do uids below it however many they are."""
-        known = np.sort(np.where(eligible, bound, -np.inf), axis=-1)
-        count = eligible.sum(axis=-1, keepdims=True)
-        size = known.shape[-1]
-        place = np.where(count >= self.reference_count, size - self.reference_count, size - 1)
-        found = np.take_along_axis(known, np.clip(place, 0, None), axis=-1) if size else np.zeros(count.shape)
-        return np.where(count > 0, found, 0.0)
+        """Per row (keeping the uid axis): the `reference_count`-th highest bound among the eligible uids near the
+        top (at least `floor` of the second best), the highest where fewer are near; 0 where none is eligible. No
+        single uid moves it, nor do uids below it however many they are, and a poor fifth in a thinly served
+        service (a gated uid among five) does not pay everything above it."""
+        near = eligible & (bound >= self.floor * _highest(bound, eligible, 2))
+        return _highest(bound, near, self.reference_count)
 
     def relative(self, record: Record, serving=None) -> tuple[np.ndarray, np.ndarray]:
         """(relative quality, eligible) per cell."""
@@ -109,7 +108,20 @@ class Curve:
 
 
 HOUR = 3600.0
+
+
 # Chosen by `audionet-bench incentive` (benchmarks/results/cpu-x86_64-2core/incentive-offline.md).
+def _highest(bound: np.ndarray, eligible: np.ndarray, place: int) -> np.ndarray:
+    """Per row (keeping the uid axis): the `place`-th highest eligible bound, the highest where fewer are
+    eligible, 0 where none is."""
+    known = np.sort(np.where(eligible, bound, -np.inf), axis=-1)
+    count = eligible.sum(axis=-1, keepdims=True)
+    size = known.shape[-1]
+    at = np.where(count >= place, size - place, size - 1)
+    found = np.take_along_axis(known, np.clip(at, 0, None), axis=-1) if size else np.zeros(count.shape)
+    return np.where(count > 0, found, 0.0)
+
+
 CURVE = Curve(
     memory=Memory(record_s=96 * HOUR, drop_h=10.0, rise_h=14.0, change_k=0.35),
     eligible_after=3,

@@ -198,7 +198,8 @@ class Validator:
         per_service = {s: np.asarray(w) for s, w in self.state.weights().items()}
         errors = self.state.typical_errors()
         done = []
-        for mechid in (m for m in layout.used if self._due(m, block)):
+        # which are due is decided before any is set: a mechanism never set falls back on the last block set
+        for mechid in [m for m in layout.used if self._due(m, block)]:
             if not any(s in per_service for s in layout.services_of(mechid)):
                 continue  # a mechanism for services this validator does not score: other validators set it
             waiting = layout.holding(mechid, {s: errors[s] <= self.settings.curve.ready_error for s in errors})

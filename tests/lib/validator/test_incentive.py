@@ -85,6 +85,15 @@ def test_no_single_uid_sets_the_reference_and_the_count_of_serving_uids_does_not
     assert CURVE.weights(crowded)[:20] == pytest.approx(CURVE.weights(thin), rel=1e-9)
 
 
+def test_a_gated_fifth_of_five_is_not_the_reference_and_a_poor_fifth_pays_nothing_below_the_floor():
+    """Five eligible uids in a thinly served service: the fifth best is a gated one (bound below 0) or a cheap
+    one. The reference stays among the uids near the top, so the best still earn and the cheap ones do not."""
+    gated = CURVE.weights(recorded([0.9, 0.85, 0.8, 0.3, 0.0], noise=0.0))
+    assert gated.sum() == pytest.approx(1.0) and gated[:3].min() > 0 and gated[3:].max() == 0.0
+    cheap = CURVE.weights(recorded([0.86, 0.86, 0.53, 0.53, 0.07], noise=0.05))
+    assert cheap[:2].min() > 0 and cheap[2:].max() == 0.0
+
+
 def test_young_uids_count_by_their_uncertainty_and_nobody_earns_before_eligible():
     record = recorded([0.8] * 8, answers=400)
     young = recorded([0.95, 0.95], answers=CURVE.eligible_after, noise=0.0)
