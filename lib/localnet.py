@@ -22,6 +22,7 @@ from typing import Optional
 import httpx
 
 from audionet.lib.core.chain import OfflineChain
+from audionet.lib.core.subnet_rules import DEFAULT_MAX_UIDS, DEFAULTS, DEVELOPMENT, SubnetRules, largest_layout
 from audionet.lib.core.wallet import create_wallet
 from audionet.lib.services import registry
 
@@ -73,15 +74,37 @@ class LocalNet:
     validator_uid: Optional[int] = None
     validator_hotkey: Optional[str] = None
     miner_count: int = 0  # miners this net will run, when known before they are added (sizes the timeouts)
-    mechanisms: int = 0  # incentive mechanisms the subnet runs (0: one per registered service)
+    mechanisms: int = 1  # incentive mechanisms the subnet runs (a default subnet of 256 uids runs one)
+    rules: SubnetRules = DEVELOPMENT  # the chain's hyperparameters (root's and the owner's on a local chain)
 
     def __post_init__(self) -> None:
         os.makedirs(self.logs_dir, exist_ok=True)
         self.chain_path = os.path.join(self.workdir, "chain.sqlite")
         self.wallets = os.path.join(self.workdir, "wallets")
         self.state_dir = os.path.join(self.workdir, "validator")
-        self.chain = OfflineChain(self.chain_path, NETUID, block_seconds=self.block_seconds)
-        self.chain.set_mechanism_count(self.mechanisms or len(registry.names()))
+        self.chain = OfflineChain(self.chain_path, NETUID, block_seconds=self.block_seconds, rules=self.rules)
+        if self.mechanisms * self.chain.rules.max_uids > DEFAULT_MAX_UIDS:  # the owner makes room, as on chain
+            self.chain.set_rules(max_uids=DEFAULT_MAX_UIDS // self.mechanisms)
+        self.chain.set_mechanism_count(self.mechanisms)  # subnet_rules.RuleError where subtensor would refuse
+
+    def layout(self) -> str:
+        """The subnet's mechanisms and rules, and what a default subnet accepts, for people."""
+        rules = self.chain.rules
+        default = largest_layout(DEFAULT_MAX_UIDS, DEFAULTS)
+        return (
+            f"{self.mechanisms} mechanism(s) for {len(registry.names())} services at max_uids {rules.max_uids} "
+            f"(a default subnet: MaxMechanismCount {DEFAULTS.max_mechanisms} and max_uids x mechanisms <= "
+            f"{DEFAULT_MAX_UIDS}, so {default} at {DEFAULT_MAX_UIDS} uids); {rules.describe()}"
+        )
+
+    def mechanism_args(self) -> list[str]:
+        """The validator's `--neuron.mechanisms` where the subnet runs fewer mechanisms than services but more than
+        one: the first services share mechanism 0, each of the last has its own (two: tts and vc on 0, music on 1)."""
+        names = registry.names()
+        if self.mechanisms == 1 or self.mechanisms >= len(names):
+            return []
+        shared = len(names) - self.mechanisms
+        return ["--neuron.mechanisms", ",".join(f"{s}:{max(0, i - shared)}" for i, s in enumerate(names))]
 
     @property
     def logs_dir(self) -> str:
@@ -201,7 +224,10 @@ class LocalNet:
             "1",
             "--neuron.round_budget",
             "inf",  # every miner every round, however long this machine takes to judge them
+            "--neuron.ready_error",
+            "inf",  # a development net publishes from the first round: a few rounds are all the evidence there is
             *self.timeouts(),
+            *self.mechanism_args(),
             *extra_args,
         ]
 
@@ -294,6 +320,7 @@ class LocalNet:
             "rounds": summary["round"],
             "block": summary["block"],
             "mechanisms": {"count": mechanisms.count, "shares": mechanisms.shares},
+            "subnet": self.layout(),
             "validator": {"uid": self.validator_uid, "hotkey": self.validator_hotkey},
             "miners": miners,
         }
@@ -308,7 +335,7 @@ class LocalNet:
             f"audionet localnet: {report['rounds']} round(s), block {report['block']}; "
             f"{report['mechanisms']['count']} mechanism(s), emission split {shares}"
         )
-        table = Table(title=title)
+        table = Table(title=title, caption=f"offline subnet: {report['subnet']}")
         services = list(dict.fromkeys(s for m in report["miners"] for s in m["scores"]))
         columns = ("uid", "backend", "hotkey", *(f"{s} score / weight" for s in services), "share of emission")
         for column in (*columns, "mean latency s"):

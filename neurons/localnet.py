@@ -16,6 +16,7 @@ import tempfile
 from audionet.lib.core.config import Parser, flag, positive_int, setup_logging
 from audionet.lib.core.errors import EXIT_MISSING
 from audionet.lib.core.torch_build import torch_pair_problem
+from audionet.lib.core.subnet_rules import RuleError
 from audionet.lib.localnet import LocalNet, roster_models
 from audionet.lib.services import registry
 from audionet.neurons import localnet_report
@@ -34,8 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--mechanisms",
         type=positive_int,
-        default=len(registry.names()),
-        help="incentive mechanisms the offline subnet runs (default: one per service; 1: the validator combines them)",
+        default=1,
+        help="incentive mechanisms the offline subnet runs (1, as a default 256-uid subnet: the validator combines "
+        "the services by its split; 2: music on its own, max_uids 128)",
     )
     flag(
         parser,
@@ -64,7 +66,14 @@ def main(argv=None) -> int:
         return EXIT_MISSING
     workdir = args.workdir or tempfile.mkdtemp(prefix="audionet-localnet-")
     overrides = registry.backend_specs(args, registry.names())
-    net = LocalNet(workdir, miner_count=args.miners, mechanisms=args.mechanisms)
+    try:
+        net = LocalNet(workdir, miner_count=args.miners, mechanisms=args.mechanisms)
+    except RuleError as error:
+        log.error("--mechanisms %d: %s", args.mechanisms, error)
+        if args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+        return 2
+    log.info("offline subnet: %s", net.layout())
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         net.add_validator()

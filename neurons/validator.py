@@ -36,17 +36,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     flag(
         neuron,
-        "neuron.recent_hours",
-        type=float,
-        default=CURVE.memory.recent_s / 3600,
-        help="the same for its recent answers (a change shows in its weight within about this time)",
-    )
-    flag(
-        neuron,
         "neuron.eligible_after",
         type=int,
         default=CURVE.eligible_after,
         help="scored answers in a service before a miner can earn weight in it (a local development net may use 1)",
+    )
+    flag(
+        neuron,
+        "neuron.ready_error",
+        type=float,
+        default=CURVE.ready_error,
+        help="publish a service's weights once the typical miner's standard error is within this share of the "
+        "reference (until then hold the last weights; inf: at once, for a local development net)",
     )
     flag(
         neuron,
@@ -141,8 +142,8 @@ def evaluator_specs(args) -> dict[str, str]:
 
 
 def run(args, log) -> int:
-    if min(args.neuron_record_hours, args.neuron_recent_hours) <= 0 or args.neuron_eligible_after < 0:
-        log.error("--neuron.record_hours and --neuron.recent_hours must be above 0, --neuron.eligible_after at least 0")
+    if args.neuron_record_hours <= 0 or args.neuron_eligible_after < 0 or not args.neuron_ready_error > 0:
+        log.error("--neuron.record_hours and --neuron.ready_error must be above 0, --neuron.eligible_after at least 0")
         return 2
     validator, telemetry = open_validator(args, log)
     return serve(validator, telemetry, args.neuron_rounds)
@@ -169,9 +170,9 @@ def open_validator(args, log):
     services = args.neuron_services
     settings = ValidatorSettings(
         state_dir=state_dir,
-        curve=replace(CURVE, eligible_after=args.neuron_eligible_after).with_memory(
-            record_s=args.neuron_record_hours * 3600, recent_s=args.neuron_recent_hours * 3600
-        ),
+        curve=replace(
+            CURVE, eligible_after=args.neuron_eligible_after, ready_error=args.neuron_ready_error
+        ).with_memory(record_s=args.neuron_record_hours * 3600),
         sample_size=args.neuron_sample_size,
         epoch_length=args.neuron_epoch_length,
         round_interval=args.neuron_round_interval,

@@ -2,8 +2,13 @@
 
     python scripts/offline_chain.py --chain dev.sqlite register --wallet.name v --stake 1000 --permit --create
     python scripts/offline_chain.py --chain dev.sqlite register --wallet.name m1 --create
-    python scripts/offline_chain.py --chain dev.sqlite mechanisms --count 3 --split 21845,21845,21845
+    python scripts/offline_chain.py --chain dev.sqlite mechanisms --count 2 --split 21845,43690
+    python scripts/offline_chain.py --chain dev.sqlite rules --max-uids 85 --max-mechanisms 3
     python scripts/offline_chain.py --chain dev.sqlite show
+
+The chain refuses what subtensor refuses (MaxMechanismCount 2 by default, max_uids x mechanisms <= 256, the
+weights rate limit) and keeps committed weights hidden for commit-reveal's period; `rules` changes what the
+subnet owner or root may change (tempo, rate limit, reveal period, max_uids, MaxMechanismCount).
 
 Then start neurons with `--subtensor.network offline:dev.sqlite --netuid 1`.
 """
@@ -17,6 +22,7 @@ import sys
 from audionet.lib.core.chain import OfflineChain
 from audionet.lib.core.config import DEFAULT_WALLET_PATH, Parser, flag
 from audionet.lib.core.errors import ConfigError
+from audionet.lib.core.subnet_rules import RULE_FLAGS
 from audionet.lib.core.wallet import create_wallet, load_wallet
 
 
@@ -40,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     mechanisms.add_argument(
         "--split", default=None, help="comma-separated u16 shares summing to 65535, one per mechanism ('even': none)"
     )
+    rules = commands.add_parser("rules", help="change the subnet's hyperparameters (what its owner or root does)")
+    for name, help_text in RULE_FLAGS.items():
+        rules.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, default=None, help=help_text)
     commands.add_parser("show", help="print neurons, endpoints, weights per mechanism and shares of emission")
     return parser
 
@@ -59,19 +68,22 @@ def main(argv=None) -> int:
         )
         print(f"uid {uid}: {wallet.hotkey.ss58_address} stake {args.stake:g} permit {args.permit}")
         return 0
-    if args.command == "mechanisms":
-        try:
+    try:
+        if args.command == "mechanisms":
             if args.count is not None:
                 chain.set_mechanism_count(args.count)
             if args.split is not None:
                 chain.set_emission_split(None if args.split == "even" else [int(x) for x in args.split.split(",")])
-        except ValueError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
+        if args.command == "rules":
+            chain.set_rules(**{name: getattr(args, name) for name in RULE_FLAGS if getattr(args, name) is not None})
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     metagraph = asyncio.run(chain.metagraph())
     mechanisms = asyncio.run(chain.mechanisms())
     shares = ", ".join(f"{m}: {share:.3f}" for m, share in enumerate(mechanisms.shares))
     print(f"netuid {metagraph.netuid}, block {metagraph.block}, {len(metagraph)} neurons; mechanisms {shares}")
+    print(f"rules: {chain.rules.describe()}; commits not revealed yet: {chain.pending()}")
     emission = chain.emission()
     for n in metagraph.neurons:
         per_mechanism = []

@@ -15,7 +15,8 @@ def not_replayed(before: ScoreState, after: ScoreState, round_record: dict) -> l
     state.sync(after.hotkeys)
     state.advance(after.time)
     for result in round_record["results"]:
-        state.update(result["service"], result["uid"], result["reward"])
+        failed = result["gate_name"] == "no_answer"  # the query itself failed: no signed model either
+        state.update(result["service"], result["uid"], result["reward"], failed, None if failed else result["model"])
     return [
         (r["service"], r["uid"])
         for r in round_record["results"]

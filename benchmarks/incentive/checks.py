@@ -1,9 +1,10 @@
-"""The properties a subnet needs, read off a simulated run (`sim.Run`), each with the limit issue 33 set.
+"""The properties a subnet needs, read off a simulated run (`sim.Run`), each with the limit issues 33 and 42 set.
 
 Windows: the steady window is the 12 hours before the events (every record long settled); the miners' events
-(a turned cheat, a drop, better newcomers) happen at its end, the validators' (a restart, an added service, a
-fresh validator) `sim.VALIDATOR_EVENTS_H` later. Pay is the miners' incentive after Yuma consensus, per mechanism
-(per service, or all services on one); timings are read off each validator's own weight settings.
+(a turned cheat, a drop, a bait and switch, upgrades, newcomers) happen at its end, the validators' (a restart, a
+lost state, an added service, a fresh validator) `sim.VALIDATOR_EVENTS_H` later. Pay is the miners' incentive
+after Yuma consensus, per mechanism (per service, or all services on one); timings are read off each
+validator's own weight settings (`events.py`).
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from audionet.benchmarks.incentive import events
 from audionet.benchmarks.incentive.population import SPREAD
-from audionet.benchmarks.incentive.sim import ROUND_S, SAMPLE, TEMPO, Run
+from audionet.benchmarks.incentive.roles import GPU, TEMPO
+from audionet.benchmarks.incentive.sim import ROUND_S, Run
 from audionet.lib.core import yuma
 
 STEADY_H = 12.0
-RISE_PER_HUNDREDTH, STD_AT_090, TRUST = 0.10, 0.10, 0.95
+RISE_PER_HUNDREDTH, STD_AT_090, TRUST, NOISY_TRUST, RESTARTED_TRUST = 0.10, 0.10, 0.95, 0.93, 0.90
 CHEAP_OVER_NEURAL, PARTIAL_LOSS, SPECIALIST, MOVED, FRESH_ON_CHEATS = 0.05, 0.25, 0.95, 0.01, 0.01
-WITHIN_MIN = 60.0
+WITHIN_MIN, BAIT_AT_6H, BAIT_EXTRA_H, OUTAGE_LOSS = 60.0, 0.2, 5.0, 0.10
 REPORTED = "(reported)"
 
 
@@ -37,12 +40,16 @@ class Check:
         return asdict(self)
 
 
+def at_most(value: float, limit: float, text: str | None = None) -> Check:
+    return Check(value, f"<= {text or f'{limit:g}'}", value <= limit)
+
+
+def at_least(value: float, limit: float, text: str | None = None) -> Check:
+    return Check(value, f">= {text or f'{limit:g}'}", value >= limit)
+
+
 def steady(run: Run) -> slice:
     return slice(max(0, run.event_epoch - int(STEADY_H * 3600 / ROUND_S) // TEMPO), run.event_epoch)
-
-
-def per_uid(run: Run, kind: str, quality: float | None = None) -> np.ndarray:
-    return run.uids(lambda g: g.kind == kind and (quality is None or abs(g.quality - quality) < 1e-9))
 
 
 def curve_points(run: Run) -> dict[str, list[tuple[float, float, float]]]:
@@ -50,10 +57,10 @@ def curve_points(run: Run) -> dict[str, list[tuple[float, float, float]]]:
     pay = run.incentive[steady(run)]
     out = {}
     for m, name in enumerate(run.mechanisms):
-        best = pay[:, m, per_uid(run, "honest", 1.0)].mean()
+        best = pay[:, m, events.group(run, "honest", 1.0)].mean()
         rows = []
         for q in SPREAD:
-            uids = per_uid(run, "honest", q)
+            uids = events.group(run, "honest", q)
             mean = pay[:, m, uids].mean(axis=0)
             noise = np.divide(pay[:, m, uids].std(axis=0), mean, out=np.full(len(uids), np.inf), where=mean > 0)
             rows.append((q, float(mean.mean() / best) if best > 0 else 0.0, float(noise.max())))
@@ -61,78 +68,100 @@ def curve_points(run: Run) -> dict[str, list[tuple[float, float, float]]]:
     return out
 
 
-def check_all(run: Run, alone: Run | None = None) -> dict[str, Check]:
+def check_all(run: Run, alone: Run | None = None, serving: dict[str, float] | None = None) -> dict[str, Check]:
+    """Every property; `alone`: the same subnet with one copy of the copied model; `serving`: the serving-count
+    scenario's measures (`serving.measure`)."""
     pay, window = run.incentive, steady(run)
-    best = per_uid(run, "honest", 1.0)
+    best = events.group(run, "honest", 1.0)
     checks: dict[str, Check] = {}
     points = curve_points(run)
     rise = max(
         (b - a) / round((qb - qa) / 0.01) for rows in points.values() for (qa, a, _), (qb, b, _) in zip(rows, rows[1:])
     )
-    checks["weight/best rises per 0.01 of quality (max)"] = Check(
-        rise, f"<= {RISE_PER_HUNDREDTH}", rise <= RISE_PER_HUNDREDTH
-    )
+    checks["weight/best rises per 0.01 of quality (max)"] = at_most(rise, RISE_PER_HUNDREDTH)
     at_090 = max(noise for rows in points.values() for q, _, noise in rows if abs(q - 0.9) < 1e-9)
-    checks["a uid at 0.90: std / mean over epochs (max)"] = Check(at_090, f"<= {STD_AT_090:.0%}", at_090 <= STD_AT_090)
+    checks["a uid at 0.90: std / mean over epochs (max)"] = at_most(at_090, STD_AT_090, f"{STD_AT_090:.0%}")
 
     trust = run.validator_trust[window].mean(axis=0)
     honest = [v for v, r in enumerate(run.roles) if r.honest]
-    low = float(trust[honest].min())
-    checks["honest validators' trust (min, 2x noise included)"] = Check(low, f">= {TRUST}", low >= TRUST)
+    plain = [v for v in honest if run.roles[v].spread == 1]
+    noisy = [v for v in honest if run.roles[v].spread != 1]
+    for coverage in ("GPU", "CPU"):
+        low = float(trust[[v for v in plain if run.roles[v].coverage == coverage]].min())
+        checks[f"honest {coverage} validators' trust (min)"] = at_least(low, TRUST)
+    checks["2x-spread validators' trust (min)"] = at_least(float(trust[noisy].min()), NOISY_TRUST)
     median = float(np.median(trust[honest]))
     copiers = [v for v, r in enumerate(run.roles) if r.copies]
     above = float(max(trust[v] for v in copiers) - median)
-    checks["weight copier's trust - honest median (max over 1-4 tempos)"] = Check(above, "<= 0", above <= 0)
+    checks["weight copier's trust - honest median (max over 1-4 tempos)"] = at_most(above, 0.0)
 
     by_row = run.row_pay[window]
-    cheap = per_uid(run, "cheap")
+    cheap = events.group(run, "cheap")
     differs = [r for r, name in enumerate(run.rows) if _cheap_differs(run, name)]
     ratio = max(by_row[:, r, cheap].mean() / by_row[:, r, best].mean() for r in differs)
-    checks["espeak class / neural, per uid (where a cheap engine exists)"] = Check(
-        float(ratio), f"<= {CHEAP_OVER_NEURAL}", ratio <= CHEAP_OVER_NEURAL
-    )
-    cheats = per_uid(run, "cheat")
-    most = float(pay[window.start :][:, :, cheats].max())
+    checks["espeak class / neural, per uid (where a cheap engine exists)"] = at_most(ratio, CHEAP_OVER_NEURAL)
+    most = float(pay[window.start :][:, :, events.group(run, "cheat")].max())
     checks["full-time cheats: most any earned in an epoch"] = Check(most, "0", most == 0)
-    partial = per_uid(run, "partial cheat")
+    partial = events.group(run, "partial cheat")
     kept = by_row[:, :, partial].mean(axis=(0, 2)) / by_row[:, :, best].mean(axis=(0, 2))
-    lost = float(1 - kept.max())
-    checks["25 % partial cheat: pay lost (least over services)"] = Check(
-        lost, f">= {PARTIAL_LOSS:.0%}", lost >= PARTIAL_LOSS
+    checks["25 % partial cheat: pay lost (least over services)"] = at_least(1 - kept.max(), PARTIAL_LOSS, "25%")
+
+    zero, newcomer = events.timings(run)
+    checks["turned cheat: minutes until most stake sets it 0"] = at_most(zero, WITHIN_MIN)
+    checks["better newcomer out-earns the best: minutes (most stake)"] = at_most(newcomer, WITHIN_MIN)
+    at_6h, extra = events.bait(run)
+    checks["bait and switch 1.00 -> 0.80: pay / the best's 6 h after"] = at_most(at_6h, BAIT_AT_6H)
+    checks["bait and switch: pay beyond a steady 0.80's, best-uid-hours (4 days)"] = at_most(extra, BAIT_EXTRA_H)
+    upgrade, hotkey = events.hours_to_best(run, "upgrade"), events.hours_to_best(run, "new hotkey")
+    checks["upgrade 0.85 -> 1.00 (says so): hours to 90% of the best's pay - a new hotkey's"] = at_most(
+        upgrade - hotkey, 0.0
+    )
+    checks["a new hotkey at 1.00: hours to 90% of the best's pay"] = Check(hotkey, REPORTED, True)
+    checks["upgrade, same model name: hours to 90% of the best's pay"] = Check(
+        events.hours_to_best(run, "quiet upgrade"), REPORTED, True
+    )
+    checks["a cheat turned honest: hours to 90% of the best's pay"] = Check(
+        events.hours_to_best(run, "reformed"), REPORTED, True
+    )
+    checks["down an hour a day (4 %), failing: pay lost"] = at_most(
+        events.outage_cost(run, "flaky"), OUTAGE_LOSS, "10%"
+    )
+    checks["down an hour a day, declared: pay lost"] = Check(events.outage_cost(run, "declares"), REPORTED, True)
+    checks["a drop 1.00 -> 0.85: share of its weight change after 1 h"] = Check(
+        _drop_shown(run, points), REPORTED, True
     )
 
-    zero, newcomer = _timings(run)
-    checks["turned cheat: minutes until most stake sets it 0"] = Check(zero, f"<= {WITHIN_MIN:g}", zero <= WITHIN_MIN)
-    checks["better newcomer out-earns the best: minutes (most stake)"] = Check(
-        newcomer, f"<= {WITHIN_MIN:g}", newcomer <= WITHIN_MIN
-    )
-    shown = _drop_shown(run, points)
-    checks["a drop 1.00 -> 0.85: share of its weight change after 1 h"] = Check(shown, REPORTED, True)
-
-    specialist = _specialist(run)
-    checks["one-service specialist / best all-rounder, in its service"] = Check(
-        specialist, f">= {SPECIALIST}", specialist >= SPECIALIST
-    )
+    checks["one-service specialist / best all-rounder, in its service"] = at_least(_specialist(run), SPECIALIST)
     if alone is not None:
-        copies = per_uid(run, "copy")
+        copies = events.group(run, "copy")
         many = pay[window][:, :, copies].sum(axis=2).mean()
-        one = alone.incentive[steady(alone)][:, :, per_uid(alone, "copy")].sum(axis=2).mean()
+        one = alone.incentive[steady(alone)][:, :, events.group(alone, "copy")].sum(axis=2).mean()
         excess = float(many / (len(copies) * one)) if one > 0 else float("inf")
-        checks[f"{len(copies)} copies / {len(copies)} x one copy"] = Check(excess, "<= 1", excess <= 1 + 1e-9)
+        checks[f"{len(copies)} copies / {len(copies)} x one copy"] = at_most(excess, 1 + 1e-9, "1")
+    if serving is not None:
+        checks["thin service: 230 cheap uids begin to serve, pay of a uid at 0.90 moved"] = at_most(
+            serving["moved"], MOVED, f"{MOVED:.0%}"
+        )
+        checks["thin service: 6 copies of the best / 6 x one copy"] = at_most(serving["copies"], 1 + 1e-9, "1")
 
-    restart = _moved(run, "restarts")
-    checks["a restart: weight moved at its first setting after (vs not restarting)"] = Check(
-        restart, f"<= {MOVED:.0%}", restart <= MOVED
+    restart = _moved(run, "GPU restarts")
+    checks["a restart: weight moved at its first setting after (vs not restarting)"] = at_most(
+        restart, MOVED, f"{MOVED:.0%}"
     )
-    added = _moved(run, "adds music", kept=True)
-    checks["adding music: weight moved in the services it scored (vs not adding it)"] = Check(
-        added, f"<= {MOVED:.0%}", added <= MOVED
+    lost = [r.name for r in run.roles if r.loses_state]
+    checks["a validator that lost its state: trust at its first setting (min)"] = at_least(
+        min(events.first_setting_trust(run, name) for name in lost), RESTARTED_TRUST
     )
-    fresh = _fresh_on_cheats(run)
-    checks["fresh validator: share of its weight on cheats (first 2 h)"] = Check(
-        fresh, f"<= {FRESH_ON_CHEATS:.0%}", fresh <= FRESH_ON_CHEATS
+    for name in lost:
+        checks[f"{name}: hours until it sets weights again"] = Check(events.hours_silent(run, name), REPORTED, True)
+    added = _moved(run, "GPU adds music", kept=True)
+    checks["adding music: weight moved in the services it scored (vs not adding it)"] = at_most(
+        added, MOVED, f"{MOVED:.0%}"
     )
-    blind = per_uid(run, "blind")
+    checks["fresh validator: share of its weight on cheats (first 2 h)"] = at_most(
+        _fresh_on_cheats(run), FRESH_ON_CHEATS, f"{FRESH_ON_CHEATS:.0%}"
+    )
+    blind = events.group(run, "blind")
     spot = float(pay[window][:, :, blind].sum(axis=2).mean(axis=0).max())
     checks["the offline profile's blind spot: share of a mechanism"] = Check(spot, REPORTED, True)
     return checks
@@ -146,38 +175,19 @@ def _cheap_differs(run: Run, mechanism: str) -> bool:
     return any(not np.array_equal(group.answers[s], best.answers[s]) for s in services)
 
 
-def _timings(run: Run) -> tuple[float, float]:
-    """Minutes after the events until validators holding more than half of the stake set 0 for the turned
-    cheats (so Yuma's consensus pays them 0 from the next epoch on), and until they weight the newcomers above
-    the best incumbents."""
-    turned, newcomers, best = per_uid(run, "turned"), per_uid(run, "newcomer"), per_uid(run, "honest", 1.0)
-
-    def minutes(happened) -> float:
-        found = []
-        for v, role in enumerate(run.roles):
-            if role.stake > 0 and not role.fresh:
-                at = next((t for t, w, _ in run.settings[v] if t >= run.event_round and happened(w)), None)
-                found.append((np.inf if at is None else (at - run.event_round) * ROUND_S / 60, role.stake))
-        found.sort()
-        held = np.cumsum([stake for _, stake in found]) / sum(stake for _, stake in found)
-        return float(found[int(np.argmax(held > 0.5))][0])
-
-    return minutes(lambda w: w[:, turned].max() == 0), minutes(lambda w: w[:, newcomers].mean() > w[:, best].mean())
-
-
 def _drop_shown(run: Run, points) -> float:
     """How much of its eventual loss a uid whose quality drops from 1.00 to 0.85 shows one hour later, at the
-    median validator at its defaults (eventual: what the honest spread earns at 0.85 in the steady window)."""
-    dropped = per_uid(run, "dropped")
+    median GPU validator at its defaults (eventual: what the honest spread earns at 0.85 in the steady window)."""
+    dropped = events.group(run, "dropped")
     hour = run.event_round + int(3600 / ROUND_S)
     shares = []
     for m, rows in enumerate(points.values()):
         eventual = 1 - float(np.interp(0.85, [q for q, _, _ in rows], [w for _, w, _ in rows]))
         for v, role in enumerate(run.roles):
-            if not role.honest or role.sample != SAMPLE:
+            if not role.honest or role.sample != GPU or role.spread != 1:
                 continue
-            before = [w for t, w, _ in run.settings[v] if t < run.event_round][-1][m, dropped].mean()
-            after = [w for t, w, _ in run.settings[v] if t <= hour][-1][m, dropped].mean()
+            before = [w for t, w, *_ in run.settings[v] if t < run.event_round][-1][m, dropped].mean()
+            after = [w for t, w, *_ in run.settings[v] if t <= hour][-1][m, dropped].mean()
             if before > 0 and eventual > 0:
                 shares.append((1 - after / before) / eventual)
     return float(np.median(shares)) if shares else 0.0
@@ -187,12 +197,12 @@ def _specialist(run: Run) -> float:
     """The least, over one-service specialists at the best quality, of their pay in their service over the
     best all-rounders' pay in it."""
     pay = run.row_pay[steady(run)]
-    best = per_uid(run, "honest", 1.0)
+    best = events.group(run, "honest", 1.0)
     ratios = []
     for group in (g for g in run.groups if g.kind == "specialist"):
         uids = run.uids(lambda g, name=group.name: g.name == name)
         for r, name in enumerate(run.rows):
-            if name == "all" or name in group.answers:
+            if name in group.answers:
                 ratios.append(pay[:, r, uids].mean() / pay[:, r, best].mean())
     return float(min(ratios))
 
@@ -219,6 +229,8 @@ def _moved(run: Run, role_name: str, kept: bool = False) -> float:
 def _fresh_on_cheats(run: Run) -> float:
     v = next(i for i, r in enumerate(run.roles) if r.fresh)
     start = run.validator_event_round
-    cheats = np.concatenate([per_uid(run, "cheat"), per_uid(run, "turned")])
-    shares = [float(w[:, cheats].sum() / w.sum()) for t, w, _ in run.settings[v] if start <= t < start + 7200 / ROUND_S]
+    cheats = np.concatenate([events.group(run, "cheat"), events.group(run, "turned")])
+    shares = [
+        float(w[:, cheats].sum() / w.sum()) for t, w, *_ in run.settings[v] if start <= t < start + 7200 / ROUND_S
+    ]
     return max(shares) if shares else 0.0

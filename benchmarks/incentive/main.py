@@ -1,10 +1,11 @@
 """Incentive study: which answers-to-weights curve pays for quality on a subnet that looks like one.
 
 Takes the per-round raw scores of the adversary study (the honest offline backends, the cheap engines and
-every attack of the catalogue, judged by the validator's Judge), builds a 256-uid subnet from them
-(`population.py`), runs it in wall-clock time with 13 validators at the validator's defaults and Yuma
-consensus per mechanism as subtensor computes it (`sim.py`, `lib/core/yuma.py`), checks the properties issue 33
-asks for (`checks.py`), sweeps candidate curves and picks the one the validator should run.
+every attack of the catalogue, judged by the validator's Judge), builds a 256-uid subnet from them with the
+strategic miners of issue 42 (`population.py`), runs it in wall-clock time with GPU and CPU validators at the
+validator's defaults (`roles.py`) and Yuma consensus per mechanism as subtensor computes it (`sim.py`,
+`lib/core/yuma.py`), checks the properties issues 33 and 42 ask for (`checks.py`, `events.py`, `serving.py`),
+sweeps candidate records and publishing rules and picks the one the validator should run.
 
     audionet-bench incentive [--samples benchmarks/results/cpu-x86_64-2core/adversaries-offline.json]
 
@@ -21,29 +22,30 @@ from dataclasses import replace
 
 from audionet.benchmarks.common.flags import study_parser
 from audionet.benchmarks.common.results import RESULTS_DIR, command_line
+from audionet.benchmarks.incentive import events as after
+from audionet.benchmarks.incentive import serving
+from audionet.benchmarks.incentive.before import Issue33
 from audionet.benchmarks.incentive.checks import STEADY_H, check_all, curve_points
 from audionet.benchmarks.incentive.population import Samples, population, samples_from_report
-from audionet.benchmarks.incentive.scorers import Gated, PerService
-from audionet.benchmarks.incentive.sim import VALIDATOR_EVENTS_H, simulate
-from audionet.lib.validator.incentive import CURVE, HOUR, Curve
+from audionet.benchmarks.incentive.scorers import PerService
+from audionet.benchmarks.incentive.sim import simulate
+from audionet.lib.validator.incentive import CURVE, HOUR
 
 SAMPLES = os.path.join(RESULTS_DIR, "cpu-x86_64-2core", "adversaries-offline.json")
-AFTER_H = VALIDATOR_EVENTS_H + 3.0  # simulated after the miners' events
+AFTER_H = 96.0  # simulated after the miners' events: a bait and switch's four days
+TRACKED = ("bait", "upgrade", "quiet upgrade", "new hotkey", "reformed", "turned")  # pay after the events, plotted
 
 
 def warm_up_h(scorer, hours: float | None = None) -> float:
-    """Hours before the steady window (`hours`, or twice the record's memory; the legacy EMA's is 1/alpha
-    answers at about 19 answers an hour)."""
+    """Hours before the steady window (`hours`, or twice the record's memory)."""
     if hours is not None:
         return hours
-    if isinstance(scorer, PerService):
-        return 2 * scorer.curve.memory.record_s / HOUR
-    return 2 / scorer.alpha / 19
+    return 2 * (scorer.curve.memory.record_s if isinstance(scorer, PerService) else scorer.record_s) / HOUR
 
 
 def evaluate(scorer, samples: Samples, seed: int, copies: bool = True, warm_up: float | None = None) -> dict:
     """Run the population through `scorer`; with `copies`, also a population with one copy of the copied model
-    (N copies vs one)."""
+    (N copies vs one, to the end of the steady window) and the serving-count scenario."""
     before = warm_up_h(scorer, warm_up)
     events, fine = before + STEADY_H, max(0.0, before - 2.0)
     run = simulate(
@@ -55,23 +57,27 @@ def evaluate(scorer, samples: Samples, seed: int, copies: bool = True, warm_up: 
         seed,
         fine_from_h=fine,
     )
-    alone = None
+    alone = counted = None
     if copies:
         one = population(samples, copies=1, newcomer_h=events)
-        alone = simulate(one, samples.services, scorer, events + AFTER_H, events, seed + 1, fine_from_h=fine)
-    return {"scorer": scorer, "checks": check_all(run, alone), "curve": curve_points(run)}
+        alone = simulate(one, samples.services, scorer, events, events, seed + 1, fine_from_h=fine)
+        counted = serving.measure(scorer, samples, seed)
+    tracked = {kind: after.relative_pay(run, kind)[run.event_epoch - 2 :].round(4).tolist() for kind in TRACKED}
+    return {"scorer": scorer, "checks": check_all(run, alone, counted), "curve": curve_points(run), "after": tracked}
 
 
 def candidates(services: tuple[str, ...], quick: bool = False) -> list[PerService]:
-    """The sweep around the library's CURVE: floors, record memories, how young uids count and how far recent
-    answers must stray before they move the estimate; a power of 2 at each floor for comparison."""
+    """The sweep around the library's CURVE, on the layout of a 256-uid subnet (one mechanism): how long the
+    record remembers, how sure the change statistic must be (threshold and allowance, in standard errors), and
+    how sure a validator must be of its own evidence before it publishes."""
     if quick:
         return [PerService(CURVE, services)]
     out = []
-    for floor, record_h, z, change_z in itertools.product((0.78, 0.8, 0.82), (24.0, 48.0), (0.5, 1.0), (2.0, 3.0)):
-        curve = replace(CURVE, floor=floor, confidence_z=z).with_memory(record_s=record_h * HOUR, change_z=change_z)
+    thresholds = ((8.0, 14.0), (10.0, 14.0), (12.0, 12.0))  # (drop, rise) in standard errors, allowance 0.35
+    for record_h, (drop, rise), ready in itertools.product((96.0, 144.0), thresholds, (0.04, 0.06)):
+        memory = {"record_s": record_h * HOUR, "drop_h": drop, "rise_h": rise}
+        curve = replace(CURVE, ready_error=ready).with_memory(**memory)
         out.append(PerService(curve, services))
-    out += [PerService(replace(CURVE, floor=floor, power=2.0), services) for floor in (0.78, 0.8, 0.82)]
     return out
 
 
@@ -80,17 +86,16 @@ def passes(result: dict) -> bool:
 
 
 def preference(result: dict) -> tuple:
-    """Most properties kept; then the shortest record (the subnet sees a change soonest), the lowest floor (it
-    pays most of the honest spread), the calmest shape, the least caution about young uids, and recent answers
-    that must stray furthest before they move the estimate."""
-    curve: Curve = result["scorer"].curve
+    """Most properties kept; then the shortest record (the subnet forgets soonest), the change statistics that
+    decide soonest (a drop first), and the validator that publishes soonest."""
+    curve = result["scorer"].curve
     kept = sum(check.ok for check in result["checks"].values())
-    return (-kept, curve.memory.record_s, curve.floor, curve.power, curve.confidence_z, -curve.memory.change_z)
+    return (-kept, curve.memory.record_s, curve.memory.drop_h, curve.memory.rise_h, -curve.ready_error)
 
 
 def study(samples: Samples, seed: int, quick: bool = False, warm_up: float | None = None, progress=None) -> dict:
-    """Every candidate without the copies run (in parallel processes), the preferred one with it, the curve
-    before issue 33, and the preferred curve with every service on one mechanism."""
+    """Every candidate without the copies run (in parallel processes), the preferred one with it and the
+    serving-count scenario, the curve before issue 42, and the preferred curve with a mechanism per service."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     services = tuple(samples.services)
@@ -104,8 +109,8 @@ def study(samples: Samples, seed: int, quick: bool = False, warm_up: float | Non
         best = min(swept, key=preference)["scorer"]
         last = {
             "chosen": pool.submit(evaluate, best, samples, seed, True, warm_up),
-            "before": pool.submit(evaluate, Gated(), samples, seed, True, warm_up),
-            "one mechanism": pool.submit(evaluate, replace(best, one_mechanism=True), samples, seed, False, warm_up),
+            "before": pool.submit(evaluate, Issue33(services), samples, seed, True, warm_up),
+            "per service": pool.submit(evaluate, replace(best, one_mechanism=False), samples, seed, False, warm_up),
         }
         found = {name: future.result() for name, future in last.items()}
         if progress:

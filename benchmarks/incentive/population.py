@@ -10,6 +10,10 @@ catalogue, judged by the validator's Judge), drawn at random (bootstrap):
 - a cheat answers with its attack's scores in the services the attack fits, and serves only those;
 - a partial cheat answers with the best-scoring attack of each service in a quarter of its answers.
 A uid's true relative quality in a service is the mean of what it answers over the best incumbents' mean.
+
+The strategic miners of issue 42 change at the events: a bait and switch (1.00 -> 0.80 under the same model
+name), upgrades (0.85 -> 1.00, saying so in the signed model or not), a cheat that turns honest, and a new hotkey
+at 1.00 to compare them with; flaky miners are down an hour a day, failing or declaring it in their health.
 """
 
 from __future__ import annotations
@@ -20,11 +24,12 @@ import numpy as np
 
 HONEST = "honest"  # the adversary study's name for the best offline backend of a service
 BEST, NEWCOMER_QUALITY, DROPPED_QUALITY = 1.0, 1.1, 0.85
+BAIT_QUALITY, UPGRADED_FROM = 0.80, 0.85  # a bait and switch serves this after the events; an upgrade before
 SPREAD = tuple(round(q, 2) for q in np.arange(0.70, 1.001, 0.02))  # honest qualities, relative to the best
 PARTIAL_RATE = 0.25  # a partial cheat's share of cheated answers
 # Miners go down (deployments, crashes, a provider's outage): a tenth of the subnet is down an hour a day, at
 # random. Without such changes the consensus stands still, and copying it is as good as judging.
-FLAKY, OUTAGE_H, OUTAGE_EVERY_H = 24, 1.0, 24.0
+FLAKY, DECLARING, OUTAGE_H, OUTAGE_EVERY_H = 24, 12, 1.0, 24.0
 N_UIDS = 256
 
 
@@ -87,7 +92,9 @@ class Group:
     later: dict[str, np.ndarray] = field(default_factory=dict)
     changes_h: float | None = None
     joins_h: float | None = None
-    outage_every_h: float | None = None  # down (every answer fails) for OUTAGE_H at random, this often on average
+    outage_every_h: float | None = None  # down for OUTAGE_H at random, this often on average
+    declares: bool = False  # while down it says so in its signed health (not asked, not paid) instead of failing
+    new_model: bool = False  # at `changes_h` it signs a new model name (a new record, as for a new hotkey)
 
 
 def cheap_answers(samples: Samples) -> dict[str, np.ndarray]:
@@ -101,9 +108,11 @@ def cheap_answers(samples: Samples) -> dict[str, np.ndarray]:
 def population(samples: Samples, copies: int = 6, newcomer_h: float = 0.0) -> list[Group]:
     """256 uids: the honest spread (4 uids per quality from 0.70 to 1.00 of the best), every cheat of the
     catalogue (4 uids each), the blind spot (3), partial cheats (4), `copies` copies of one model at 0.95,
-    one-service specialists at the best (2 per service), 3 best miners that turn to the 1 s loop and 3 whose
-    quality drops to 0.85 at the events, 3 newcomers at 1.1 of the best that register then (in place of three
-    of the cheap class), and the cheap class for the rest."""
+    one-service specialists at the best (2 per service), flaky miners at 0.95 (24 that fail while down, 12 that
+    say so), and at the events: 3 best miners that turn to the 1 s loop, 3 whose quality drops to 0.85, 3 bait
+    and switches to 0.80, 8 + 8 upgrades from 0.85 to 1.00 (saying so or not), 3 cheats that turn honest, and
+    newcomers that register then in place of cheap uids (3 at 1.1 of the best, 8 at 1.00); the cheap class for
+    the rest."""
     services = samples.services
     honest = {s: samples.honest(s) for s in services}
     groups = [Group(f"honest {q:.2f}", "honest", 4, q, {s: samples.honest(s, q) for s in services}) for q in SPREAD]
@@ -125,11 +134,30 @@ def population(samples: Samples, copies: int = 6, newcomer_h: float = 0.0) -> li
     groups.append(Group("turns to the 1 s loop", "turned", 3, BEST, honest, later=loop, changes_h=newcomer_h))
     flaky = {s: samples.honest(s, 0.95) for s in services}
     groups.append(Group("down an hour a day", "flaky", FLAKY, 0.95, flaky, outage_every_h=OUTAGE_EVERY_H))
+    groups.append(
+        Group(
+            "down an hour a day, says so",
+            "declares",
+            DECLARING,
+            0.95,
+            flaky,
+            outage_every_h=OUTAGE_EVERY_H,
+            declares=True,
+        )
+    )
     dropped = {s: samples.honest(s, DROPPED_QUALITY) for s in services}
     groups.append(Group("drops to 0.85", "dropped", 3, BEST, honest, later=dropped, changes_h=newcomer_h))
+    bait = {s: samples.honest(s, BAIT_QUALITY) for s in services}
+    groups.append(Group("bait and switch 1.00 -> 0.80", "bait", 3, BEST, honest, later=bait, changes_h=newcomer_h))
+    before = {s: samples.honest(s, UPGRADED_FROM) for s in services}
+    for kind, says in (("upgrade", True), ("quiet upgrade", False)):
+        name = f"upgrades 0.85 -> 1.00{', says so' if says else ', same model name'}"
+        groups.append(Group(name, kind, 8, BEST, before, later=honest, changes_h=newcomer_h, new_model=says))
+    groups.append(Group("cheat (1 s loop) turns honest", "reformed", 3, BEST, loop, later=honest, changes_h=newcomer_h))
     better = {s: samples.honest(s, NEWCOMER_QUALITY) for s in services}
     cheap = cheap_answers(samples)
     groups.append(Group("newcomer at 1.1", "newcomer", 3, NEWCOMER_QUALITY, cheap, later=better, joins_h=newcomer_h))
+    groups.append(Group("newcomer at 1.00", "new hotkey", 8, BEST, cheap, later=honest, joins_h=newcomer_h))
     groups.append(Group("cheap class (espeak)", "cheap", N_UIDS - sum(g.count for g in groups), 0.0, cheap))
     return groups
 

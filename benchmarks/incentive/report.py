@@ -9,12 +9,25 @@ from dataclasses import asdict
 
 from audionet.benchmarks.common.results import pyplot, save_figure, table, write_result
 from audionet.benchmarks.incentive.checks import REPORTED
+from audionet.benchmarks.incentive.events import EPOCH_H
 from audionet.benchmarks.incentive.population import HONEST, Samples
+from audionet.benchmarks.incentive.roles import VALIDATORS
 from audionet.benchmarks.incentive.scorers import PerService
-from audionet.benchmarks.incentive.sim import VALIDATORS
 from audionet.lib.validator.incentive import CURVE
 
-SHOWN = (("before (gated, one mechanism)", "before"), ("chosen", "chosen"), ("chosen, one mechanism", "one mechanism"))
+SHOWN = (
+    ("before (issue 33's curve)", "before"),
+    ("chosen (one mechanism)", "chosen"),
+    ("chosen, a mechanism per service", "per service"),
+)
+TRACKED_LABELS = {
+    "bait": "bait and switch 1.00 -> 0.80",
+    "upgrade": "upgrade 0.85 -> 1.00, says so",
+    "quiet upgrade": "upgrade, same model name",
+    "new hotkey": "new hotkey at 1.00",
+    "reformed": "cheat turned honest",
+    "turned": "turns to the 1 s loop",
+}
 
 
 def _value(check: dict) -> str:
@@ -62,7 +75,7 @@ def markdown(data: dict) -> str:
     swept = data["swept"]
     failures = Counter(k for r in swept for k, c in r["checks"].items() if not c["ok"])
     passing = sum(r["passes"] for r in swept)
-    roles = ", ".join(f"{r.name} {r.stake:g}" for r in VALIDATORS)
+    roles = ", ".join(f"{r.name} {r.stake:g}" for r in VALIDATORS if r.stake)
     samples = [[s, m, f"{mean:.3f}", f"{std:.3f}", f"{of:.3f}"] for s, m, mean, std, of in data["samples_table"]]
     parts = [
         "# Incentive study: from answers to weights on a subnet that looks like one",
@@ -70,26 +83,31 @@ def markdown(data: dict) -> str:
         f"Score samples: per-round raw scores of the adversary study ({data['samples']}); every simulated answer is "
         "one of them, drawn at random. 256 uids: the honest spread (4 uids at each quality 0.70-1.00 of the best), "
         "every cheat of the catalogue, partial cheats (a quarter of their answers cheat), copies of one model, "
-        "one-service specialists, flaky miners, the cheap class; at the events 3 of the best turn to the 1 s loop, "
-        f"3 drop to 0.85 and 3 newcomers at 1.1 of the best register. Validators (stake): {roles}; each samples 16 "
-        "uids a 12 s round, sets weights every 100 blocks; Yuma consensus (subtensor's epoch, bonds and dividends) "
-        "every 360 blocks, per mechanism, with commit-reveal.",
+        "one-service specialists, flaky miners down an hour a day (24 failing, 12 saying so), the cheap class; at "
+        "the events 3 of the best turn to the 1 s loop, 3 drop to 0.85, 3 bait and switch to 0.80, 8 + 8 upgrade "
+        "from 0.85 to 1.00 (saying so in their signed model or not), 3 cheats turn honest, and newcomers register "
+        f"(3 at 1.1 of the best, 8 at 1.00). Validators (stake): {roles}; a GPU validator judges 15 uids a 12 s "
+        "round, a CPU validator 4, each sets weights every 100 blocks; two hours after the miners' events one "
+        "restarts, two lose their state, one adds music and a new one starts. Yuma consensus (subtensor's epoch, "
+        "bonds and dividends) every 360 blocks, per mechanism, with commit-reveal and the activity cutoff.",
         "",
         "## Measured samples",
         "",
         table(["Service", "Miner", "Mean score", "Std", "Of the best"], samples),
-        f"## Sweep: {len(swept)} candidate curves, {passing} keep every property",
+        f"## Sweep: {len(swept)} candidates on one mechanism, {passing} keep every property",
         "",
         ("Failures: " + ", ".join(f"{name} {n}" for name, n in failures.most_common()) + ".") if failures else "",
         "",
         f"**Chosen: {data['chosen']['label']}** — the first in order of preference (most properties kept, then the "
-        "shortest record, the lowest floor, the calmest shape, the least caution about young uids).",
+        "shortest record, the change statistic that decides soonest, the validator that publishes soonest).",
         "",
     ]
     if data["chosen"]["curve"] != asdict(CURVE):
         parts += [f"**`lib/validator/incentive.py` has a different CURVE ({CURVE}): update it.**", ""]
     shown = [(label, data[key]) for label, key in SHOWN]
     parts += ["## Properties", "", checks_table(shown)]
+    rows = [[r["label"], ", ".join(k for k, c in r["checks"].items() if not c["ok"]) or "-"] for r in swept]
+    parts += ["## Each candidate of the sweep", "", table(["Candidate", "Properties not kept"], rows)]
     parts += [
         "## Weight against true quality (pay / the best's, steady window)",
         "",
@@ -100,32 +118,32 @@ def markdown(data: dict) -> str:
 
 def plot(data: dict, path: str) -> str:
     plt = pyplot()
-    chosen, before = data["chosen"]["weight_vs_quality"], data["before"]["weight_vs_quality"]
-    cheap = {service: of for service, miner, _, _, of in data["samples_table"] if miner in data["cheap_engines"]}
-    fig, axes = plt.subplots(1, len(chosen), figsize=(5 * len(chosen), 4.5), sharey=True)
-    axes = list(axes) if len(chosen) > 1 else [axes]
-    for ax, mechanism in zip(axes, chosen):
-        for result in data["swept"]:
-            points = result["weight_vs_quality"][mechanism]
-            ax.plot([q for q, _, _ in points], [w for _, w, _ in points], color="0.8", linewidth=0.8)
-        for label, curve, style in (("before: gated", before, "--"), ("chosen", chosen, "-")):
-            points = curve.get(mechanism) or curve["all"]
-            ax.plot([q for q, _, _ in points], [w for _, w, _ in points], style, linewidth=2, label=label)
-        if mechanism in cheap:
-            ax.axvline(
-                cheap[mechanism],
-                color="0.4",
-                linestyle=":",
-                linewidth=1,
-                label=f"espeak class ({cheap[mechanism]:.2f})",
-            )
-        ax.set(
-            title=f"{mechanism}: pay against true quality",
-            xlabel="true quality / the best's",
-            ylabel="pay / the best's",
-        )
-        ax.legend(fontsize=8)
-    fig.suptitle("Incentive study: every candidate curve (grey), the curve before and the chosen one", fontsize=10)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
+    cheap = [of for _, miner, _, _, of in data["samples_table"] if miner in data["cheap_engines"]]
+    for label, key, style in (("before", "before", "--"), ("chosen", "chosen", "-")):
+        points = next(iter(data[key]["weight_vs_quality"].values()))
+        left.plot([q for q, _, _ in points], [w for _, w, _ in points], style, linewidth=2, label=label)
+    if cheap:
+        left.axvline(max(cheap), color="0.4", linestyle=":", linewidth=1, label=f"best cheap engine ({max(cheap):.2f})")
+    left.set(
+        title="pay against true quality (one mechanism)", xlabel="true quality / the best's", ylabel="pay / the best's"
+    )
+    left.legend(fontsize=8)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for colour, (kind, label) in zip(colours, TRACKED_LABELS.items()):
+        for key, style in (("before", "--"), ("chosen", "-")):
+            series = data[key]["after"][kind]
+            hours = [(n - 2 + 1) * EPOCH_H for n in range(len(series))]
+            right.plot(hours, series, style, color=colour, linewidth=1.5, label=label if key == "chosen" else None)
+    right.axhline(0.9, color="0.6", linewidth=0.8)
+    right.set(
+        title="after the events (dashed: before)",
+        xlabel="hours after the miners' events",
+        ylabel="pay / the best's",
+        xlim=(-2 * EPOCH_H, 48),
+    )
+    right.legend(fontsize=7)
+    fig.suptitle("Incentive study: the curve before issue 42 and the chosen one", fontsize=10)
     return save_figure(fig, path)
 
 
@@ -137,6 +155,7 @@ def to_json(result: dict) -> dict:
         "passes": all(check.ok for check in result["checks"].values()),
         "checks": {name: check.as_dict() for name, check in result["checks"].items()},
         "weight_vs_quality": result["curve"],
+        "after": result["after"],
     }
 
 

@@ -1,39 +1,33 @@
 """The ways from answers to weights the incentive study compares, behind the simulator's `Scorer`:
 
-- `PerService`: the validator's own code (`lib/validator/incentive.py` and `mechanisms.py`): a record per
-  uid and service in wall-clock time, a curve per service, one mechanism per service (or all services on one
-  mechanism, combined by an even split);
-- `Gated`: the curve before issue 33, kept here to measure against: an EMA per scored round, the best mature
-  uid as the reference, per-service gates at 0.85 of the best multiplied into one weight.
+- `PerService`: the validator's own code (`lib/validator/record.py`, `incentive.py` and `mechanisms.py`): a
+  record per uid and service in wall-clock time that starts again on a change, a curve per service, weights
+  published per mechanism once the validator's evidence supports them; every service on one mechanism (the
+  layout of a 256-uid subnet, combined by an even split) or one mechanism per service;
+- `before.Issue33`: the curve before issue 42, kept to measure against.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields
 
 import numpy as np
 
-from audionet.lib.validator.incentive import Curve, Record
+from audionet.lib.validator.incentive import Curve
 from audionet.lib.validator.mechanisms import Plan
+from audionet.lib.validator.record import Record
 
 
-@dataclass(frozen=True)
-class PerService:
-    curve: Curve
+class Layout:
+    """Where a scorer's weights go: every service on one mechanism, or a mechanism per service (a dataclass
+    mixin over `services` and `one_mechanism`)."""
+
     services: tuple[str, ...]
-    one_mechanism: bool = False  # every service on mechanism 0, combined by an even split
+    one_mechanism: bool
 
     @property
-    def label(self) -> str:
-        c = self.curve
-        memory = (
-            f"record {c.memory.record_s / 3600:g} h, recent {c.memory.recent_s / 3600:g} h (z {c.memory.change_z:g})"
-        )
-        where = "one mechanism" if self.one_mechanism else "a mechanism per service"
-        return (
-            f"floor {c.floor:g}, power {c.power:g}, q{c.reference_quantile:g}, z {c.confidence_z:g}; {memory}; {where}"
-        )
+    def where(self) -> str:
+        return "one mechanism" if self.one_mechanism else "a mechanism per service"
 
     @property
     def rows(self) -> tuple[str, ...]:
@@ -42,6 +36,22 @@ class PerService:
     @property
     def mechanisms(self) -> tuple[str, ...]:
         return ("all",) if self.one_mechanism else self.services
+
+
+@dataclass(frozen=True)
+class PerService(Layout):
+    curve: Curve
+    services: tuple[str, ...]
+    one_mechanism: bool = True  # every service on mechanism 0, combined by an even split
+
+    @property
+    def label(self) -> str:
+        c, m = self.curve, self.curve.memory
+        return (
+            f"record {m.record_s / 3600:g} h, a drop at {m.drop_h:g} SE, a rise at {m.rise_h:g} (allowance {m.change_k:g}); "
+            f"published at {c.ready_error:.0%}; floor {c.floor:g}, {c.reference_count}th best, z {c.confidence_z:g}; "
+            f"{self.where}"
+        )
 
     @property
     def plan(self) -> Plan:
@@ -55,75 +65,29 @@ class PerService:
     def tick(self, state: Record, seconds: float) -> None:
         state.decay(seconds, self.curve.memory)
 
-    def observe(self, state: Record, index, reward) -> None:
-        state.add(index, reward)
+    def observe(self, state: Record, index, reward, failed) -> None:
+        state.add(index, reward, self.curve.memory, failed)
 
     def forget(self, state: Record, uids) -> None:
         for f in fields(state):
             getattr(state, f.name)[..., uids] = 0.0
 
-    def weights(self, state: Record, validator: int, serving, scored) -> np.ndarray:
+    def restart(self, state: Record, uids) -> None:
+        """A new signed model: a new record, as for a new hotkey."""
+        self.forget(state, uids)
+
+    def doubtful(self, state: Record) -> np.ndarray:
+        """[validator, uid]: a uid whose answers may have changed in some service (asked again first)."""
+        return state.doubtful(self.curve.memory).any(axis=1)
+
+    def publish(self, state: Record, validator: int, serving, scored) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows [service, uid], weights [mechanism, uid], published [mechanism]): a mechanism is published where
+        every service it pays that this validator scores is ready and somebody earned something."""
         mine = Record(*(getattr(state, f.name)[validator] for f in fields(state)))
-        return self.curve.weights(mine, serving) * scored[:, None]
-
-    def combine(self, rows: np.ndarray) -> np.ndarray:
-        plan, by_service = self.plan, dict(zip(self.services, rows))
-        return np.stack([plan.combine(by_service, m) for m in plan.used])
-
-
-@dataclass(frozen=True)
-class Gated:
-    """The curve before issue 33 (`lib/validator/incentive.py` at 8b8a9c7): per scored round an EMA with
-    weight `alpha`, divided by 1 - (1 - alpha)^n; no pay before `eligible_after` rounds (the fewest of any
-    service); each service relative to the best uid with a full memory (1/alpha rounds); a gate per service
-    that opens over 0.05 above `service_floor` of the best (lower for young uids, by `floor_slack` standard
-    errors); the gates multiplied, times the mean relative score; one weight per uid."""
-
-    alpha: float = 0.005
-    eligible_after: int = 3
-    service_floor: float = 0.85
-    floor_slack: float = 0.6
-    label: str = "before: gated (alpha 0.005, gates at 0.85 of the best)"
-    rows: tuple[str, ...] = ("all",)
-    mechanisms: tuple[str, ...] = ("all",)
-
-    def combine(self, rows: np.ndarray) -> np.ndarray:
-        return rows
-
-    def start(self, shape) -> dict:
-        return {"ema": np.zeros(shape), "count": np.zeros(shape)}
-
-    def tick(self, state, seconds: float) -> None:
-        return None  # its memory counts scored rounds, not time
-
-    def observe(self, state, index, reward) -> None:
-        state["ema"][index] = self.alpha * np.clip(reward, 0, 1) + (1 - self.alpha) * state["ema"][index]
-        state["count"][index] += 1
-
-    def forget(self, state, uids) -> None:
-        state["ema"][..., uids] = 0.0
-        state["count"][..., uids] = 0.0
-
-    def _error(self, count):
-        beta, n = 1.0 - self.alpha, np.maximum(count, 1.0)
-        with np.errstate(over="ignore"):
-            return np.sqrt(self.alpha * (1 - beta ** (2 * n)) / ((2 - self.alpha) * (1 - beta**n) ** 2))
-
-    def weights(self, state, validator: int, serving, scored) -> np.ndarray:
-        ema, count = state["ema"][validator][scored], state["count"][validator][scored]
-        seen = 1.0 - (1.0 - self.alpha) ** count
-        score = np.divide(ema, seen, out=np.zeros_like(ema), where=seen > 0)
-        rounds = count.min(axis=0)
-        eligible = rounds >= self.eligible_after
-        mature = rounds >= max(self.eligible_after, math.ceil(1 / self.alpha))
-        known = mature if mature.any() else eligible
-        if not known.any():
-            return np.zeros((1, ema.shape[1]))
-        reference = score[:, known].max(axis=1)
-        relative = np.minimum(
-            np.divide(score, reference[:, None], out=np.zeros_like(score), where=reference[:, None] > 0), 1.0
-        )
-        floor = self.service_floor - self.floor_slack * (self._error(rounds) - self._error(np.inf))
-        gate = np.clip((relative - floor) / 0.05, 0.0, 1.0).prod(axis=0)
-        raw = np.where(eligible, gate * relative.mean(axis=0), 0.0)
-        return (raw / raw.sum() if raw.sum() > 0 else raw)[None, :]
+        rows = self.curve.weights(mine, serving) * np.asarray(scored)[:, None]
+        ready = self.curve.ready(mine, serving)
+        plan = self.plan
+        weights = np.stack([plan.combine(dict(zip(self.services, rows)), m) for m in plan.used])  # unscored: zeros
+        ready_by = {s: bool(r) for s, r, on in zip(self.services, ready, scored) if on}
+        published = np.array([not plan.holding(m, ready_by) for m in plan.used]) & (weights.sum(axis=-1) > 0)
+        return rows, weights, published

@@ -2,17 +2,18 @@
 validator's defaults, set weights every epoch_length blocks, and Yuma consensus every tempo with bonds and
 dividends (`lib/core/yuma.py`), per mechanism.
 
-- A round is 12 s (the validator's default interval, one block). Each validator running samples 16 of the
-  256 uids (its default) and asks each for every service it serves and the validator scores; the answer's
-  score is drawn from the uid's behaviour (`population.py`). A validator with twice the noise asks 4 uids a
-  round: its estimates carry twice the standard error. (Doubling each score's deviation from the uid's mean
-  would instead bias it: scores are bounded, so voice clone at 0.80 of the best would read as 0.85.)
-- Every validator sets weights every 100 blocks (its default), at its own phase; the epoch runs every 360
-  blocks (the chain's default tempo). Commit-reveal (the chain's default, reveal period 1): the last weights a
-  validator committed during a tempo are revealed at its epoch and used there; before then nobody sees them,
-  so a weight copier can only copy a consensus at least one epoch old.
+- A round is 12 s (the validator's default interval, one block). Each validator running asks its sample of the
+  256 uids (`roles.py`: 15 on a GPU, 4 on a CPU) for every service they serve and it scores; the answer's score
+  is drawn from the uid's behaviour (`population.py`), its deviation from the uid's mean scaled by the
+  validator's spread; a uid that is down fails the query, one that declared itself down is not asked.
+- Every validator sets weights every 100 blocks (its default), at its own phase, on each mechanism where its
+  scorer publishes (the validator's: once its evidence supports them; until then the chain keeps the last);
+  the epoch runs every 360 blocks (the chain's default tempo). Commit-reveal (the chain's default, reveal period
+  1): the last weights a validator committed during a tempo are revealed at its epoch and used there; before
+  then nobody sees them, so a weight copier can only copy a consensus at least one epoch old.
 - The epoch masks a validator's weight for a uid registered since it last set weights (the chain's
-  `outdated` mask) and restarts the bonds of uids registered since the last epoch.
+  `outdated` mask), restarts the bonds of uids registered since the last epoch, and counts a validator's stake
+  on a mechanism only while it set weights there within the activity cutoff (5000 blocks).
 """
 
 from __future__ import annotations
@@ -23,58 +24,24 @@ from typing import Protocol
 
 import numpy as np
 
-from audionet.benchmarks.incentive.population import Group
+from audionet.benchmarks.incentive.population import OUTAGE_H, Group
+from audionet.benchmarks.incentive.roles import EPOCH_LENGTH, TEMPO, VALIDATORS, Role
 from audionet.lib.core import yuma
 
 ROUND_S = 12.0  # the validator's default round interval, and one block
-SAMPLE = 16  # the validator's default sample size
-EPOCH_LENGTH = 100  # blocks between a validator's weight settings (its default)
-TEMPO = 360  # blocks between epochs (the chain's default)
 RESTART_S = 600.0  # how long the restarting validator is down
-VALIDATOR_EVENTS_H = 2.0  # a restart, an added service and a fresh validator: this long after the miners' events
-# Before `fine_from_h` the records only need to fill: COARSE rounds at a time, each validator asking COARSE x its
-# sample of distinct uids once (the weights, epochs and bonds still run every round).
+ACTIVITY_CUTOFF = 5000  # blocks: subtensor's default activity cutoff
+VALIDATOR_EVENTS_H = 2.0  # a restart, a lost state, an added service and a fresh validator: after the miners' events
+# Before `fine_from_h` the records only need to fill, and from FINE_AFTER_H after the events only four days of pay
+# are summed: COARSE rounds at a time, each validator asking COARSE x its sample of distinct uids once (the
+# weights, epochs and bonds still run every round).
 COARSE = 10
-
-
-@dataclass(frozen=True)
-class Role:
-    name: str
-    stake: float
-    sample: int = SAMPLE  # uids it asks a round (4: its estimates carry twice the standard error)
-    every: int = EPOCH_LENGTH  # blocks between its weight settings
-    fresh: bool = False  # starts at the events with nothing
-    restarts: bool = False  # is down for RESTART_S at the events, then resumes from its saved state
-    adds: str | None = None  # a service it scores only from the events on
-    copies: int = 0  # a weight copier: commits the consensus of this many epochs ago
-    twin: str | None = None  # no stake; gets the named validator's answers, but neither restarts nor adds a service
-
-    @property
-    def honest(self) -> bool:
-        """Judges and sets weights like a validator at its defaults, and scores every service throughout."""
-        return not (self.fresh or self.copies or self.adds or self.twin or self.every != EPOCH_LENGTH)
-
-
-VALIDATORS = (
-    Role("honest A", 0.20),
-    Role("2x noise A", 0.15, sample=SAMPLE // 4),
-    Role("honest B", 0.12),
-    Role("honest C", 0.10),
-    Role("2x noise B", 0.08, sample=SAMPLE // 4),
-    Role("restarts", 0.08, restarts=True),
-    Role("adds music", 0.07, adds="music"),
-    Role("lagging (every 3 tempos)", 0.07, every=3 * TEMPO),
-    Role("fresh", 0.05, fresh=True),
-    *(Role(f"copier, {k} tempo{'s' if k > 1 else ''} behind", 0.02, copies=k) for k in (1, 2, 3, 4)),
-    # What the restarting validator and the one adding a service would have paid without their event.
-    Role("twin of restarts", 0.0, twin="restarts"),
-    Role("twin of adds music", 0.0, twin="adds music"),
-)
+FINE_AFTER_H = 24.0
 
 
 class Scorer(Protocol):
     """A validator's way from answers to weights, for every simulated validator at once: weights per row (a
-    service, or "all" for a curve that pays one weight over all services), then combined per mechanism."""
+    service), combined per mechanism, and which mechanisms it publishes."""
 
     label: str
     rows: tuple[str, ...]
@@ -82,10 +49,10 @@ class Scorer(Protocol):
 
     def start(self, shape: tuple[int, int, int]): ...
     def tick(self, state, seconds: float) -> None: ...
-    def observe(self, state, index: tuple, reward: np.ndarray) -> None: ...
+    def observe(self, state, index: tuple, reward: np.ndarray, failed: np.ndarray) -> None: ...
     def forget(self, state, uids: np.ndarray) -> None: ...
-    def weights(self, state, validator: int, serving: np.ndarray, scored: np.ndarray) -> np.ndarray: ...
-    def combine(self, rows: np.ndarray) -> np.ndarray: ...
+    def restart(self, state, uids: np.ndarray) -> None: ...
+    def publish(self, state, validator: int, serving: np.ndarray, scored: np.ndarray): ...
 
 
 @dataclass
@@ -96,20 +63,28 @@ class Run:
     mechanisms: tuple[str, ...]
     labels: np.ndarray  # group index per uid
     event_round: int  # the miners' events (a turned cheat, a drop, newcomers)
-    validator_event_round: int  # the validators' (a restart, an added service, a fresh validator)
+    validator_event_round: int  # the validators' (a restart, a lost state, an added service, a fresh validator)
     event_epoch: int  # the first epoch after the miners' events
     incentive: np.ndarray  # [epoch, mechanism, uid]
     consensus: np.ndarray  # [epoch, mechanism, uid]
     trust: np.ndarray  # [epoch, mechanism, validator]
     dividends: np.ndarray  # [epoch, mechanism, validator]
-    rows: tuple[str, ...]  # what the validators' weights are per (services, or "all")
+    rows: tuple[str, ...]  # what the validators' weights are per (the services)
     row_weights: np.ndarray  # [epoch, validator, row, uid]: the weights each validator committed, per row
-    # per validator, each weight setting: (round, weights [mechanism, uid], weights [row, uid])
-    settings: list[list[tuple[int, np.ndarray, np.ndarray]]] = field(default_factory=list)
+    # per validator, each weight setting: (round, weights [mechanism, uid], weights [row, uid], published [mechanism])
+    settings: list[list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]] = field(default_factory=list)
 
     def uids(self, predicate: Callable[[Group], bool]) -> np.ndarray:
         chosen = [i for i, g in enumerate(self.groups) if predicate(g)]
         return np.flatnonzero(np.isin(self.labels, chosen))
+
+    def epoch_of(self, round_: int) -> int:
+        """The first epoch that runs at or after `round_` (weights set then are used there)."""
+        return int(round_ // TEMPO)
+
+    def hours_after(self, epoch: int, start: int) -> float:
+        """Hours from round `start` to the end of `epoch`."""
+        return ((epoch + 1) * TEMPO - start) * ROUND_S / 3600
 
     @property
     def row_pay(self) -> np.ndarray:
@@ -168,14 +143,16 @@ def simulate(
     labels = np.repeat(np.arange(len(groups)), [g.count for g in groups])
     n, v_count, rounds = len(labels), len(roles), int(hours * 3600 / ROUND_S)
     event = int(events_h * 3600 / ROUND_S)
-    fine_from = int(fine_from_h * 3600 / ROUND_S)
+    fine_from, fine_until = int(fine_from_h * 3600 / ROUND_S), event + int(FINE_AFTER_H * 3600 / ROUND_S)
     validator_event = event + int(VALIDATOR_EVENTS_H * 3600 / ROUND_S)
     answers = [_answers(groups, s) for s in services]
-    changes = np.array([g.changes_h is not None or g.joins_h is not None for g in groups])[labels]
-    newcomers = np.array([g.joins_h is not None for g in groups])[labels]
+    group_of = np.array(groups, dtype=object)[labels]
+    changes = np.array([g.changes_h is not None or g.joins_h is not None for g in group_of], bool)
+    newcomers = np.array([g.joins_h is not None for g in group_of], bool)
+    new_model = np.array([g.new_model for g in group_of], bool)
     phase = np.zeros(n, int)
-    down = _outages(groups, labels, rounds, rng)
-    sample = np.array([r.sample for r in roles])
+    down, declared = _outages(groups, labels, rounds, rng)
+    stake = np.array([r.stake for r in roles])
     offset = rng.integers(0, EPOCH_LENGTH, v_count)  # each validator sets weights at its own phase
     names = [r.name for r in roles]
     twins = [(w, names.index(r.twin)) for w, r in enumerate(roles) if r.twin]
@@ -187,7 +164,7 @@ def simulate(
     committed = np.zeros((v_count, m_count, n))
     committed_rows = np.zeros((v_count, len(scorer.rows), n))
     out_rows = []
-    last_update = np.full(v_count, -1)
+    last_update = np.full((v_count, m_count), -1)
     registered = np.full(n, -1)
     bonds: list = [None] * m_count
     consensus: list[np.ndarray] = []
@@ -199,7 +176,11 @@ def simulate(
             phase[changes] = 1
             registered[newcomers] = t
             scorer.forget(state, np.flatnonzero(newcomers))
-        batch = 1 if t >= fine_from else COARSE if t % COARSE == 0 else 0
+            scorer.restart(state, np.flatnonzero(new_model))
+        if t == validator_event:
+            for v in (v for v, r in enumerate(roles) if r.loses_state):
+                _lose(state, v)
+        batch = 1 if fine_from <= t < fine_until else COARSE if t % COARSE == 0 else 0
         restarting = np.array(
             [r.restarts and validator_event <= t < validator_event + RESTART_S / ROUND_S for r in roles]
         )
@@ -208,9 +189,11 @@ def simulate(
         scored = (
             np.array([[r.adds != s or t >= validator_event for s in services] for r in roles]) & ~restarting[:, None]
         )
+        serving = np.stack([a.served[phase, np.arange(n)] for a in answers]) & ~declared[t]
         if batch:
             scorer.tick(state, batch * ROUND_S)
-            _round(rng, answers, phase, down[t], scorer, state, drawn, sample * batch, scored, twins, n)
+            draw = _Draw(rng, answers, phase, down[t], serving, roles, twins)
+            draw.round(scorer, state, drawn, batch, scored, scorer.doubtful(state))
         for v in active:
             role = roles[v]
             if (t - starts[v] - offset[v]) % role.every:
@@ -219,21 +202,22 @@ def simulate(
                 if len(consensus) < role.copies:
                     continue
                 rows, weights = np.zeros(committed_rows[v].shape), yuma.normalise(consensus[-role.copies], axis=1)
+                published = weights.sum(axis=1) > 0
             else:
-                serving = np.stack([a.served[phase, np.arange(n)] for a in answers])
-                rows = scorer.weights(state, v, serving, scored[v])
-                weights = scorer.combine(rows)
-            if weights.sum() == 0:
+                rows, weights, published = scorer.publish(state, v, serving, scored[v])
+            if not published.any():
                 continue
-            committed[v], committed_rows[v], last_update[v] = weights, rows, t
-            settings[v].append((t, weights.astype(np.float32), rows.astype(np.float32)))
+            committed[v, published], last_update[v, published] = weights[published], t
+            committed_rows[v] = rows
+            settings[v].append((t, weights.astype(np.float32), rows.astype(np.float32), published))
         if (t + 1) % TEMPO == 0:
-            stake = np.array([r.stake for r in roles]) * (last_update >= 0)
             fresh = registered >= last_epoch
             epochs = []
             for m in range(m_count):
-                stored = yuma.quantize(committed[:, m]) * (last_update[:, None] > registered[None, :])
-                epochs.append(yuma.epoch(stored, stake, bonds[m], fresh))
+                set_at = last_update[:, m]
+                active_stake = stake * (set_at >= 0) * (t - set_at <= ACTIVITY_CUTOFF)
+                stored = yuma.quantize(committed[:, m]) * (set_at[:, None] > registered[None, :])
+                epochs.append(yuma.epoch(stored, active_stake, bonds[m], fresh))
                 bonds[m] = epochs[-1].bonds
             consensus.append(np.stack([e.consensus for e in epochs]))
             out_incentive.append(np.stack([e.incentive for e in epochs]))
@@ -260,35 +244,69 @@ def simulate(
     )
 
 
-def _round(rng, answers, phase, down, scorer, state, drawn, sample, scored, twins, n) -> None:
-    """Each validator in `drawn` asks `sample` distinct uids for every service they serve; it records the
-    answers of the services it scores (none while it is down), its twin every answer."""
-    most = int(sample.max())
-    asked = np.argpartition(rng.random((drawn.size, n)), most - 1, axis=1)[:, :most]
-    mine = np.arange(most)[None, :] < sample[drawn][:, None]  # a 4-uid validator asks its first 4
-    rows, uids = np.repeat(drawn, most)[mine.ravel()], asked[mine]
-    p = phase[uids]
-    for k, a in enumerate(answers):
-        served = a.served[p, uids]
-        pick = (rng.random(uids.size) * a.length[p, uids]).astype(int)
-        reward = np.where(down[uids], 0.0, a.table[p, uids, pick])
-        ok = served & scored[rows, k]
-        scorer.observe(state, (rows[ok], np.full(ok.sum(), k), uids[ok]), reward[ok])
-        for w, v in twins:
-            theirs = served & (rows == v)
-            scorer.observe(state, (np.full(theirs.sum(), w), np.full(theirs.sum(), k), uids[theirs]), reward[theirs])
+def _lose(state, validator: int) -> None:
+    """A validator's records gone (a lost disk): it starts again with nothing."""
+    arrays = state.values() if isinstance(state, dict) else vars(state).values()
+    for array in arrays:
+        array[validator] = 0.0
 
 
-def _outages(groups, labels, rounds: int, rng) -> np.ndarray:
-    """[round, uid]: True while a flaky uid is down (every answer fails)."""
-    from audionet.benchmarks.incentive.population import OUTAGE_H
+@dataclass
+class _Draw:
+    """One round's answers: each validator asks its sample of distinct uids for every service they serve."""
 
+    rng: np.random.Generator
+    answers: list[_Answers]
+    phase: np.ndarray
+    down: np.ndarray  # [uid]: fails every query this round
+    serving: np.ndarray  # [service, uid]: serves it and has not declared itself down
+    roles: tuple[Role, ...]
+    twins: list[tuple[int, int]]
+
+    def round(self, scorer, state, drawn: np.ndarray, batch: int, scored: np.ndarray, doubtful: np.ndarray) -> None:
+        """Validators in `drawn` record the answers of the services they score (none while down), their twins
+        every answer of the one they twin. A validator asks the uids it doubts first, in up to half its sample."""
+        sample = np.array([r.sample for r in self.roles]) * batch
+        spread = np.array([r.spread for r in self.roles])
+        n = self.phase.size
+        most = int(sample[drawn].max())
+        keys = self.rng.random((drawn.size, n))
+        doubt = np.where(doubtful[drawn], keys, np.inf)
+        place = np.argsort(np.argsort(doubt, axis=1), axis=1)  # each doubted uid's turn among the doubted
+        first = doubtful[drawn] & (place < (sample[drawn] // 2)[:, None])
+        asked = np.argpartition(keys - first, most - 1, axis=1)[:, :most]
+        mine = np.arange(most)[None, :] < sample[drawn][:, None]  # a 4-uid validator asks its first 4
+        rows, uids = np.repeat(drawn, most)[mine.ravel()], asked[mine]
+        p = self.phase[uids]
+        failed = self.down[uids]
+        for k, a in enumerate(self.answers):
+            served = self.serving[k, uids]
+            pick = (self.rng.random(uids.size) * a.length[p, uids]).astype(int)
+            mean = a.mean[p, uids]
+            reward = np.clip(mean + spread[rows] * (a.table[p, uids, pick] - mean), 0.0, 1.0)
+            reward = np.where(failed, 0.0, reward)
+            ok = served & scored[rows, k]
+            who, whom, got, lost = [rows[ok]], [uids[ok]], [reward[ok]], [failed[ok]]
+            for w, v in self.twins:  # distinct cells: one call records them all
+                theirs = served & (rows == v)
+                who.append(np.full(theirs.sum(), w))
+                whom.append(uids[theirs])
+                got.append(reward[theirs])
+                lost.append(failed[theirs])
+            who, whom = np.concatenate(who), np.concatenate(whom)
+            scorer.observe(state, (who, np.full(who.size, k), whom), np.concatenate(got), np.concatenate(lost))
+
+
+def _outages(groups, labels, rounds: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """([round, uid] True while a flaky uid is down and fails, [round, uid] True while one says it is down)."""
     down = np.zeros((rounds, len(labels)), bool)
+    declared = np.zeros((rounds, len(labels)), bool)
     length = int(OUTAGE_H * 3600 / ROUND_S)
     for uid, label in enumerate(labels):
-        every = groups[label].outage_every_h
-        if every:
-            starts = np.flatnonzero(rng.random(rounds) < ROUND_S / (every * 3600))
+        group = groups[label]
+        if group.outage_every_h:
+            into = declared if group.declares else down
+            starts = np.flatnonzero(rng.random(rounds) < ROUND_S / (group.outage_every_h * 3600))
             for start in starts:
-                down[start : start + length, uid] = True
-    return down
+                into[start : start + length, uid] = True
+    return down, declared

@@ -19,6 +19,7 @@ from audionet.benchmarks.validator_scale.answers import Bank
 from audionet.lib.core.audio import encode_flac
 from audionet.lib.core.chain import OfflineChain
 from audionet.lib.core.errors import ConfigError
+from audionet.lib.core.subnet_rules import DEVELOPMENT
 from audionet.lib.core.wallet import create_wallet
 
 NETUID = 1
@@ -82,7 +83,9 @@ def start(workdir: str, miners: int, seed: int, premade: int = 0, spread_s: floa
     )
     wallet = create_wallet("validator", "default", os.path.join(workdir, "wallets"))
     chain_path = os.path.join(workdir, "chain.sqlite")
-    chain = OfflineChain(chain_path, NETUID)
+    chain = OfflineChain(
+        chain_path, NETUID, rules=DEVELOPMENT
+    )  # the validator's work is measured, not the chain's rules
     chain.register(
         wallet.hotkey.ss58_address, wallet.coldkeypub.ss58_address, stake=VALIDATOR_STAKE, validator_permit=True
     )

@@ -12,6 +12,8 @@ owner-set share of the emission. The offline chain keeps them as the real one do
 count (1 until the owner sets another; changing it drops the weights of removed mechanisms
 and resets the split to even), the split (u16 shares summing to 65535, at most one per
 mechanism; none: even), weights per mechanism stored as u16 like `set_weights` sends them.
+It refuses what subtensor refuses (`subnet_rules.py`: MaxMechanismCount, max_uids x mechanisms,
+the weights rate limit) and keeps committed weights hidden until commit-reveal reveals them.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, replace
 from typing import Optional
 
 import bittensor as bt
@@ -32,9 +34,9 @@ import numpy as np
 
 from audionet.lib.core import yuma
 from audionet.lib.core.errors import ConfigError
+from audionet.lib.core.subnet_rules import DEFAULTS, RuleError, SubnetRules
 
 REAL_NETWORKS = ("finney", "test", "local", "archive")
-MAX_MECHANISMS = 16  # subtensor's MAX_MECHANISM_COUNT_PER_SUBNET (root may set a lower MaxMechanismCount)
 
 
 @dataclass(frozen=True)
@@ -101,9 +103,17 @@ def _neuron(uid, hotkey, coldkey, stake, permit, ip, port, registered, block) ->
 
 
 class OfflineChain(Chain):
-    """A local subnet in one SQLite file; no network, no tokens."""
+    """A local subnet in one SQLite file; no network, no tokens. `rules` are the subnet's hyperparameters when
+    this call creates it (subtensor's defaults unless given); an existing file keeps its own."""
 
-    def __init__(self, path: str, netuid: int = 1, wallet=None, block_seconds: float = 12.0):
+    def __init__(
+        self,
+        path: str,
+        netuid: int = 1,
+        wallet=None,
+        block_seconds: float = 12.0,
+        rules: SubnetRules = DEFAULTS,
+    ):
         self.path, self.netuid, self.wallet = str(path), int(netuid), wallet
         with closing(self._connect()) as db, db:
             db.executescript(
@@ -116,10 +126,18 @@ class OfflineChain(Chain):
                 CREATE TABLE IF NOT EXISTS mechanism_weights(netuid INTEGER, mechid INTEGER,
                     validator_uid INTEGER, uid INTEGER, value INTEGER, block INTEGER,
                     PRIMARY KEY(netuid, mechid, validator_uid, uid));
+                CREATE TABLE IF NOT EXISTS hyperparameters(netuid INTEGER PRIMARY KEY, tempo INTEGER,
+                    weights_rate_limit INTEGER, reveal_period INTEGER, max_uids INTEGER, max_mechanisms INTEGER);
+                CREATE TABLE IF NOT EXISTS commits(netuid INTEGER, mechid INTEGER, validator_uid INTEGER,
+                    block INTEGER, uids TEXT, value_list TEXT);
                 """
             )
             db.execute("INSERT OR IGNORE INTO subnet VALUES (?, ?, ?)", (self.netuid, time.time(), block_seconds))
             db.execute("INSERT OR IGNORE INTO mechanisms VALUES (?, 1, NULL)", (self.netuid,))
+            rules.check()
+            db.execute(
+                "INSERT OR IGNORE INTO hyperparameters VALUES (?, ?, ?, ?, ?, ?)", (self.netuid, *astuple(rules))
+            )
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30.0)
@@ -136,7 +154,23 @@ class OfflineChain(Chain):
         count, split = db.execute("SELECT count, split FROM mechanisms WHERE netuid=?", (self.netuid,)).fetchone()
         return Mechanisms(int(count), tuple(json.loads(split)) if split else ())
 
-    # --- offline-only administration (what btcli and the subnet owner do on a real chain) ---
+    def _rules(self, db: sqlite3.Connection) -> SubnetRules:
+        row = db.execute(
+            "SELECT tempo, weights_rate_limit, reveal_period, max_uids, max_mechanisms FROM hyperparameters "
+            "WHERE netuid=?",
+            (self.netuid,),
+        ).fetchone()
+        return SubnetRules(*(int(v) for v in row))
+
+    def _registered(self, db: sqlite3.Connection) -> int:
+        return db.execute("SELECT COUNT(*) FROM neurons WHERE netuid=?", (self.netuid,)).fetchone()[0]
+
+    @property
+    def rules(self) -> SubnetRules:
+        with closing(self._connect()) as db:
+            return self._rules(db)
+
+    # --- offline-only administration (what btcli, the subnet owner and root do on a real chain) ---
     def register(self, hotkey: str, coldkey: str, *, stake: float = 0.0, validator_permit: bool = False) -> int:
         """Register `hotkey` (idempotent) and return its uid."""
         with closing(self._connect()) as db, db:
@@ -148,21 +182,37 @@ class OfflineChain(Chain):
                     (stake, int(validator_permit), self.netuid, row[0]),
                 )
                 return row[0]
-            uid = db.execute("SELECT COUNT(*) FROM neurons WHERE netuid=?", (self.netuid,)).fetchone()[0]
+            uid = self._registered(db)
+            if uid >= self._rules(db).max_uids:
+                raise RuleError(f"the subnet is full: max_uids {uid} (the offline chain does not prune)")
             db.execute(
                 "INSERT INTO neurons VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?)",
                 (self.netuid, uid, hotkey, coldkey, stake, int(validator_permit), self._block_now(db)),
             )
             return uid
 
-    def set_mechanism_count(self, count: int) -> None:
-        """`sudo_set_mechanism_count`: a change drops the removed mechanisms' weights and resets the split."""
-        if not 1 <= int(count) <= MAX_MECHANISMS:
-            raise ValueError(f"a subnet runs 1 to {MAX_MECHANISMS} mechanisms, not {count}")
+    def set_rules(self, **changes) -> SubnetRules:
+        """Change hyperparameters (`SubnetRules` field names), checked as subtensor checks them; the new rules."""
         with closing(self._connect()) as db, db:
             db.execute("BEGIN IMMEDIATE")
+            rules = replace(self._rules(db), **changes)
+            rules.check(self._mechanisms(db).count, self._registered(db))
+            db.execute(
+                "UPDATE hyperparameters SET tempo=?, weights_rate_limit=?, reveal_period=?, max_uids=?, "
+                "max_mechanisms=? WHERE netuid=?",
+                (*astuple(rules), self.netuid),
+            )
+            return rules
+
+    def set_mechanism_count(self, count: int) -> None:
+        """`sudo_set_mechanism_count`: checked against MaxMechanismCount and max_uids x count; a change drops the
+        removed mechanisms' weights and commits and resets the split."""
+        with closing(self._connect()) as db, db:
+            db.execute("BEGIN IMMEDIATE")
+            self._rules(db).check(int(count), self._registered(db))
             if self._mechanisms(db).count != int(count):
-                db.execute("DELETE FROM mechanism_weights WHERE netuid=? AND mechid>=?", (self.netuid, int(count)))
+                for table in ("mechanism_weights", "commits"):
+                    db.execute(f"DELETE FROM {table} WHERE netuid=? AND mechid>=?", (self.netuid, int(count)))
                 db.execute("UPDATE mechanisms SET count=?, split=NULL WHERE netuid=?", (int(count), self.netuid))
 
     def set_emission_split(self, split: Optional[Sequence[int]]) -> None:
@@ -178,9 +228,32 @@ class OfflineChain(Chain):
             text = None if split is None else json.dumps(values)
             db.execute("UPDATE mechanisms SET split=? WHERE netuid=?", (text, self.netuid))
 
+    def _reveal(self, db: sqlite3.Connection) -> None:
+        """Commits whose reveal epoch has come replace their validator's weights on that mechanism, in order."""
+        rules, now = self._rules(db), self._block_now(db)
+        rows = db.execute(
+            "SELECT rowid, mechid, validator_uid, block, uids, value_list FROM commits WHERE netuid=? ORDER BY block",
+            (self.netuid,),
+        ).fetchall()
+        for rowid, mechid, validator, block, uids, values in rows:
+            if rules.revealed(block, now, self.netuid):
+                self._store(db, mechid, validator, json.loads(uids), json.loads(values), block)
+                db.execute("DELETE FROM commits WHERE rowid=?", (rowid,))
+
+    def _store(self, db, mechid: int, validator: int, uids: list, values: list, block: int) -> None:
+        db.execute(
+            "DELETE FROM mechanism_weights WHERE netuid=? AND mechid=? AND validator_uid=?",
+            (self.netuid, mechid, validator),
+        )
+        db.executemany(
+            "INSERT INTO mechanism_weights VALUES (?, ?, ?, ?, ?, ?)",
+            [(self.netuid, mechid, validator, u, v, block) for u, v in zip(uids, values)],
+        )
+
     def weights(self, validator_uid: int, mechid: int = 0) -> dict[int, float]:
-        """One validator's weights on one mechanism, each row summing to 1 (bittensor's `weights` read)."""
-        with closing(self._connect()) as db:
+        """One validator's revealed weights on one mechanism, each row summing to 1 (bittensor's `weights` read)."""
+        with closing(self._connect()) as db, db:
+            self._reveal(db)
             rows = db.execute(
                 "SELECT uid, value FROM mechanism_weights WHERE netuid=? AND mechid=? AND validator_uid=? ORDER BY uid",
                 (self.netuid, mechid, validator_uid),
@@ -188,10 +261,17 @@ class OfflineChain(Chain):
         total = sum(value for _, value in rows)
         return {uid: value / total for uid, value in rows} if total else {}
 
+    def pending(self) -> int:
+        """Commits not revealed yet."""
+        with closing(self._connect()) as db, db:
+            self._reveal(db)
+            return db.execute("SELECT COUNT(*) FROM commits WHERE netuid=?", (self.netuid,)).fetchone()[0]
+
     def emission(self) -> dict[int, float]:
         """Each uid's share of the miners' emission: per mechanism, Yuma consensus over the permitted
-        validators' weights (`yuma.epoch`, no bonds needed for incentive), times the mechanism's share."""
-        with closing(self._connect()) as db:
+        validators' revealed weights (`yuma.epoch`, no bonds needed for incentive), times the mechanism's share."""
+        with closing(self._connect()) as db, db:
+            self._reveal(db)
             mechanisms = self._mechanisms(db)
             neurons = db.execute(
                 "SELECT uid, stake, validator_permit FROM neurons WHERE netuid=? ORDER BY uid", (self.netuid,)
@@ -214,6 +294,7 @@ class OfflineChain(Chain):
     async def metagraph(self) -> bt.Metagraph:
         with closing(self._connect()) as db:
             block = self._block_now(db)
+            rules = self._rules(db)
             rows = db.execute(
                 "SELECT uid, hotkey, coldkey, stake, validator_permit, ip, port, registered "
                 "FROM neurons WHERE netuid=? ORDER BY uid",
@@ -226,14 +307,14 @@ class OfflineChain(Chain):
             name="audionet-offline",
             symbol="α",
             block=block,
-            tempo=360,
+            tempo=rules.tempo,
             last_step=0,
             blocks_since_last_step=block,
             owner_hotkey="",
             owner_coldkey="",
             network_registered_at=0,
             num_uids=len(neurons),
-            max_uids=256,
+            max_uids=rules.max_uids,
             price=None,
             moving_price=None,
             identity=None,
@@ -259,6 +340,8 @@ class OfflineChain(Chain):
         return row[0]
 
     async def set_weights(self, uids: Sequence[int], weights: Sequence[float], mechid: int = 0) -> None:
+        """What SetWeights does on subtensor: refused faster than the rate limit; committed and revealed a
+        reveal period later under commit-reveal, stored at once without it."""
         from bittensor.intents import normalize  # max-upscaled to u16, zeros dropped: what the SDK sends
 
         stored_uids, values = normalize([int(u) for u in uids], [float(w) for w in weights])
@@ -269,15 +352,25 @@ class OfflineChain(Chain):
             me = self._own_uid(db)
             if not 0 <= mechid < self._mechanisms(db).count:
                 raise RuntimeError(f"MechanismDoesNotExist: offline netuid {self.netuid} has no mechanism {mechid}")
-            block = self._block_now(db)
-            db.execute(
-                "DELETE FROM mechanism_weights WHERE netuid=? AND mechid=? AND validator_uid=?",
-                (self.netuid, mechid, me),
-            )
-            db.executemany(
-                "INSERT INTO mechanism_weights VALUES (?, ?, ?, ?, ?, ?)",
-                [(self.netuid, mechid, me, u, v, block) for u, v in zip(stored_uids, values)],
-            )
+            rules, block = self._rules(db), self._block_now(db)
+            last = db.execute(
+                "SELECT MAX(block) FROM (SELECT block FROM mechanism_weights WHERE netuid=? AND mechid=? AND "
+                "validator_uid=? UNION ALL SELECT block FROM commits WHERE netuid=? AND mechid=? AND validator_uid=?)",
+                (self.netuid, mechid, me) * 2,
+            ).fetchone()[0]
+            wait = rules.wait(last, block)
+            if wait:
+                raise RuntimeError(
+                    f"SettingWeightsTooFast: weights on mechanism {mechid} were set at block {last}; the rate limit "
+                    f"is {rules.weights_rate_limit} blocks, retry in {wait}"
+                )
+            if rules.reveal_period:
+                db.execute(
+                    "INSERT INTO commits VALUES (?, ?, ?, ?, ?, ?)",
+                    (self.netuid, mechid, me, block, json.dumps(stored_uids), json.dumps(values)),
+                )
+            else:
+                self._store(db, mechid, me, stored_uids, values, block)
 
     async def serve(self, ip: str, port: int) -> None:
         with closing(self._connect()) as db, db:

@@ -68,12 +68,15 @@ def normalise(x: np.ndarray, axis: Optional[int] = None) -> np.ndarray:
 
 
 def weighted_median(weights: np.ndarray, stake: np.ndarray, kappa: float = KAPPA) -> np.ndarray:
-    """Per column: the largest weight that validators holding at least `kappa` of the stake give at least."""
+    """Per column: the largest weight that validators holding at least `kappa` of the stake give at least
+    (0 for every column where there is no validator)."""
+    if weights.shape[0] == 0 or weights.shape[1] == 0:
+        return np.zeros(weights.shape[1])
     order = np.argsort(-weights, axis=0, kind="stable")
     ranked = np.take_along_axis(weights, order, axis=0)
     held = np.cumsum(stake[order], axis=0)  # stake giving at least this row's weight
     first = np.argmax(held >= kappa, axis=0)
-    found = held[-1] >= kappa if len(stake) else np.zeros(weights.shape[1], bool)
+    found = held[-1] >= kappa
     return np.where(found, ranked[first, np.arange(weights.shape[1])], 0.0)
 
 
@@ -103,7 +106,7 @@ def epoch(
     dividends = normalise((ema * incentive).sum(axis=1))
     if incentive.sum() + dividends.sum() == 0:
         dividends = stake  # no weights: validators are paid by stake
-    top = ema.max(axis=0, keepdims=True)
+    top = ema.max(axis=0, keepdims=True, initial=0.0)
     stored = np.rint(np.divide(ema, top, out=np.zeros_like(ema), where=top > 0) * U16_MAX)
     return Epoch(consensus, incentive, trust, dividends, stored)
 

@@ -4,166 +4,72 @@ Pure, vectorised functions over arrays whose last axis is the uid (the validator
 row; the incentive study, `benchmarks/incentive/`, passes every validator's at once). Their constants were
 chosen by that study from measured score samples (docs/scoring.md#from-scores-to-weights).
 
-The record (`Record`), per uid and service, in wall-clock time:
-- every answer's reward enters two time-weighted means: the record, whose weights fall by e every
-  `Memory.record_s` seconds, and the recent answers, every `Memory.recent_s`; both divide by the weight they
-  hold, so a newcomer's estimate is the mean of what it has shown, not that mean pulled towards 0;
-- the estimate is the record, moved towards the recent answers by as much as they differ from it beyond
-  `change_z` standard errors: a long record keeps a steady miner's weight calm, and a miner whose recent
-  answers got worse (or better) shows it within the recent memory instead of the record's;
-- its standard error is the answers' spread (pooled with a prior spread while there are few answers) over the
-  square root of the effective number of answers the record holds.
+The record (`Record`, in `record.py`), per uid and service, belongs to one model: it starts again with a new
+hotkey, a new signed model, or when the answers show a change their noise cannot explain (a two-sided CUSUM in
+standard errors), and then holds only the answers since the change. Its estimate is the time-weighted mean of
+its answers; its standard error the answers' spread (pooled with a prior spread while there are few) over the
+square root of the effective number of answers. A failed query counts once per run of failures, as a 0, and
+a uid earns nothing while its last query failed.
 
 The curve (`Curve`), per service:
-1. A uid earns nothing before `eligible_after` scored answers in that service.
+1. A uid earns nothing before `eligible_after` answers in its record, nor while its last query failed.
 2. Each uid is judged by a lower confidence bound, the estimate minus `confidence_z` standard errors: a young
-   uid counts by its uncertainty, so a lucky few answers neither earn much nor set the reference.
-3. The reference is the `reference_quantile` quantile of the eligible uids' bounds: no single uid sets it
-   (on a subnet of 256 uids it is the fifth best), and flooding the subnet with cheap uids does not lower it.
+   record counts by its uncertainty, so a lucky few answers neither earn much nor set the reference.
+3. The reference is the `reference_count`-th highest bound among the eligible uids that serve the service and
+   stand near the top (at least `floor` of the second best; the highest while fewer are): no single uid sets
+   it, it does not move with how many uids serve (cheap uids flooding a service are not among the best), and a
+   gated uid that happens to be the fifth of five does not become the measure of the others.
 4. Relative quality r = bound / reference. Weight = ((r - floor) / (1 - floor)) ^ power above the floor, 0 at
    and below it, rising on above the reference (a better newcomer earns more without rescaling the others);
    L1-normalised over the uids. All zeros when nobody earned anything (the caller then sets no weights).
+5. A validator publishes a service's weights only once its evidence supports them (`ready`): the typical
+   serving uid's standard error within `ready_error` of the reference. A validator that lost its state, or
+   began scoring a service, holds its last weights there until then.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-PRIOR_SD = 0.2  # one answer's score noise assumed before a uid has shown its own (the measured range 0.10-0.22)
-PRIOR_ANSWERS = 3.0  # how many answers that assumption is worth
-
-
-@dataclass(frozen=True)
-class Memory:
-    """How long answers count, in seconds of wall-clock time."""
-
-    record_s: float  # the record's weights fall by e in this time
-    recent_s: float  # the recent answers' weights fall by e in this time
-    change_z: float  # recent answers move the estimate by what they differ from the record beyond this many SEs
-
-
-@dataclass
-class Record:
-    """Time-weighted sums of one service's rewards; every field has the same shape, the uid last."""
-
-    total: np.ndarray  # sum of weight x reward
-    total_sq: np.ndarray  # sum of weight x reward^2
-    weight: np.ndarray  # sum of weights
-    weight_sq: np.ndarray  # sum of squared weights (the effective number of answers is weight^2 / weight_sq)
-    recent: np.ndarray
-    recent_weight: np.ndarray
-    recent_weight_sq: np.ndarray
-    count: np.ndarray  # answers scored, never forgotten (eligibility)
-
-    @classmethod
-    def empty(cls, shape) -> Record:
-        return cls(*(np.zeros(shape) for _ in fields(cls)))
-
-    def decay(self, seconds: float, memory: Memory) -> None:
-        """Let `seconds` of wall-clock time pass."""
-        if seconds <= 0:
-            return
-        long, short = np.exp(-seconds / memory.record_s), np.exp(-seconds / memory.recent_s)
-        for array, factor in (
-            (self.total, long),
-            (self.total_sq, long),
-            (self.weight, long),
-            (self.weight_sq, long**2),
-            (self.recent, short),
-            (self.recent_weight, short),
-            (self.recent_weight_sq, short**2),
-        ):
-            array *= factor
-
-    def add(self, index, reward) -> None:
-        """One answer in each cell of `index` (a numpy index naming each cell once); rewards are clipped into
-        0..1 (NaN and inf count as 0)."""
-        reward = clean(reward)
-        self.total[index] += reward
-        self.total_sq[index] += reward**2
-        self.recent[index] += reward
-        for array in (self.weight, self.weight_sq, self.recent_weight, self.recent_weight_sq, self.count):
-            array[index] += 1.0
-
-    def take(self, index) -> Record:
-        """The cells at `index` (a uid, or a list of them), as a new record."""
-        return Record(*(np.array(getattr(self, f.name)[..., index]) for f in fields(self)))
-
-    def put(self, index, other: Record) -> None:
-        for f in fields(self):
-            getattr(self, f.name)[..., index] = getattr(other, f.name)
-
-    def as_lists(self) -> dict[str, list[float]]:
-        return {f.name: [float(v) for v in getattr(self, f.name)] for f in fields(self)}
-
-    @classmethod
-    def from_lists(cls, data: dict, size: int) -> Record:
-        record = cls.empty(size)
-        for f in fields(cls):
-            values = [float(v) for v in data.get(f.name, [])][:size]
-            getattr(record, f.name)[: len(values)] = values
-        return record
-
-
-def clean(reward) -> np.ndarray:
-    """Rewards clipped into 0..1; NaN and +-inf count as 0."""
-    return np.clip(np.nan_to_num(np.asarray(reward, float), nan=0.0, posinf=0.0, neginf=0.0), 0.0, 1.0)
-
-
-def _ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.divide(a, b, out=np.zeros(np.broadcast(a, b).shape), where=b > 0)
-
-
-@dataclass(frozen=True)
-class Estimate:
-    value: np.ndarray  # the estimated mean reward
-    error: np.ndarray  # its standard error
-    answers: np.ndarray  # answers scored
-
-
-def estimate(record: Record, memory: Memory) -> Estimate:
-    mean = _ratio(record.total, record.weight)
-    answers = _ratio(record.weight**2, record.weight_sq)  # effective number of answers in the record
-    spread = np.maximum(_ratio(record.total_sq, record.weight) - mean**2, 0.0)
-    variance = (spread * answers + PRIOR_SD**2 * PRIOR_ANSWERS) / (answers + PRIOR_ANSWERS)
-    error = np.sqrt(variance * _ratio(record.weight_sq, record.weight**2))
-    recent_error_sq = variance * _ratio(record.recent_weight_sq, record.recent_weight**2)
-    # The recent answers are part of the record: their difference has about the variance of the recent
-    # mean less the record's.
-    band = memory.change_z * np.sqrt(np.maximum(recent_error_sq - error**2, 0.0))
-    change = np.where(record.recent_weight > 0, _ratio(record.recent, record.recent_weight) - mean, 0.0)
-    moved = mean + np.sign(change) * np.maximum(np.abs(change) - band, 0.0)
-    return Estimate(np.where(record.weight > 0, moved, 0.0), error, record.count)
+from audionet.lib.validator.record import Memory, Record, estimate, ratio
 
 
 @dataclass(frozen=True)
 class Curve:
     memory: Memory
-    eligible_after: int  # scored answers in a service before a uid can earn in it
+    eligible_after: int  # answers in a uid's record before it can earn in a service
     floor: float  # relative quality at and below which a uid earns 0
     power: float  # steepness above the floor (1: proportional to the distance above it)
-    reference_quantile: float  # the eligible uids' quantile that relative quality is measured against
+    reference_count: int  # relative quality is measured against the eligible bound this far from the top
     confidence_z: float  # a uid is judged by its estimate minus this many standard errors
+    ready_error: (
+        float  # weights are published once the median serving uid's error is within this share of the reference
+    )
 
-    def bounds(self, record: Record) -> tuple[np.ndarray, np.ndarray]:
-        """(lower confidence bound, eligible) per cell."""
-        found = estimate(record, self.memory)
-        return found.value - self.confidence_z * found.error, found.answers >= self.eligible_after
-
-    def relative(self, record: Record, serving=None) -> tuple[np.ndarray, np.ndarray]:
-        """(relative quality, eligible) per cell; `serving`: where the uid serves this service (default all)."""
-        bound, eligible = self.bounds(record)
+    def bounds(self, record: Record, serving=None) -> tuple[np.ndarray, np.ndarray]:
+        """(lower confidence bound, eligible) per cell; `serving`: where the uid serves this service (default all)."""
+        found = estimate(record)
+        eligible = (found.answers >= self.eligible_after) & (record.failing == 0)
         if serving is not None:
             eligible = eligible & np.asarray(serving, bool)
-        known = np.where(eligible, bound, np.nan)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a row with no eligible uid simply has no reference
-            reference = np.nanquantile(known, self.reference_quantile, axis=-1, keepdims=True)
-        reference = np.nan_to_num(reference, nan=0.0)
-        return _ratio(bound, np.broadcast_to(reference, bound.shape)), eligible
+        return found.value - self.confidence_z * found.error, eligible
+
+    def reference(self, bound: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+        """Per row (keeping the uid axis): the `reference_count`-th highest bound among the eligible uids near the
+        top (at least `floor` of the second best), the highest where fewer are near; 0 where none is eligible. No
+        single uid moves it, nor do uids below it however many they are, and a poor fifth in a thinly served
+        service (a gated uid among five) does not pay everything above it."""
+        near = eligible & (bound >= self.floor * _highest(bound, eligible, 2))
+        return _highest(bound, near, self.reference_count)
+
+    def relative(self, record: Record, serving=None) -> tuple[np.ndarray, np.ndarray]:
+        """(relative quality, eligible) per cell."""
+        bound, eligible = self.bounds(record, serving)
+        reference = self.reference(bound, eligible)
+        return ratio(bound, np.broadcast_to(reference, bound.shape)), eligible
 
     def shape(self, relative: np.ndarray) -> np.ndarray:
         above = np.clip((relative - self.floor) / (1.0 - self.floor), 0.0, None)
@@ -174,19 +80,54 @@ class Curve:
         relative, eligible = self.relative(record, serving)
         raw = np.where(eligible, self.shape(relative), 0.0)
         total = raw.sum(axis=-1, keepdims=True)
-        return _ratio(raw, np.broadcast_to(total, raw.shape))
+        return ratio(raw, np.broadcast_to(total, raw.shape))
+
+    def typical_error(self, record: Record, serving=None) -> np.ndarray:
+        """Per row: the median, over the uids serving it, of the standard error relative to the reference (a uid
+        not yet eligible counts as unknown: infinite); inf where nobody serves or nothing is known."""
+        found = estimate(record)
+        bound, eligible = self.bounds(record, serving)
+        reference = self.reference(bound, eligible)
+        serves = (
+            np.ones(bound.shape, bool) if serving is None else np.broadcast_to(np.asarray(serving, bool), bound.shape)
+        )
+        known = found.answers >= self.eligible_after
+        error = np.where(known, ratio(found.error, np.broadcast_to(reference, bound.shape)), np.inf)
+        error = np.where(np.broadcast_to(reference, bound.shape) > 0, error, np.inf)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a row nobody serves has no median
+            typical = np.nanmedian(np.where(serves, error, np.nan), axis=-1)
+        return np.where(np.isnan(typical), np.inf, typical)
+
+    def ready(self, record: Record, serving=None) -> np.ndarray:
+        """Per row: whether this validator's evidence supports publishing the row's weights."""
+        return self.typical_error(record, serving) <= self.ready_error
 
     def with_memory(self, **changes) -> Curve:
         return replace(self, memory=replace(self.memory, **changes))
 
 
 HOUR = 3600.0
+
+
 # Chosen by `audionet-bench incentive` (benchmarks/results/cpu-x86_64-2core/incentive-offline.md).
+def _highest(bound: np.ndarray, eligible: np.ndarray, place: int) -> np.ndarray:
+    """Per row (keeping the uid axis): the `place`-th highest eligible bound, the highest where fewer are
+    eligible, 0 where none is."""
+    known = np.sort(np.where(eligible, bound, -np.inf), axis=-1)
+    count = eligible.sum(axis=-1, keepdims=True)
+    size = known.shape[-1]
+    at = np.where(count >= place, size - place, size - 1)
+    found = np.take_along_axis(known, np.clip(at, 0, None), axis=-1) if size else np.zeros(count.shape)
+    return np.where(count > 0, found, 0.0)
+
+
 CURVE = Curve(
-    memory=Memory(record_s=48 * HOUR, recent_s=0.5 * HOUR, change_z=3.0),
+    memory=Memory(record_s=96 * HOUR, drop_h=10.0, rise_h=14.0, change_k=0.35),
     eligible_after=3,
     floor=0.78,
     power=1.0,
-    reference_quantile=0.98,
+    reference_count=5,
     confidence_z=0.5,
+    ready_error=0.04,
 )

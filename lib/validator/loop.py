@@ -91,6 +91,7 @@ class Validator:
         self.coverage = Coverage.from_json(self.state.coverage, self.rng)
         self.health: dict[str, tuple[float, Optional[frozenset[str]]]] = {}  # hotkey -> (asked at, it serves)
         self.plan: Optional[Plan] = None  # the mechanisms as weights were last set
+        self.held_said: dict[int, int] = {}  # mechid -> the block this validator last said it holds its weights there
         self.on_verdicts: Optional[Callable[[list[dict], list[Scored]], None]] = None  # verdicts.VerdictLog
         self.judge.duplicates.load(self.history_path)  # answers of earlier rounds, before a restart too
         if self.state.round:
@@ -109,7 +110,7 @@ class Validator:
         targets = {n.uid: Target(n.uid, n.hotkey, n.axon) for n in neurons}
         budget = self.settings.round_budget_s or self.settings.round_interval
         count = self.coverage.count(len(targets), budget, self.settings.sample_size)
-        return [targets[uid] for uid in sorted(self.coverage.take(list(targets), count))]
+        return [targets[uid] for uid in sorted(self.coverage.take(list(targets), count, self.state.doubted()))]
 
     async def served(self, client: MinerClient, targets: list[Target]) -> dict[int, set[str]]:
         """Per target: the scored services it serves, from its signed health (asked again after SERVED_TTL_S;
@@ -152,10 +153,10 @@ class Validator:
         with self.timer.measure("all", "state"):
             estimates = []
             for item in scored:
-                uid, service = item.answer.target.uid, item.answer.service
-                estimates.append(self.state.update(service, uid, item.reward))
-                if item.gate is None and item.answer.meta is not None:  # a gated answer's speed is no GPU's speed
-                    meta = item.answer.meta
+                uid, service, meta = item.answer.target.uid, item.answer.service, item.answer.meta
+                model = meta.model if item.answer.ok and meta is not None else None  # signed: a new one, a new record
+                estimates.append(self.state.update(service, uid, item.reward, not item.answer.ok, model))
+                if item.gate is None and meta is not None:  # a gated answer's speed is no GPU's speed
                     self.network.record(meta.device, service, meta.generation_s, item.answer.audio.seconds, uid)
             self.state.round += 1
             block = metagraph.block
@@ -166,8 +167,7 @@ class Validator:
             self._log_round(block, scored, estimates, coverage)
             if self.settings.save_audio_dir:
                 self._save_audio(scored)
-        if block - self.state.last_weights_block >= self.settings.epoch_length or self.state.last_weights_block < 0:
-            await self.set_weights(block)
+        await self.set_weights(block)
         with self.timer.measure("all", "logging"):
             self.write_summary(block)
         return scored
@@ -181,9 +181,18 @@ class Validator:
             self.timer.record(answer.service, stage, answer.latency_s, audio_s)
             self.timer.record(answer.service, f"{stage}/uid{answer.target.uid}", answer.latency_s, audio_s)
 
+    def _due(self, mechid: int, block: int) -> bool:
+        """Whether `epoch_length` blocks have passed since weights were last set on this mechanism (or never)."""
+        last = self.state.mechanism_blocks.get(mechid, self.state.last_weights_block)
+        return last < 0 or block - last >= self.settings.epoch_length
+
     async def set_weights(self, block: int) -> None:
-        """Each mechanism gets the weights of the services it pays (one per service when the subnet runs a
-        mechanism per service; combined by the split where services share one)."""
+        """Each mechanism due gets the weights of the services it pays (one per service when the subnet runs a
+        mechanism per service; combined by the split where services share one), once this validator's evidence
+        supports every one of them; until then the chain keeps the weights last set there."""
+        known = self.plan.used if self.plan else (sorted(self.state.mechanism_blocks) or [0])
+        if not any(self._due(m, block) for m in known):
+            return
         try:
             mechanisms = await self.chain.mechanisms()
             layout = plan(registry.names(), mechanisms.count, self.settings.mechanisms, self.settings.split)
@@ -195,10 +204,26 @@ class Validator:
             log.error("cannot read the subnet's mechanisms (will retry next round): %s", error)
             return
         per_service = {s: np.asarray(w) for s, w in self.state.weights().items()}
+        errors = self.state.typical_errors()
         done = []
-        for mechid in layout.used:
+        # which are due is decided before any is set: a mechanism never set falls back on the last block set
+        for mechid in [m for m in layout.used if self._due(m, block)]:
             if not any(s in per_service for s in layout.services_of(mechid)):
                 continue  # a mechanism for services this validator does not score: other validators set it
+            waiting = layout.holding(mechid, {s: errors[s] <= self.settings.curve.ready_error for s in errors})
+            if waiting:
+                said = self.held_said.get(mechid)
+                if said is not None and block - said < self.settings.epoch_length:
+                    continue  # said once an epoch
+                self.held_said[mechid] = block
+                log.info(
+                    "mechanism %d: holding its weights until the evidence supports them (%s; published at %.1f%%)",
+                    mechid,
+                    ", ".join(f"{s}: the typical miner's error is {errors[s]:.1%} of the reference" for s in waiting),
+                    100 * self.settings.curve.ready_error,
+                )
+                continue
+            self.held_said.pop(mechid, None)
             weights = layout.combine(per_service, mechid)
             uids = [int(u) for u in np.flatnonzero(weights > 0)]
             if not uids:
@@ -210,14 +235,12 @@ class Validator:
                 await self.chain.set_weights(uids, [float(weights[u]) for u in uids], mechid=mechid)
             except Exception as error:
                 log.error("set_weights on mechanism %d failed (will retry next round): %s", mechid, error)
-                return
+                continue
+            self.state.mechanism_blocks[mechid] = self.state.last_weights_block = block
             done.append(f"mechanism {mechid} ({'+'.join(layout.services_of(mechid))}): {len(uids)} uids")
-        if not done:
-            log.info("no miner has earned weight (none eligible, or all below the curve's floor); not setting weights")
-            return
-        self.state.last_weights_block = block
-        self.state.save(self.state_path)
-        log.info("set weights at block %d: %s", block, "; ".join(done))
+        if done:
+            self.state.save(self.state_path)
+            log.info("set weights at block %d: %s", block, "; ".join(done))
 
     def _log_round(self, block: int, scored: list[Scored], estimates: list[float], coverage: dict) -> None:
         record = {
@@ -225,7 +248,7 @@ class Validator:
             "block": block,
             "time": time.time(),
             "coverage": coverage,
-            "memory_s": {"record": self.settings.curve.memory.record_s, "recent": self.settings.curve.memory.recent_s},
+            "memory_s": {"record": self.settings.curve.memory.record_s},
             "results": verdict_rows(
                 self.state.round, scored, estimates, self.settings.timeouts, self.state.weights(), self.plan
             ),

@@ -33,6 +33,11 @@ class Plan:
     def services_of(self, mechid: int) -> list[str]:
         return [s for s, m in self.mechanism.items() if m == mechid]
 
+    def holding(self, mechid: int, ready: Mapping[str, bool]) -> list[str]:
+        """The services of this mechanism a validator scores (those in `ready`) whose evidence does not yet support
+        publishing: while there is any, the validator leaves the weights it last set on the mechanism."""
+        return [s for s in self.services_of(mechid) if s in ready and not ready[s]]
+
     def combine(self, weights: Mapping[str, np.ndarray], mechid: int) -> np.ndarray:
         """One mechanism's weights from its services' (each L1-normalised): a service where nobody earned
         anything gives its share to the others."""

@@ -1,12 +1,15 @@
-"""The validator's memory: per service, a record of each uid's answers in wall-clock time (`incentive.Record`),
-and which services each uid serves.
+"""The validator's memory: per service, a record of each uid's answers in wall-clock time (`record.Record`),
+the model each uid last signed, and which services each uid serves.
 
 Saved atomically (temp file, fsync, rename, fsync dir) after every round so a crash at any point leaves
 either the old or the new state on disk, and a restart continues from exactly the saved floats (JSON keeps
 float repr); the time the records were last brought up to is saved with them, so the time a validator was
 down passes for its records as it would have had it run. From version 5 the round's coverage (which miners this
 pass has still to ask, when each was last scored: `coverage.Coverage.as_json`) is saved in the same write, so a
-restart continues the pass of the rounds it saved; a version-4 state has none and starts a new pass.
+restart continues the pass of the rounds it saved; a version-4 state has none and starts a new pass. Version 6
+added each record's change statistics and the failed query of a run, the model each uid last signed per
+service, and the block weights were last set on each mechanism; older states load with none of them (no change
+under way, no model known yet: the first signed model starts no new record).
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ import numpy as np
 
 from audionet.lib.core.atomic import atomic_file
 from audionet.lib.core.errors import ConfigError
-from audionet.lib.validator.incentive import CURVE, Curve, Record, estimate
+from audionet.lib.validator.incentive import CURVE, Curve
+from audionet.lib.validator.record import Record, estimate
 
-STATE_VERSION = 5
+STATE_VERSION = 6
+MODEL_CHARS = 128  # a signed model name is at most this long on the wire (protocol.ResponseMeta)
 # States before version 4 kept an EMA per scored round (weight LEGACY_ALPHA, the default then) and a count of
 # scored rounds; each is carried over as at most LEGACY_ANSWERS answers of its estimate, so new answers soon
 # outweigh it. A version-1 state has no counts: its uids with a score count as scored this many rounds.
@@ -47,8 +52,10 @@ class ScoreState:
     hotkeys: list[str] = field(default_factory=list)
     records: dict[str, Record] = field(default_factory=dict)
     serves: dict[str, list[bool]] = field(default_factory=dict)  # per service and uid, from its signed health
+    models: dict[str, list[str]] = field(default_factory=dict)  # per service and uid: the model it last signed ("")
     round: int = 0
-    last_weights_block: int = -1
+    last_weights_block: int = -1  # the last block weights were set on any mechanism
+    mechanism_blocks: dict[int, int] = field(default_factory=dict)  # mechid -> the block weights were last set there
     time: float = 0.0  # wall-clock seconds the records were last brought up to (0: never)
     coverage: Optional[dict] = None  # the validator's Coverage.as_json() as of this round (None: none saved)
     curve: Curve = field(default=CURVE, compare=False)
@@ -59,6 +66,7 @@ class ScoreState:
             self.records.setdefault(service, Record.empty(len(self.hotkeys)))
         for service in self.records:
             self.serves.setdefault(service, [True] * len(self.hotkeys))
+            self.models.setdefault(service, [""] * len(self.hotkeys))
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, ScoreState):
@@ -77,6 +85,8 @@ class ScoreState:
             self.records[service] = grown
             column = (self.serves[service] + [True] * len(hotkeys))[: len(hotkeys)]
             self.serves[service] = [True if uid in reset else value for uid, value in enumerate(column)]
+            names = (self.models[service] + [""] * len(hotkeys))[: len(hotkeys)]
+            self.models[service] = ["" if uid in reset else name for uid, name in enumerate(names)]
         self.hotkeys = list(hotkeys)
         return reset
 
@@ -87,11 +97,18 @@ class ScoreState:
                 record.decay(now - self.time, self.curve.memory)
         self.time = max(self.time, now)
 
-    def update(self, service: str, uid: int, reward: float) -> float:
-        """One scored answer of `uid` in `service`; its new estimate."""
+    def update(self, service: str, uid: int, reward: float, failed: bool = False, model: Optional[str] = None) -> float:
+        """One scored answer of `uid` in `service` (`failed`: the query itself failed; `model`: the model the answer
+        is signed with, None for none); its new estimate. A model other than the one the uid last signed starts
+        its record again, as a new hotkey would."""
         record = self.records[service]
-        record.add(uid, finite_unit(reward))
-        return float(estimate(record.take([uid]), self.curve.memory).value[0])
+        if model is not None:
+            model, known = str(model)[:MODEL_CHARS], self.models[service][uid]
+            if known and model != known:
+                record.put(uid, Record.empty(1))
+            self.models[service][uid] = model
+        record.add(uid, finite_unit(reward), self.curve.memory, failed)
+        return float(estimate(record.take([uid])).value[0])
 
     def set_served(self, uid: int, services) -> None:
         """What a uid's signed health says it serves: it is asked, and paid, for those only."""
@@ -103,7 +120,7 @@ class ScoreState:
 
     def estimates(self) -> dict[str, list[float]]:
         """Per scored service and uid: the estimated mean reward (0 before its first answer)."""
-        return {s: [float(v) for v in estimate(self.records[s], self.curve.memory).value] for s in self.services}
+        return {s: [float(v) for v in estimate(self.records[s]).value] for s in self.services}
 
     def answers(self) -> dict[str, list[int]]:
         """Per scored service and uid: answers scored."""
@@ -117,6 +134,19 @@ class ScoreState:
             for s in self.services
         }
 
+    def doubted(self) -> list[int]:
+        """Uids whose answers in a scored service may have changed (a change statistic past half its threshold):
+        asked again first, up to half a round."""
+        doubt = np.zeros(len(self.hotkeys), bool)
+        for s in self.services:
+            doubt |= self.records[s].doubtful(self.curve.memory)
+        return [int(uid) for uid in np.flatnonzero(doubt)]
+
+    def typical_errors(self) -> dict[str, float]:
+        """Per scored service: the typical serving uid's standard error relative to the reference (the validator
+        publishes a service's weights once it is within `Curve.ready_error`; inf while nothing is known)."""
+        return {s: float(self.curve.typical_error(self.records[s], self.serves[s])) for s in self.services}
+
     def to_json(self) -> dict:
         return {
             "version": STATE_VERSION,
@@ -126,6 +156,8 @@ class ScoreState:
             "hotkeys": self.hotkeys,
             "records": {s: r.as_lists() for s, r in self.records.items()},
             "serves": self.serves,
+            "models": self.models,
+            "mechanism_blocks": {str(m): b for m, b in self.mechanism_blocks.items()},
             "coverage": self.coverage,
         }
 
@@ -140,17 +172,19 @@ class ScoreState:
         try:
             with open(path) as handle:
                 data = json.load(handle)
-            if not isinstance(data, dict) or data.get("version") not in (1, 2, 3, 4, STATE_VERSION):
+            if not isinstance(data, dict) or data.get("version") not in (1, 2, 3, 4, 5, STATE_VERSION):
                 raise ValueError(f"not a version-{STATE_VERSION} audionet validator state")
             hotkeys = [str(h) for h in data["hotkeys"]]
             coverage = data.get("coverage")
             if not isinstance(coverage, (dict, type(None))):
                 raise TypeError("coverage is not an object")
-            if data["version"] >= 4:  # version 5 added the coverage only
+            if data["version"] >= 4:  # version 5 added the coverage, 6 the change statistics and models
                 records = {s: Record.from_lists(r, len(hotkeys)) for s, r in dict(data["records"]).items()}
                 serves = {s: [bool(v) for v in column] for s, column in dict(data.get("serves", {})).items()}
             else:
                 records, serves = _carried(data, len(hotkeys)), {}
+            models = {s: [str(v)[:MODEL_CHARS] for v in column] for s, column in dict(data.get("models", {})).items()}
+            blocks = {int(m): int(b) for m, b in dict(data.get("mechanism_blocks", {})).items()}
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise ConfigError(f"cannot read validator state {path}: {error}") from None
         state = cls(
@@ -158,8 +192,10 @@ class ScoreState:
             hotkeys=hotkeys,
             records=records,
             serves=serves,
+            models=models,
             round=int(data["round"]),
             last_weights_block=int(data["last_weights_block"]),
+            mechanism_blocks=blocks,
             time=float(data.get("time", 0.0)),
             coverage=coverage,
             curve=curve,
@@ -183,9 +219,9 @@ def _carried(data: dict, size: int) -> dict[str, Record]:
         value = np.divide(ema, seen, out=np.zeros_like(ema), where=seen > 0)
         answers = np.minimum(count, LEGACY_ANSWERS)
         record = Record.empty(size)
-        record.total[:] = record.recent[:] = value * answers
+        record.total[:] = value * answers
         record.total_sq[:] = value**2 * answers
-        record.weight[:] = record.weight_sq[:] = record.recent_weight[:] = record.recent_weight_sq[:] = answers
+        record.weight[:] = record.weight_sq[:] = answers
         record.count[:] = count
         records[service] = record
     return records

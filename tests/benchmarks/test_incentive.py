@@ -1,5 +1,6 @@
-"""The incentive study: its subnet (the measured samples, 256 uids, validators at their defaults, Yuma per
-mechanism) and the properties of the validator's curve on it, what `audionet-bench incentive` chose it by."""
+"""The incentive study: its subnet (the measured samples, 256 uids, GPU and CPU validators at their defaults,
+Yuma per mechanism) and the properties of the validator's curve on it, what `audionet-bench incentive` chose it
+by; the curve before issue 42 against the same strategic miners."""
 
 import json
 import os
@@ -8,9 +9,12 @@ import numpy as np
 import pytest
 
 from audionet.benchmarks.incentive import main as incentive
+from audionet.benchmarks.incentive import serving
+from audionet.benchmarks.incentive.before import Issue33
 from audionet.benchmarks.incentive.checks import check_all
 from audionet.benchmarks.incentive.population import N_UIDS, SPREAD, population, samples_from_report
-from audionet.benchmarks.incentive.scorers import Gated, PerService
+from audionet.benchmarks.incentive.roles import VALIDATORS
+from audionet.benchmarks.incentive.scorers import PerService
 from audionet.benchmarks.incentive.sim import simulate
 from audionet.lib.validator.incentive import CURVE
 from tests.files import REPO, load_json
@@ -28,18 +32,27 @@ def test_the_subnet_has_256_uids_every_class_and_answers_drawn_from_the_samples(
     assert sum(g.count for g in groups) == N_UIDS
     kinds = {g.kind for g in groups}
     assert {"honest", "cheap", "cheat", "partial cheat", "copy", "specialist", "turned", "newcomer", "flaky"} <= kinds
+    assert {"bait", "upgrade", "quiet upgrade", "reformed", "new hotkey", "declares"} <= kinds
     honest = {g.quality for g in groups if g.kind == "honest"}
     assert min(honest) == SPREAD[0] == 0.7 and max(honest) == 1.0
     partial = next(g for g in groups if g.kind == "partial cheat").answers["vc"]
     cheat = samples.scores["vc"][samples.best_attack("vc")]
     assert np.isin(partial, cheat).mean() == pytest.approx(0.25, abs=0.02)  # a quarter of its answers cheat
     assert all(set(g.answers) == {"tts"} for g in groups if g.name == "tts specialist")
+    upgrades = {g.kind: g for g in groups if "upgrade" in g.kind}
+    assert upgrades["upgrade"].new_model and not upgrades["quiet upgrade"].new_model
+
+
+def test_gpu_validators_hold_half_the_stake_and_cpu_ones_see_four_miners_a_round():
+    stake = {c: sum(r.stake for r in VALIDATORS if r.coverage == c and not r.copies) for c in ("GPU", "CPU")}
+    assert stake["GPU"] == pytest.approx(0.5) and sum(r.stake for r in VALIDATORS) == pytest.approx(1.0)
+    assert {r.sample for r in VALIDATORS} == {15, 4} and any(r.spread == 2 and r.coverage == "CPU" for r in VALIDATORS)
 
 
 def test_a_short_subnet_pays_no_cheat_and_a_specialist_only_where_it_serves(samples):
     """Eighteen simulated hours at the validator's defaults, on one mechanism per service; every check reads
     the run."""
-    scorer = PerService(CURVE, tuple(samples.services))
+    scorer = PerService(CURVE, tuple(samples.services), one_mechanism=False)
     run = simulate(population(samples, newcomer_h=13.0), samples.services, scorer, 18.0, 13.0, fine_from_h=11.0)
     late = run.incentive[run.event_epoch - 2 : run.event_epoch]
     cheats = run.uids(lambda g: g.kind == "cheat")
@@ -49,7 +62,15 @@ def test_a_short_subnet_pays_no_cheat_and_a_specialist_only_where_it_serves(samp
     assert late[:, tts, specialist].min() > 0 and late[:, vc, specialist].max() == 0.0
     assert run.validator_trust[-1].max() <= 1.0 + 1e-9 and run.incentive[-1].sum(axis=1) == pytest.approx(1.0)
     checks = check_all(run)
-    assert len(checks) >= 14 and checks["full-time cheats: most any earned in an epoch"].ok
+    assert len(checks) >= 25 and checks["full-time cheats: most any earned in an epoch"].ok
+
+
+def test_the_reference_does_not_move_with_the_count_of_serving_uids_as_the_quantile_did(samples):
+    """A thinly served service: 230 cheap uids that begin to serve it leave a 0.90 uid's pay where it was;
+    the quantile of issue 33 fell with them, and paid the 0.90 uid more."""
+    services = tuple(samples.services)
+    assert serving.measure(PerService(CURVE, services), samples)["moved"] == 0.0
+    assert serving.measure(Issue33(services), samples)["moved"] > 0.05
 
 
 @pytest.mark.slow
@@ -59,15 +80,18 @@ def test_the_validators_curve_keeps_the_properties_the_study_chose_it_by(samples
     for name in (
         "weight/best rises per 0.01 of quality (max)",
         "a uid at 0.90: std / mean over epochs (max)",
-        "honest validators' trust (min, 2x noise included)",
+        "honest GPU validators' trust (min)",
+        "honest CPU validators' trust (min)",
         "espeak class / neural, per uid (where a cheap engine exists)",
         "full-time cheats: most any earned in an epoch",
         "25 % partial cheat: pay lost (least over services)",
-        "turned cheat: minutes until most stake sets it 0",
-        "better newcomer out-earns the best: minutes (most stake)",
+        "bait and switch 1.00 -> 0.80: pay / the best's 6 h after",
+        "bait and switch: pay beyond a steady 0.80's, best-uid-hours (4 days)",
+        "down an hour a day (4 %), failing: pay lost",
         "one-service specialist / best all-rounder, in its service",
         "6 copies / 6 x one copy",
-        "a restart: weight moved at its first setting after (vs not restarting)",
+        "thin service: 230 cheap uids begin to serve, pay of a uid at 0.90 moved",
+        "thin service: 6 copies of the best / 6 x one copy",
         "adding music: weight moved in the services it scored (vs not adding it)",
         "fresh validator: share of its weight on cheats (first 2 h)",
     ):
@@ -75,12 +99,15 @@ def test_the_validators_curve_keeps_the_properties_the_study_chose_it_by(samples
 
 
 @pytest.mark.slow
-def test_the_curve_before_had_a_cliff_and_paid_no_specialist(samples):
-    """What issue 33 found: gates that multiply make pay rise like a softmax between 0.86 and 0.93 of the best,
-    and a miner that serves one service earns nothing."""
-    checks = incentive.evaluate(Gated(), samples, seed=0, copies=False)["checks"]
-    assert checks["weight/best rises per 0.01 of quality (max)"].value > 0.1
-    assert checks["one-service specialist / best all-rounder, in its service"].value == 0.0
+def test_the_curve_before_paid_a_bait_and_switch_and_punished_downtime(samples):
+    """What issue 42 found, on the same subnet: a miner that switches from 1.00 to 0.80 keeps most of its pay
+    for hours, an hour a day down costs far more than 4 % of pay, an incumbent that improves is paid long after
+    a new hotkey, and a validator that lost its state publishes weights nobody agrees with."""
+    checks = incentive.evaluate(Issue33(tuple(samples.services)), samples, seed=0, copies=False)["checks"]
+    assert checks["bait and switch 1.00 -> 0.80: pay / the best's 6 h after"].value > 0.5
+    assert checks["down an hour a day (4 %), failing: pay lost"].value > 0.2
+    assert checks["upgrade 0.85 -> 1.00 (says so): hours to 90% of the best's pay - a new hotkey's"].value > 24
+    assert checks["a validator that lost its state: trust at its first setting (min)"].value < 0.5
 
 
 @pytest.mark.slow
@@ -92,5 +119,6 @@ def test_the_study_command_writes_its_tables_json_and_plot(tmp_path, capsys):
     assert stem.with_suffix(".png").stat().st_size > 10_000
     assert "## Weight against true quality" in stem.with_suffix(".md").read_text() and "## Properties" in out
     assert data["command"].startswith("audionet-bench incentive --samples") and len(data["swept"]) == 1
-    assert set(data["chosen"]["checks"]) == set(data["before"]["checks"]) | set(data["chosen"]["checks"])
+    assert set(data["chosen"]["checks"]) == set(data["before"]["checks"])
+    assert len(data["chosen"]["after"]["bait"]) > 40  # pay after the events, epoch by epoch, for the plot
     assert code in (0, 1)

@@ -80,6 +80,8 @@ def test_bad_setup_is_one_line_not_a_traceback(tmp_path, wallets):
             ],
             "no .wav/.flac/.ogg clips found",
         ),
+        # a default subnet runs at most two mechanisms: localnet says so before it starts anything
+        (["neurons/localnet.py", "--mechanisms", "3", "--workdir", str(tmp_path / "net")], "MaxMechanismCount is 2"),
     ]
     for args, fragment in cases:
         result = run(*args)

@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 
 from audionet.lib.core.audio import decode_flac
+from audionet.lib.core.subnet_rules import DEVELOPMENT
 from audionet.lib.localnet import ROSTER, LocalNet
 from audionet.lib.validator.incentive import CURVE
 from audionet.lib.validator.state import ScoreState
@@ -46,7 +47,8 @@ def check_restored(net, round_record, state_before: ScoreState):
 
 
 def test_each_mechanism_gets_its_service_garbage_earns_none_a_specialist_and_state_survive_a_kill(tmp_path):
-    net = LocalNet(str(tmp_path))
+    # A mechanism per service: root allows three and the owner lowers max_uids to 85 (LocalNet does)
+    net = LocalNet(str(tmp_path), mechanisms=3, rules=replace(DEVELOPMENT, max_mechanisms=3))
     net.add_validator()
     honest = [net.add_miner(f"honest{i}") for i in range(3)]
     garbage = net.add_miner("garbage", models=GARBAGE_MODELS)
@@ -58,7 +60,7 @@ def test_each_mechanism_gets_its_service_garbage_earns_none_a_specialist_and_sta
         report = net.report()
         state = ScoreState.load(os.path.join(net.state_dir, "state.json"), SERVICES, replace(CURVE, eligible_after=1))
         expected = state.weights()
-        for mechid, service in enumerate(SERVICES):  # one mechanism per service, as localnet sets the subnet up
+        for mechid, service in enumerate(SERVICES):  # one mechanism per service
             on_chain = net.chain.weights(net.validator_uid, mechid)
             assert on_chain.get(garbage.uid, 0.0) == 0.0 and sum(on_chain.values()) == pytest.approx(1.0)
             for uid, weight in enumerate(expected[service]):
@@ -119,7 +121,8 @@ def test_localnet_runs_its_roster_pays_no_cheat_and_logs_each_round(tmp_path):
     assert best["models"] == {"tts": "kokoro:", "vc": "kokoro-clone:", "music": "baseline:synth"}
     assert cheat["models"]["tts"] == "loop:baseline:espeak" and cheat["emission"] == 0.0
     assert best["emission"] + cheap["emission"] == pytest.approx(1.0)
-    assert report["mechanisms"]["count"] == 3 and report["mechanisms"]["shares"] == pytest.approx([1 / 3] * 3)
+    assert report["mechanisms"]["count"] == 1 and report["mechanisms"]["shares"] == pytest.approx([1.0])
+    assert "1 mechanism(s) for 3 services at max_uids 256 (a default subnet" in report["subnet"]
     for miner in report["miners"]:
         assert set(miner["scores"]) == set(miner["weights"]) == {"tts", "vc", "music"}
         assert miner["mean_latency_s"] > 0 and miner["hotkey"][:12] in result.stdout

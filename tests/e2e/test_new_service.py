@@ -170,11 +170,12 @@ def test_a_service_defined_in_one_file_runs_through_miner_validator_and_weights(
     from audionet.lib.core.auth import AccessPolicy, sign_request
     from audionet.lib.core.chain import OfflineChain
     from audionet.lib.core.protocol import unpack_response
+    from audionet.lib.core.subnet_rules import DEVELOPMENT
     from audionet.lib.miner.app import MinerApp
     from audionet.lib.validator.incentive import CURVE
     from audionet.lib.validator.loop import Validator, ValidatorSettings
 
-    chain = OfflineChain(str(tmp_path / "chain.sqlite"), block_seconds=1.0)
+    chain = OfflineChain(str(tmp_path / "chain.sqlite"), block_seconds=1.0, rules=DEVELOPMENT)  # weights seen at once
     validator_wallet = wallets("validator")
     validator_uid = chain.register(
         validator_wallet.hotkey.ss58_address,
@@ -219,7 +220,7 @@ def test_a_service_defined_in_one_file_runs_through_miner_validator_and_weights(
             seed=5,
             epoch_length=1,
             round_interval=0.0,
-            curve=replace(CURVE, eligible_after=1),  # one round is enough to earn here
+            curve=replace(CURVE, eligible_after=1, ready_error=math.inf),  # one round is enough to earn here
         )
         validator = Validator(
             validator_wallet, OfflineChain(chain.path, wallet=validator_wallet), settings, judge=judge

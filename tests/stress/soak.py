@@ -131,7 +131,8 @@ def validator_flags(
         # Every miner every round (a round interval of 0 would leave a budget for one).
         *("--neuron.round_interval", "0", "--neuron.round_budget", "inf", "--neuron.sample_size", str(sample_size)),
         *("--neuron.epoch_length", "1", "--neuron.seed", str(SEED)),
-        *("--neuron.eligible_after", "1", "--neuron.services", ",".join(services), *timeouts),
+        *("--neuron.eligible_after", "1", "--neuron.ready_error", "inf"),  # weights from the first round on
+        *("--neuron.services", ",".join(services), *timeouts),
         # A flush every 2 s over a soak of minutes: about as many per round as a validator's every 60 s at 12 s
         # a round.
         *("--telemetry.interval", "2", "--eval.profile", "offline"),

@@ -1,11 +1,14 @@
 import asyncio
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
 from audionet.lib.core.chain import Mechanisms, OfflineChain, open_chain
 from audionet.lib.core.errors import ConfigError
+from audionet.lib.core.subnet_rules import DEVELOPMENT, RuleError, SubnetRules
+from tests.files import REPO
 from tests.gated import wait_until
 
 
@@ -35,7 +38,7 @@ def test_offline_chain_is_shared_between_processes_and_returns_real_metagraph(tm
 def test_set_weights_stores_u16_like_the_sdk_and_needs_registration(tmp_path, wallets):
     path = str(tmp_path / "chain.sqlite")
     validator = wallets("v")
-    chain = OfflineChain(path, wallet=validator)
+    chain = OfflineChain(path, wallet=validator, rules=DEVELOPMENT)  # weights on chain at once
     uid = chain.register(validator.hotkey.ss58_address, "cold", stake=1.0, validator_permit=True)
     asyncio.run(chain.set_weights([1, 2, 3], [1.0, 3.0, 1e-6]))
     # max-upscaled to 65535 and rounded, as bittensor sends them: a weight below 1/131070 of the top is dropped
@@ -52,7 +55,7 @@ def test_mechanisms_follow_the_chain(tmp_path, wallets):
     mechanisms' weights and resets the split to even, as subtensor's update_mechanism_counts_if_needed does."""
     path = str(tmp_path / "chain.sqlite")
     validator = wallets("v")
-    chain = OfflineChain(path, wallet=validator)
+    chain = OfflineChain(path, wallet=validator, rules=replace(DEVELOPMENT, max_mechanisms=3, max_uids=85))
     me = chain.register(validator.hotkey.ss58_address, "cold", stake=1.0, validator_permit=True)
     for name in ("a", "b"):
         chain.register(name, "cold")
@@ -76,6 +79,67 @@ def test_mechanisms_follow_the_chain(tmp_path, wallets):
     assert chain.weights(me, 0) == {1: 1.0}
     with pytest.raises(ValueError):
         chain.set_mechanism_count(0)
+
+
+def test_the_offline_chain_refuses_the_layouts_subtensor_refuses(tmp_path):
+    """A new subnet gets subtensor's defaults: MaxMechanismCount 2 and max_uids x mechanisms <= 256, so a
+    256-uid subnet runs one mechanism; the owner lowers max_uids first, root raises MaxMechanismCount."""
+    chain = OfflineChain(str(tmp_path / "chain.sqlite"))
+    assert chain.rules == SubnetRules(
+        tempo=360, weights_rate_limit=100, reveal_period=1, max_uids=256, max_mechanisms=2
+    )
+    with pytest.raises(RuleError, match="MaxMechanismCount is 2"):
+        chain.set_mechanism_count(3)
+    with pytest.raises(RuleError, match="TooManyUIDsPerMechanism: max_uids 256 x 2 .* to 128 or fewer"):
+        chain.set_mechanism_count(2)
+    chain.set_rules(max_uids=128)
+    chain.set_mechanism_count(2)
+    with pytest.raises(RuleError, match="TooManyUIDsPerMechanism"):
+        chain.set_rules(max_uids=129)
+    with pytest.raises(RuleError, match="1 to 16, not 17"):
+        chain.set_rules(max_mechanisms=17)
+    chain.set_rules(max_uids=85, max_mechanisms=3)
+    chain.set_mechanism_count(3)
+    assert asyncio.run(chain.mechanisms()).count == 3 and asyncio.run(chain.metagraph()).max_uids == 85
+    small = OfflineChain(str(tmp_path / "small.sqlite"), rules=replace(DEVELOPMENT, max_uids=2))
+    small.register("a", "cold")
+    small.register("b", "cold")
+    with pytest.raises(RuleError, match="full"):
+        small.register("c", "cold")
+    with pytest.raises(RuleError, match="CurrentUIds"):
+        small.set_rules(max_uids=1)
+
+
+def test_weights_wait_for_the_rate_limit_and_commit_reveal(tmp_path, wallets):
+    """Committed weights stay hidden (and unpaid) until the epoch after the one they were committed in; a
+    validator sets weights on a mechanism once per rate limit."""
+    validator = wallets("v")
+    rules = SubnetRules(tempo=9, weights_rate_limit=4, reveal_period=1)
+    chain = OfflineChain(str(tmp_path / "chain.sqlite"), wallet=validator, block_seconds=0.1, rules=rules)
+    me = chain.register(validator.hotkey.ss58_address, "cold", stake=1.0, validator_permit=True)
+    miner = chain.register("miner", "cold")
+    asyncio.run(chain.set_weights([miner], [1.0]))
+    committed = asyncio.run(chain.block())
+    with pytest.raises(RuntimeError, match="SettingWeightsTooFast"):
+        asyncio.run(chain.set_weights([miner], [1.0]))  # 4 blocks are 0.4 s: this comes sooner
+    seen, now = chain.weights(me), asyncio.run(chain.block())
+    if not rules.revealed(committed, now, chain.netuid):
+        assert seen == {} and chain.emission()[miner] == 0.0 and chain.pending() == 1
+    wait_until(lambda: chain.weights(me) == {miner: 1.0}, timeout_s=10, what="the reveal at the next epoch")
+    assert rules.epoch(asyncio.run(chain.block()), chain.netuid) > rules.epoch(committed, chain.netuid)
+    assert chain.emission()[miner] == pytest.approx(1.0) and chain.pending() == 0
+    wait_until(lambda: asyncio.run(chain.block()) >= committed + 5, timeout_s=10, what="the rate limit's 4 blocks")
+    asyncio.run(chain.set_weights([miner], [1.0]))
+
+
+def test_the_offline_chain_script_says_what_it_refuses_in_one_line(tmp_path):
+    """On a chain with no neurons too (it used to end in a traceback from an empty consensus)."""
+    script = [sys.executable, "scripts/offline_chain.py", "--chain", str(tmp_path / "new.sqlite")]
+    refused = subprocess.run([*script, "mechanisms", "--count", "3"], capture_output=True, text=True, cwd=REPO)
+    assert refused.returncode == 2 and refused.stderr.strip().count("\n") == 0
+    assert refused.stderr.startswith("error: InvalidValue: MaxMechanismCount is 2"), refused.stderr
+    shown = subprocess.run([*script, "mechanisms", "--count", "1"], capture_output=True, text=True, cwd=REPO)
+    assert shown.returncode == 0 and "0 neurons" in shown.stdout and "commit-reveal 1 tempo" in shown.stdout
 
 
 def test_open_chain_refuses_a_missing_offline_file(tmp_path):

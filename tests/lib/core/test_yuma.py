@@ -64,3 +64,10 @@ def test_the_emission_split_between_mechanisms():
     assert yuma.split_shares([], 3) == pytest.approx([1 / 3] * 3)
     assert yuma.split_shares([65535], 2) == pytest.approx([1.0, 0.0])  # a short split is padded with zeros
     assert yuma.split_shares([32767, 32767], 2) == pytest.approx([32768 / 65535, 32767 / 65535])  # rounding to 0
+
+
+def test_an_empty_subnet_has_an_empty_consensus():
+    """No validators, or no uids: nothing to pay, no error (a new offline chain has no neurons)."""
+    for shape in ((0, 0), (0, 3), (2, 0)):
+        epoch = yuma.epoch(np.zeros(shape), [1.0] * shape[0])
+        assert epoch.incentive.tolist() == [0.0] * shape[1] and epoch.consensus.tolist() == [0.0] * shape[1]

@@ -20,6 +20,16 @@ def test_every_miner_is_asked_once_before_any_is_asked_again_in_a_new_order_each
     assert [other.take(uids, 4) for _ in range(2)] != rounds[:2]  # another generator, another order
 
 
+def test_doubted_miners_are_asked_first_in_up_to_half_a_round_and_the_pass_goes_on():
+    coverage = Coverage(np.random.default_rng(3))
+    uids = list(range(12))
+    first = coverage.take(uids, 4, doubted=[7, 8, 9, 99])  # 99 left the subnet
+    assert len(first) == len(set(first)) == 4 and len(set(first) & {7, 8, 9}) >= 2 and 99 not in first
+    passed = first + [uid for _ in range(3) for uid in coverage.take(uids, 4)]
+    assert set(uids) <= set(passed)  # the pass still reaches every miner
+    assert all(5 in coverage.take(uids, 2, doubted=[5]) for _ in range(5))  # asked every round while doubted
+
+
 def test_miners_that_leave_are_dropped_and_newcomers_join_the_next_pass():
     coverage = Coverage(np.random.default_rng(0))
     first = coverage.take([1, 2, 3, 4], 2)

@@ -85,7 +85,7 @@ def test_save_and_load_restore_exact_floats_atomically_and_time_passes_while_dow
     assert restored == state and restored.curve == EAGER and restored.time == 5000.0
     assert os.listdir(tmp_path) == ["state.json"]  # no temp file left behind
     saved = json.load(open(path))
-    assert saved["version"] == 5 and saved["records"]["music"]["count"] == [0.0, 2.0]
+    assert saved["version"] == 6 and saved["records"]["music"]["count"] == [0.0, 2.0]
     restored.advance(5000.0 + CURVE.memory.record_s)
     assert restored.records["music"].weight[1] == pytest.approx(2 / math.e)
     assert restored.estimates()["music"][1] == pytest.approx(state.estimates()["music"][1])
@@ -156,6 +156,51 @@ def test_a_version_4_state_loads_without_coverage_and_the_coverage_is_saved_from
     path.write_text(json.dumps({**state.to_json(), "coverage": {"queue": "x"}}))
     with pytest.raises(ConfigError, match="coverage"):
         Coverage.from_json(ScoreState.load(str(path), SERVICES, EAGER).coverage, np.random.default_rng())
+
+
+def test_a_new_signed_model_starts_a_new_record_like_a_new_hotkey(tmp_path):
+    """An upgrade that says so is judged on its new answers at once; the same name keeps the record; a state
+    saved before models were kept (version 5) learns the name without dropping anything; a failed query has no
+    model."""
+    path = str(tmp_path / "state.json")
+    state = ScoreState(("tts",), curve=EAGER)
+    state.sync(["a", "b"])
+    for _ in range(5):
+        state.update("tts", 0, 0.5, model="old-tts")
+        state.update("tts", 1, 0.5)
+    state.update("tts", 0, 0.0, failed=True)
+    assert state.answers()["tts"] == [6, 5] and state.models["tts"] == ["old-tts", ""]
+    assert state.update("tts", 0, 0.9, model="new-tts") == 0.9 and state.answers()["tts"] == [1, 5]
+    state.update("tts", 1, 0.5, model="first-name-seen")
+    assert state.answers()["tts"][1] == 6
+    state.mechanism_blocks[0] = 77
+    state.save(path)
+    restored = ScoreState.load(path, ("tts",), EAGER)
+    assert restored.models == state.models and restored.mechanism_blocks == {0: 77}
+    v5 = {k: v for k, v in state.to_json().items() if k not in ("models", "mechanism_blocks")} | {"version": 5}
+    v5["records"]["tts"] = {k: v for k, v in v5["records"]["tts"].items() if not k.startswith(("drop", "rise"))}
+    v5["records"]["tts"]["recent"] = [0.1, 0.2]  # version 5's recent answers: no longer kept
+    with open(path, "w") as handle:
+        json.dump(v5, handle)
+    old = ScoreState.load(path, ("tts",), EAGER)
+    assert old.models == {"tts": ["", ""]} and old.estimates() == state.estimates() and old.mechanism_blocks == {}
+    old.update("tts", 0, 0.9, model="new-tts")
+    assert old.answers()["tts"][0] == 2
+
+
+def test_a_miner_whose_answers_may_have_changed_is_doubted_until_told():
+    """Two answers far below a long record: its drop statistic is past half its threshold, so the validator asks
+    it again first; steady miners are not doubted."""
+    state = ScoreState(("tts", "vc"), curve=EAGER)
+    state.sync(["a", "b", "c"])
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        for uid in range(3):
+            state.update("vc", uid, float(np.clip(0.8 + 0.1 * rng.standard_normal(), 0, 1)))
+    assert state.doubted() == []
+    for _ in range(2):
+        state.update("vc", 1, 0.2)
+    assert state.doubted() == [1]
 
 
 def test_unreadable_state_is_a_clear_config_error(tmp_path):
