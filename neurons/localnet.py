@@ -15,8 +15,8 @@ import tempfile
 
 from audionet.lib.core.config import Parser, flag, positive_int, setup_logging
 from audionet.lib.core.errors import EXIT_MISSING
-from audionet.lib.core.torch_build import torch_pair_problem
 from audionet.lib.core.subnet_rules import RuleError
+from audionet.lib.core.torch_build import torch_pair_problem
 from audionet.lib.localnet import LocalNet, roster_models
 from audionet.lib.services import registry
 from audionet.neurons import localnet_report
