@@ -69,7 +69,7 @@ def test_a_gate_scales_the_whole_score_by_its_part():
 def test_tts_and_vc_cap_what_a_perturbation_buys_with_the_naturalness_student():
     robotic = {"mos_distillmos": 4.8, "mos_student": 1.2, "wer": 0.0}  # DistillMOS driven to its top
     tts = TTS.judging.breakdown(robotic)
-    assert tts.parts["naturalness"] == pytest.approx(0.05) and tts.score == pytest.approx((0.4 * 0.05 + 0.6) * 0.525)
+    assert tts.parts["naturalness"] == pytest.approx(0.05) and tts.score == pytest.approx((0.4 * 0.05 + 0.6) * 0.715)
     natural = TTS.judging.breakdown({"mos_distillmos": 4.2, "mos_student": 4.6, "wer": 0.0})
     assert natural.parts["naturalness"] == pytest.approx(2.2 / 2.3)  # far above the cap: DistillMOS decides
     clone = VC.judging.breakdown({**robotic, "speaker_cosine": 0.99, "pitch_offset_st": 0.0, "pitch_spread_log2": 0.0})
