@@ -198,7 +198,7 @@ def measure(args, command: str) -> int:
 
     defended, profile = judge_from_flags(args)
     bare = undefended(defended)
-    sources = registry.sources_from_flags(args, [n for n in args.services if n == "vc"])
+    sources = registry.sources_from_flags(args, args.services)
     started = time.perf_counter()
 
     def log(line: str) -> None:

@@ -19,10 +19,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from audionet.lib.core.audio import Audio, resample
-from audionet.lib.services import registry
+from audionet.lib.services import MUSIC, TTS, VC, registry
 
 SPEECH_RATE = 16_000
 HONEST_MUSIC = "neural tracks"
+SPEECH_ENGINES = {
+    TTS.name: ("baseline:espeak", "kokoro:"),
+    VC.name: ("baseline:world", "kokoro-clone:"),
+}  # attacked, honest
 
 
 @dataclass
@@ -115,10 +119,8 @@ def _short(spec: str) -> str:
 
 def cases_for(name: str, clips: int, tracks: int, seed: int, sources=None) -> list[Case]:
     """`sources`: what the service's `draw` needs (voice clone: its references)."""
-    if name == "tts":
-        return speech_cases("tts", clips, seed, None, "baseline:espeak", "kokoro:")
-    if name == "vc":
-        return speech_cases("vc", clips, seed, sources, "baseline:world", "kokoro-clone:")
-    if name == "music":
+    if name in SPEECH_ENGINES:
+        return speech_cases(name, clips, seed, sources, *SPEECH_ENGINES[name])
+    if name == MUSIC.name:
         return music_cases(clips, tracks, seed)
     raise ValueError(f"the attack study knows tts, vc and music, not {name!r}")

@@ -19,6 +19,8 @@ import numpy as np
 
 from audionet.lib.core.audio import resample
 
+MUSIC_SOUNDS = "music"  # YAMNet's kind of sound (models/eval/yamnet.py SOUND_KINDS), not the service
+
 
 @cache
 def _dvector():
@@ -171,7 +173,7 @@ def yamnet_functions(evaluators, rate: int) -> dict:
         ).astype(np.float32)
     )
     window = torch.from_numpy(np.hanning(yamnet.WINDOW + 1)[:-1].astype(np.float32))
-    music = evaluators.sounds._kinds["music"]
+    music = evaluators.sounds._kinds[MUSIC_SOUNDS]
 
     def probability(samples):
         x = resampled(samples, rate, yamnet.SAMPLE_RATE)

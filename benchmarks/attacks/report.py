@@ -7,8 +7,10 @@ from __future__ import annotations
 from statistics import fmean
 
 from audionet.benchmarks.common.results import num, pyplot, save_figure, table
+from audionet.lib.services import TTS
 
 GAIN_TARGET, RATIO_TARGET, HONEST_KEPT, MARGIN_SHRINK = 0.05, 0.6, 0.95, 0.1
+RATIO_SERVICES = (TTS.name,)  # where issue 46 also bounds the attacked reward by a share of the honest one
 
 
 def best_runs(row: dict, judge: str) -> dict[float, dict]:
@@ -48,7 +50,7 @@ def summarise(result: dict, headline: float) -> dict:
         clean = fmean(row[judge] for row in result["attacked"])
         attacked[judge] = {"clean": clean, "bounds": per_bound}
     findings = {"honest": honest, "attacked": attacked, "headline": headline, "deployed": deployed(result)}
-    findings["targets"] = targets(findings, ratio=result.get("service") == "tts")
+    findings["targets"] = targets(findings, ratio=result.get("service") in RATIO_SERVICES)
     return findings
 
 
