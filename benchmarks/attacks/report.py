@@ -45,13 +45,22 @@ def summarise(result: dict, headline: float) -> dict:
                 "score": fmean(r["score"] for r in runs),
                 "gain": fmean(r["gain"] for r in runs),
                 "max_gain": max(r["gain"] for r in runs),
-                "snr_db": fmean(r["snr_db"] for r in runs if r["snr_db"] != float("inf")) if runs else None,
+                "snr_db": _mean_snr(runs),
+                "bound_snr_db": _mean_snr(
+                    [run for row in result["attacked"] for run in row["runs"][judge] if run["bound"] == bound]
+                ),
             }
         clean = fmean(row[judge] for row in result["attacked"])
         attacked[judge] = {"clean": clean, "bounds": per_bound}
     findings = {"honest": honest, "attacked": attacked, "headline": headline, "deployed": deployed(result)}
     findings["targets"] = targets(findings, ratio=result.get("service") in RATIO_SERVICES)
     return findings
+
+
+def _mean_snr(runs: list[dict]):
+    """The mean SNR of answers that changed (an unchanged answer's is infinite), None if none did."""
+    finite = [r["snr_db"] for r in runs if r["snr_db"] != float("inf")]
+    return fmean(finite) if finite else None
 
 
 def targets(findings: dict, ratio: bool) -> dict:
@@ -87,7 +96,8 @@ def markdown(data: dict) -> str:
         f"headline bound {s['headline']:g} (plus EOT-PGD over {s['eot']} random views per step for "
         f"{', '.join(s['eot_services'])}), {s['sweep_steps']} at the others; the real Judge checks the answer every "
         f"{s['check_every']} steps. Reward: per answer the best of its attacks within the bound, mean over answers. "
-        "Undefended: the Judge before the defence (no naturalness student, no ceilings, no gate).",
+        "Undefended: the Judge before the defence (no naturalness student, no ceilings, no gate). SNR: of the answers "
+        "the attacks at that bound kept (their best, often before the bound was used up), and of the answer counted (it may come from a smaller bound).",
         "",
     ]
     for result in data["services"].values():
@@ -106,6 +116,7 @@ def markdown(data: dict) -> str:
                     [
                         judge,
                         bound,
+                        f"{num(at.get('bound_snr_db'), 1)} dB",
                         f"{num(at['snr_db'], 1)} dB",
                         num(a["clean"]),
                         num(at["score"]),
@@ -113,7 +124,16 @@ def markdown(data: dict) -> str:
                         f"{at['max_gain']:+.3f}",
                     ]
                 )
-        headers = ["judge", "L-inf bound", "SNR", "clean reward", "attacked reward", "gain (mean)", "gain (max)"]
+        headers = [
+            "judge",
+            "L-inf bound",
+            "SNR (answers found at the bound)",
+            "SNR (the answer counted)",
+            "clean reward",
+            "attacked reward",
+            "gain (mean)",
+            "gain (max)",
+        ]
         lines.append(table(headers, rows))
         for name, target in f["targets"].items():
             lines.append(f"- {name}: **{num(target['value'])}** ({'met' if target['met'] else 'NOT met'})")
