@@ -140,6 +140,8 @@ def run_service(name: str, judges: dict[str, Judged], args, sources, log) -> dic
             continue
         row["runs"] = {which: [] for which in judges}
         for which, judged in judges.items():
+            if which not in args.attack:
+                continue  # judged clean (the targets compare with it), not attacked
             for bound in args.bounds:
                 headline = bound == args.headline
                 kinds = (0, args.eot) if (headline and args.eot and name in args.eot_services) else (0,)
@@ -178,9 +180,20 @@ def build_parser(prog: str) -> Parser:
         "--eot-services", type=registry.service_list, default="tts", help="the services EOT-PGD also attacks"
     )
     parser.add_argument("--check-every", type=positive_int, default=25, help="steps between real-Judge checks")
+    parser.add_argument(
+        "--attack", type=_names, default="undefended,defended", help="which Judges to attack (both are judged clean)"
+    )
     add_service_flags(parser)
     add_eval_flags(parser)
     return parser
+
+
+def _names(text: str) -> list[str]:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = set(names) - {"undefended", "defended"}
+    if unknown or not names:
+        raise ValueError(f"--attack takes undefended and/or defended, not {text!r}")
+    return names
 
 
 def _floats(text: str) -> list[float]:
@@ -218,6 +231,7 @@ def measure(args, command: str) -> int:
                 "sweep_steps",
                 "eot",
                 "eot_services",
+                "attack",
                 "check_every",
                 "seed",
             )
@@ -229,6 +243,7 @@ def measure(args, command: str) -> int:
         data["services"][name] = run_service(name, judges_for(name, defended, bare), args, sources.get(name), log)
         data["services"][name]["findings"] = summarise(data["services"][name], args.headline)
     slug = device_slug(defended.evaluators.device)
-    write_result(args.out, slug, f"attacks-{profile}", data, markdown(data), command, lambda p: plot(data, p))
+    only = "" if set(args.attack) == {"undefended", "defended"} else "-" + "-".join(args.attack)
+    write_result(args.out, slug, f"attacks-{profile}{only}", data, markdown(data), command, lambda p: plot(data, p))
     print(markdown(data))
     return 0

@@ -92,7 +92,8 @@ def markdown(data: dict) -> str:
     lines = [
         f"# White-box attacks on the Judge ({data['profile']} profile)",
         "",
-        f"Evaluators: {models}. {s['clips']} attacked answers per service; PGD with {s['steps']} steps at the "
+        f"Evaluators: {models}. Judges attacked: {', '.join(s.get('attack', ('undefended', 'defended')))}. "
+        f"{s['clips']} attacked answers per service; PGD with {s['steps']} steps at the "
         f"headline bound {s['headline']:g} (plus EOT-PGD over {s['eot']} random views per step for "
         f"{', '.join(s['eot_services'])}), {s['sweep_steps']} at the others; the real Judge checks the answer every "
         f"{s['check_every']} steps. Reward: per answer the best of its attacks within the bound, mean over answers. "
