@@ -23,7 +23,7 @@ setup(
     python_requires=">=3.11",
     packages=find_packages(SOURCE, include=["audionet", "audionet.*"]),
     package_dir={"": SOURCE},
-    package_data={"audionet.lib.prompts": ["data/*"]},
+    package_data={"audionet.lib.prompts": ["data/*"], "audionet.models.eval": ["weights/*.npz"]},
     install_requires=requirements("requirements.txt"),
     # ray: replicas as Ray actors across hosts (--pool.backend ray); a single-host miner does not need it.
     # families: the generation families served through their own packages (Coqui TTS's XTTS-v2).

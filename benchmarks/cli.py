@@ -29,6 +29,14 @@ STUDIES: dict[str, tuple[str, str]] = {
     ),
     "clone-similarity": ("audionet.benchmarks.clone_similarity", "how close each voice-clone path gets to a voice"),
     "adversaries": ("audionet.benchmarks.adversaries.main", "cheap and gaming miners against the validator's Judge"),
+    "attacks": (
+        "audionet.benchmarks.attacks.main",
+        "white-box gradient attacks (PGD, EOT-PGD) on the validator's Judge, undefended and defended",
+    ),
+    "naturalness-student": (
+        "audionet.benchmarks.attacks.student",
+        "train the naturalness student (the judge that caps DistillMOS) and report how far attacks move it",
+    ),
     "judges": ("audionet.benchmarks.judges.main", "what the evaluation profile tells apart, on real speech and music"),
     "incentive": ("audionet.benchmarks.incentive.main", "which answers-to-weights curve pays for quality on a subnet"),
     "validator-scale": (

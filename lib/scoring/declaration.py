@@ -1,11 +1,14 @@
 """How a service is judged, declared as data: which gates and analyses run, and how the raw measures they
 write become the 0..1 score.
 
-    score = weighted mean of the parts present x product of the penalties
+    score = weighted mean of the parts present x product of the penalties x product of the parts' gates
 
-A part is the mean of its measures, each mapped to 0..1 by its `Range`; a part none of whose measures was
+A part is the mean of its measures, each mapped to 0..1 by its `Range` (at most its `Ceiling`, a robust judge's
+bound, where it declares one); a part none of whose measures was
 measured (its evaluator is off: `--eval.clap none`) is left out and the other weights renormalised,
-rather than counted as 0 for everybody. A penalty multiplies the score by 1 - share x its range's value;
+rather than counted as 0 for everybody. A part with a `gate` also multiplies the score by
+1 - gate x (1 - its value): at gate 0.5, an answer whose part is 0 keeps at most half of what its other parts
+earn (naturalness gates intelligibility: a robotic voice is not paid for being clear). A penalty multiplies the score by 1 - share x its range's value;
 it is 1 when its measure was not measured. A measure that was measured but has no finite value (an
 evaluator failed on the clip) takes the floor: its part's value 0, its penalty in full.
 
@@ -41,14 +44,30 @@ class Range:
 
 
 @dataclass(frozen=True)
+class Ceiling:
+    """A bound on a part from a judge that cannot be bought: the part is at most `range(measure) + slack`.
+    The part's own judges decide wherever they agree with it; a fooled judge is capped by it."""
+
+    measure: str
+    range: Range
+    slack: float
+
+    def bound(self, measures: Mapping[str, float]) -> Optional[float]:
+        """The cap, or None where the measure was not measured (its evaluator is off)."""
+        return self.range(measures[self.measure]) + self.slack if self.measure in measures else None
+
+
+@dataclass(frozen=True)
 class Part:
     """A weighted part of the score: the `mix`-weighted mean (default: equal) of its measures' ranged values,
-    over the measures present."""
+    over the measures present, at most its `ceiling` where one is declared and measured."""
 
     name: str
     weight: float
     measures: Mapping[str, Range]
     mix: Mapping[str, float] = field(default_factory=dict)
+    ceiling: Optional[Ceiling] = None
+    gate: float = 0.0  # the share of the whole score this part also gates (0: a plain weighted part)
 
     def value(self, measures: Mapping[str, float]) -> Optional[float]:
         present = [name for name in self.measures if name in measures]
@@ -56,7 +75,9 @@ class Part:
             return None
         weights = [self.mix.get(name, 1.0) for name in present]
         total = sum(weights)
-        return sum(w * self.measures[n](measures[n]) for w, n in zip(weights, present)) / total if total else 0.0
+        value = sum(w * self.measures[n](measures[n]) for w, n in zip(weights, present)) / total if total else 0.0
+        cap = self.ceiling.bound(measures) if self.ceiling else None
+        return value if cap is None else min(value, cap)
 
 
 @dataclass(frozen=True)
@@ -109,6 +130,9 @@ class Judging:
         """The parts, penalties and 0..1 score of a clip that passed every gate, from its raw measures."""
         parts = {p.name: v for p in self.parts if (v := p.value(measures)) is not None}
         penalties = {p.name: p.factor(measures) for p in self.penalties if p.measure in measures}
+        penalties.update(
+            {f"{p.name}_gate": 1.0 - p.gate * (1.0 - parts[p.name]) for p in self.parts if p.gate and p.name in parts}
+        )
         weights = {p.name: p.weight for p in self.parts if p.name in parts}
         total = sum(weights.values())
         score = sum(weights[name] * parts[name] for name in weights) / total if total > 0 else 0.0
@@ -117,5 +141,6 @@ class Judging:
         return Breakdown(parts, penalties, min(1.0, max(0.0, score)) if math.isfinite(score) else 0.0)
 
     def measure_names(self) -> set[str]:
-        """Every raw measure the parts and penalties read."""
-        return {name for p in self.parts for name in p.measures} | {p.measure for p in self.penalties}
+        """Every raw measure the parts, their ceilings and the penalties read."""
+        ceilings = {p.ceiling.measure for p in self.parts if p.ceiling}
+        return {name for p in self.parts for name in p.measures} | ceilings | {p.measure for p in self.penalties}

@@ -24,7 +24,7 @@ from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import MAX_TEXT_CHARS
 from audionet.lib.prompts import make_sentence, spoken_form
 from audionet.lib.prompts.spoken import speech_seconds
-from audionet.lib.scoring.declaration import Part, Penalty, Range
+from audionet.lib.scoring.declaration import Ceiling, Part, Penalty, Range
 from audionet.lib.services.base import Service, split_seconds
 from audionet.models.baselines.espeak import EspeakSynthesizer
 
@@ -35,6 +35,12 @@ from audionet.models.baselines.espeak import EspeakSynthesizer
 # counts a third as much as each learned predictor (docs/scoring.md#naturalness).
 MOS_RANGES = {"mos_distillmos": Range(2.0, 4.3), "mos_utmos": Range(1.5, 4.3), "mos_dnsmos": Range(1.0, 4.0)}
 MOS_MIX = {"mos_distillmos": 3.0, "mos_utmos": 3.0, "mos_dnsmos": 1.0}
+# Every MOS predictor above is a public network that gradient ascent drives to its top with a perturbation
+# 40 dB below the speech (docs/scoring.md#judges-that-cannot-be-bought). The naturalness student
+# (models/eval/robust_mos.py), which such a perturbation barely moves, caps their mix: trained to put natural
+# engines at 4.5 or more and robotic ones at 1.0 or less, its ceiling gives nothing below 2.0 and never binds
+# above 3.5, a margin of a whole MOS on either side of what it was taught; the slack absorbs the rest.
+NATURALNESS_CEILING = Ceiling("mos_student", Range(2.0, 3.5), slack=0.05)
 INTELLIGIBLE = Range(1.0, 0.0)  # word error rate: 0 is every word heard, 1 none
 # The content penalty: an answer that does not say the text is worth nothing, however natural it sounds.
 # It starts at WER 0.7, so the offline ASR's errors on honest speech cost nothing (honest Kokoro reaches
@@ -43,8 +49,8 @@ CONTENT = Penalty("content", "wer", Range(0.7, 1.0))
 SPEECH_GATES = ("missing", "length", "silent", "clipped", "no_speech", "duplicate")
 
 
-def naturalness(weight: float) -> Part:
-    return Part("naturalness", weight, MOS_RANGES, mix=MOS_MIX)
+def naturalness(weight: float, gate: float = 0.0) -> Part:
+    return Part("naturalness", weight, MOS_RANGES, mix=MOS_MIX, ceiling=NATURALNESS_CEILING, gate=gate)
 
 
 def intelligibility(weight: float) -> Part:

@@ -26,6 +26,8 @@ from audionet.lib.services.speech import (
 )
 from audionet.models.base import SpeechSynthesizer
 
+NATURALNESS_GATE = 0.3  # the share of the score naturalness also gates (see the declaration below)
+
 
 class TTSRequest(ServiceRequest):
     service: Literal["tts"] = "tts"
@@ -49,7 +51,10 @@ class TextToSpeech(SpeechService):
         "tts",
         gates=SPEECH_GATES,
         analyses=("mos", "asr"),
-        parts=(naturalness(0.4), intelligibility(0.6)),
+        # Naturalness also gates the score (at most 70 % for a voice that is not natural, however clear): an
+        # intelligible robotic voice otherwise kept 0.6 of the top score on intelligibility alone, and its only
+        # way up was the one judge a perturbation buys (docs/scoring.md#judges-that-cannot-be-bought).
+        parts=(naturalness(0.4, gate=NATURALNESS_GATE), intelligibility(0.6)),
         penalties=(CONTENT,),
     )
     metrics = (("mos", "MOS (first predictor, 1-5)"), ("wer", "WER"))

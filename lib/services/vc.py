@@ -35,6 +35,7 @@ from audionet.lib.services.base import Prompt
 from audionet.lib.services.speech import (
     CONTENT,
     DEFAULT_CHARS_PER_SECOND,
+    NATURALNESS_CEILING,
     SPEECH_GATES,
     SpeechService,
     chars_per_second,
@@ -93,8 +94,11 @@ class VoiceClone(SpeechService):
         gates=(*SPEECH_GATES, "replay"),
         analyses=("speaker", "pitch", "mos", "asr"),
         parts=(
-            # Speaker-embedding cosine: other voices of the d-vector sit at 0.2-0.6, the same voice at 0.9+.
-            Part("similarity", 0.4, {"speaker_cosine": Range(0.2, 0.9)}),
+            # Speaker-embedding cosine: other voices of the d-vector sit at 0.2-0.6, the same voice at 0.9+. A
+            # speaker encoder is as buyable as a MOS predictor (+0.2 cosine for a perturbation 40 dB down), and
+            # it was trained on natural speech: speech that does not sound natural to the naturalness student
+            # gets no credit for sounding like the reference either (the naturalness ceiling caps both).
+            Part("similarity", 0.4, {"speaker_cosine": Range(0.2, 0.9)}, ceiling=NATURALNESS_CEILING),
             intelligibility(0.25),
             # Pitch: the median F0 (0 at 6 semitones off) and the pitch range (0 at twice or half the spread).
             Part(

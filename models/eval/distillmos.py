@@ -31,14 +31,20 @@ WEIGHTS = "weights/distill_mos_v7.pt"
 WHAT = "DistillMOS (--eval.mos distillmos)"
 
 
+def window_starts(length: int, max_windows: int) -> list[int]:
+    """Where the package's forward starts each window of a clip of `length` samples (at most max_windows);
+    a clip shorter than one window is zero-padded to one (start 0)."""
+    overlength = length - WINDOW
+    if overlength <= 0:
+        return [0]
+    count = min(max_windows, math.ceil(overlength / MAX_HOP) + 1)
+    return [int(start) for start in (np.linspace(0.0, 1.0, count) * overlength).astype(int)]
+
+
 def windows(samples: np.ndarray, max_windows: int) -> np.ndarray:
     """(n, WINDOW) windows of one 16 kHz clip, as the package's forward cuts them (at most max_windows)."""
-    overlength = len(samples) - WINDOW
-    if overlength <= 0:
-        return np.pad(samples, (0, WINDOW - len(samples)))[None]
-    count = min(max_windows, math.ceil(overlength / MAX_HOP) + 1)
-    starts = (np.linspace(0.0, 1.0, count) * overlength).astype(int)
-    return np.stack([samples[start : start + WINDOW] for start in starts])
+    padded = np.pad(samples, (0, max(0, WINDOW - len(samples))))
+    return np.stack([padded[start : start + WINDOW] for start in window_starts(len(samples), max_windows)])
 
 
 class DistillMos(MosPredictor):
@@ -74,6 +80,16 @@ class DistillMos(MosPredictor):
         flat = np.concatenate(scores)
         bounds = np.cumsum([0] + [len(c) for c in cut])
         return [float(flat[a:b].mean()) for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def score(self, samples):
+        """The MOS of one 16 kHz clip as a torch scalar with its gradient (the same windows as `predict`): what an
+        attacker with these weights differentiates (benchmarks/attacks/)."""
+        torch = self._torch
+        padded = torch.nn.functional.pad(samples, (0, max(0, WINDOW - samples.shape[-1])))
+        cut = torch.stack(
+            [padded[start : start + WINDOW] for start in window_starts(samples.shape[-1], self.max_windows)]
+        )
+        return self._network(cut).reshape(-1).mean()
 
     def warmup(self) -> None:
         self.predict([Audio(np.zeros(SAMPLE_RATE, np.float32), SAMPLE_RATE)])

@@ -5,7 +5,7 @@ A profile is a named set of evaluator specs; a `--eval.<kind>` flag overrides on
 | kind       | offline (shipped, dev only) | standard (real networks)                       | large            |
 |------------|-----------------------------|------------------------------------------------|------------------|
 | asr        | whisper:tiny.en             | whisper:large-v3-turbo                         | whisper:large-v3 |
-| mos        | distillmos                  | utmos:Blinorot/UTMOS-PyTorch,distillmos,dnsmos | (as standard)    |
+| mos        | distillmos,student          | utmos:Blinorot/UTMOS-PyTorch,distillmos,dnsmos,student | (as standard) |
 | speaker    | dvector                     | wavlm:microsoft/wavlm-base-plus-sv             | (as standard)    |
 | clap       | none                        | clap:laion/larger_clap_music                   | (as standard)    |
 | aesthetics | none                        | audiobox:facebook/audiobox-aesthetics          | (as standard)    |
@@ -61,6 +61,12 @@ def _basic_pitch(rest: str, device: str):
     return BasicPitch(device=device)
 
 
+def _student(rest: str, device: str):
+    from audionet.models.eval.robust_mos import RobustMos
+
+    return RobustMos(device=device)
+
+
 def _dnsmos(rest: str, device: str):
     from audionet.models.eval.dnsmos import DnsMos
 
@@ -111,7 +117,7 @@ Loader = Callable[[str, str], Any]
 # kind -> scheme -> loader(rest, device); the spec forms each kind takes, for error lines.
 LOADERS: dict[str, dict[str, Loader]] = {
     "asr": {"whisper": _whisper},
-    "mos": {"distillmos": _distillmos, "dnsmos": _dnsmos, "utmos": _utmos},
+    "mos": {"distillmos": _distillmos, "dnsmos": _dnsmos, "utmos": _utmos, "student": _student},
     "speaker": {"dvector": _dvector, "resemblyzer": _resemblyzer, "wavlm": _wavlm},
     "clap": {"clap": _clap, "hf": _clap},
     "aesthetics": {"audiobox": _audiobox},
@@ -121,7 +127,7 @@ LOADERS: dict[str, dict[str, Loader]] = {
 }
 FORMS = {
     "asr": "whisper:<model id or folder>",
-    "mos": "a comma list of distillmos, dnsmos, utmos:<HF id, folder or file>",
+    "mos": "a comma list of distillmos, dnsmos, utmos:<HF id, folder or file>, student (the robust ceiling)",
     "speaker": "dvector, resemblyzer or wavlm:<HF id or folder>",
     "clap": "clap:<HF id or folder>",
     "aesthetics": "audiobox:<HF id or folder>",
@@ -138,7 +144,7 @@ KINDS = tuple(LOADERS)
 # CC BY-NC-SA data): they judge here, and on a real network only when named (--eval.sounds, --eval.tags).
 _STANDARD = {
     "asr": "whisper:large-v3-turbo",
-    "mos": "utmos:Blinorot/UTMOS-PyTorch,distillmos,dnsmos",
+    "mos": "utmos:Blinorot/UTMOS-PyTorch,distillmos,dnsmos,student",
     "speaker": "wavlm:microsoft/wavlm-base-plus-sv",
     "clap": "clap:laion/larger_clap_music",
     "aesthetics": "audiobox:facebook/audiobox-aesthetics",
@@ -149,7 +155,7 @@ _STANDARD = {
 PROFILES: dict[str, dict[str, str]] = {
     "offline": {
         "asr": "whisper:tiny.en",
-        "mos": "distillmos",
+        "mos": "distillmos,student",
         "speaker": "dvector",
         "clap": "none",
         "aesthetics": "none",

@@ -18,6 +18,8 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
     """(the committed Markdown file, what the study's renderer writes there from the JSON)."""
     from audionet.benchmarks import aggregate, clone_similarity, generation, wire
     from audionet.benchmarks.adversaries import main as adversaries
+    from audionet.benchmarks.attacks import report as attacks
+    from audionet.benchmarks.attacks import student
     from audionet.benchmarks.device_tables import tables
     from audionet.benchmarks.evaluator_devices import report as evaluator_devices
     from audionet.benchmarks.evaluators import main as evaluators
@@ -46,9 +48,11 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
             "reliability": reliability.render,
             "gpu-check": gpu_check.report,
             "gpu-tables": gpu_tables.markdown,
+            "naturalness-student": student.markdown,
         }
         prefixed = {
             "adversaries-": adversaries.markdown,
+            "attacks-": attacks.markdown,
             "incentive-": incentive.markdown,
             "judges-": judges.markdown,
             "validator-scale": validator_scale.markdown,

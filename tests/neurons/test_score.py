@@ -65,6 +65,7 @@ def test_tts_speech_ranks_first_noise_and_silence_are_gated(judge, speech, write
         assert set(record) == RECORD_KEYS and set(record["gates"]) == set(TTS.judging.gates)
         assert all(isinstance(v, float) for v in record["components"].values())
     assert talk["score"] > 0.5 and not any(talk["gates"].values()) and talk["components"]["wer"] < 0.4
+    assert talk["components"]["mos_student"] > 3.5  # the same defended Judge as the validator's: its ceiling is on
     assert hiss["score"] == quiet["score"] == 0.0
     assert hiss["gates"]["no_speech"] and quiet["gates"]["silent"]
     assert "judged by asr whisper:tiny.en" in err  # operators see which models judged

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from audionet.lib.scoring.declaration import Judging, Part, Penalty, Range
+from audionet.lib.scoring.declaration import Ceiling, Judging, Part, Penalty, Range
 from audionet.lib.services import MUSIC, TTS, VC
 
 
@@ -41,6 +41,39 @@ def test_the_breakdown_renormalises_over_parts_present_then_applies_every_penalt
     both = judging.breakdown({"m": 1.0, "n": 0.0, "k": 1.0})
     assert both.parts == {"a": 1.0, "b": 0.0} and both.penalties == {"half": 0.5} and both.score == pytest.approx(0.375)
     assert judging.breakdown({}).score == 0.0 and judging.measure_names() == {"m", "n", "k"}
+    assert "mos_student" in TTS.judging.measure_names()  # a ceiling's measure is read too
+
+
+def test_a_ceiling_caps_a_part_only_where_its_judge_says_less_and_is_off_when_unmeasured():
+    part = Part("nat", 1.0, {"d": Range(2.0, 4.0)}, ceiling=Ceiling("s", Range(2.0, 4.0), slack=0.1))
+    assert part.value({"d": 4.0, "s": 5.0}) == 1.0  # the robust judge agrees: the part's own judge decides
+    assert part.value({"d": 4.0, "s": 2.0}) == pytest.approx(0.1)  # a fooled judge is capped at the slack
+    assert part.value({"d": 2.5, "s": 2.0}) == pytest.approx(0.1) and part.value({"d": 2.1, "s": 2.0}) == pytest.approx(
+        0.05
+    )
+    assert part.value({"d": 4.0}) == 1.0  # the robust judge is off: no cap
+
+
+def test_a_gate_scales_the_whole_score_by_its_part():
+    judging = Judging(
+        "x",
+        gates=(),
+        analyses=(),
+        parts=(Part("nat", 0.4, {"d": Range(0, 1)}, gate=0.5), Part("clear", 0.6, {"w": Range(1, 0)})),
+    )
+    natural, robotic = judging.breakdown({"d": 1.0, "w": 0.0}), judging.breakdown({"d": 0.0, "w": 0.0})
+    assert natural.score == 1.0 and natural.penalties == {"nat_gate": 1.0}
+    assert robotic.score == pytest.approx(0.6 * 0.5) and robotic.penalties == {"nat_gate": 0.5}
+
+
+def test_tts_and_vc_cap_what_a_perturbation_buys_with_the_naturalness_student():
+    robotic = {"mos_distillmos": 4.8, "mos_student": 1.2, "wer": 0.0}  # DistillMOS driven to its top
+    tts = TTS.judging.breakdown(robotic)
+    assert tts.parts["naturalness"] == pytest.approx(0.05) and tts.score == pytest.approx((0.4 * 0.05 + 0.6) * 0.715)
+    natural = TTS.judging.breakdown({"mos_distillmos": 4.2, "mos_student": 4.6, "wer": 0.0})
+    assert natural.parts["naturalness"] == pytest.approx(2.2 / 2.3)  # far above the cap: DistillMOS decides
+    clone = VC.judging.breakdown({**robotic, "speaker_cosine": 0.99, "pitch_offset_st": 0.0, "pitch_spread_log2": 0.0})
+    assert clone.parts["similarity"] == pytest.approx(0.05)
 
 
 def test_voice_clone_pitch_counts_the_median_offset_and_the_spread():

@@ -205,7 +205,7 @@ def test_measure_hook_sees_each_evaluator(judge, speech):
         yield
 
     judge.score(TTS.judging, [TTS.job(TTSRequest(text=TEXT), speech(TEXT), "a")], measure=measure)
-    assert {stage for _, stage, _ in seen} == {"gates", "vad", "duplicates", "mos/distillmos", "asr"}
+    assert {stage for _, stage, _ in seen} == {"gates", "vad", "duplicates", "mos/distillmos", "mos/student", "asr"}
     assert all(service == "tts" and seconds > 1.0 for service, _, seconds in seen)
 
 

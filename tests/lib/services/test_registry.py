@@ -64,8 +64,8 @@ def test_declared_scores_reweight_missing_parts_and_penalise_speech_like_music()
     def score(service, **measures):
         return service.judging.breakdown(measures).score
 
-    # DNSMOS 2.5 is naturalness 0.5 over its 1-4 range; WER 0 is full intelligibility.
-    assert score(TTS, mos_dnsmos=2.5, wer=0.0) == pytest.approx(0.4 * 0.5 + 0.6 * 1.0)
+    # DNSMOS 2.5 is naturalness 0.5 over its 1-4 range; WER 0 is full intelligibility; naturalness also gates 0.3.
+    assert score(TTS, mos_dnsmos=2.5, wer=0.0) == pytest.approx((0.4 * 0.5 + 0.6 * 1.0) * (1 - 0.3 * 0.5))
     assert score(TTS, wer=0.1) == pytest.approx(0.9)  # no MOS model: not a 0 for everyone
     assert score(TTS, mos_dnsmos=4.0, wer=1.0) == 0.0  # says none of the words: the content penalty takes all
     music = {"quality": 0.8, "duration_error": 0.0}

@@ -1,0 +1,249 @@
+"""White-box attacks on the validator's own Judge, undefended and defended: how much reward a faint
+perturbation buys a cheap engine's answer, next to what honest backends score.
+
+    audionet-bench attacks [--services tts,vc,music] [--clips 3] [--steps 200] [--bounds 0.0003,0.001,0.003,0.01]
+
+The attacker knows everything (code, weights, declaration) and climbs the service's whole score as the
+Judge computes it (surrogate.py), by projected gradient ascent under an L-infinity bound on the 16-bit
+samples it sends (pgd.py): plain PGD on the deterministic Judge, and at the headline bound also EOT-PGD,
+averaging over random shifts and gains (what an attacker unsure of the validator's exact view would do).
+Each answer is checked by the real Judge as the attack goes; the best one it saw is the attacked reward.
+"Undefended" is the same Judge without the judges that cannot be bought (their ceilings are then off).
+Writes <out>/<device-slug>/attacks-<profile>.{json,md,png}.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from audionet.benchmarks.attacks import pgd
+from audionet.benchmarks.attacks.materials import Case, cases_for
+from audionet.benchmarks.attacks.measures import differentiable
+from audionet.benchmarks.attacks.report import markdown, plot, summarise
+from audionet.benchmarks.attacks.surrogate import Surrogate, best_possible, stripped
+from audionet.benchmarks.common.flags import add_service_flags, one_line_errors, study_parser
+from audionet.benchmarks.common.results import command_line, write_result
+from audionet.lib.core.audio import Audio
+from audionet.lib.core.config import Parser, positive_int
+from audionet.lib.scoring.declaration import Judging
+from audionet.lib.scoring.judge import Judge
+from audionet.lib.services import registry
+
+SHIFT_S, GAIN_DB = 0.01, 1.0  # EOT's random view: a delay of up to 10 ms and a gain within +-1 dB
+
+
+def undefended(judge: Judge) -> Judge:
+    """The same evaluators without the robust judges (`guard`): their ceilings then do not apply."""
+    from audionet.models.eval.profiles import Evaluators
+
+    first = judge.evaluators
+    kept = {
+        kind: tuple(m for m in value if not getattr(m, "guard", False)) if isinstance(value, tuple) else value
+        for kind, value in first.by_kind.items()
+    }
+    return Judge(Evaluators(kept, first.vad, first.music_quality, first.device))
+
+
+def random_view(rate: int):
+    """EOT's transformation: a random delay (leading zeros) and gain, drawn from the attacker's generator."""
+    import torch
+
+    def view(samples, generator):
+        shift = int(torch.randint(0, int(SHIFT_S * rate) + 1, (1,), generator=generator))
+        gain = 10 ** ((float(torch.rand((), generator=generator)) * 2 - 1) * GAIN_DB / 20)
+        return torch.nn.functional.pad(samples, (shift, 0)) * gain
+
+    return view
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One of the study's two Judges for one service: its evaluators and its declaration."""
+
+    judge: Judge
+    judging: Judging
+
+    def verdict(self, case: Case, audio: Audio):
+        service = registry.get(case.service)
+        return self.judge.score(self.judging, [service.job(case.request, audio, case.label)], remember=False)[0]
+
+
+def judges_for(name: str, defended: Judge, bare: Judge) -> dict[str, Judged]:
+    """The undefended Judge (no guard evaluators, the declaration without ceilings and gates: the Judge before
+    the defence) and the defended one (the Judge as deployed); one entry where they are the same (a
+    declaration with no ceiling reads nothing from the guards)."""
+    judging = registry.get(name).judging
+    plain = stripped(judging)
+    if plain == judging:
+        return {"undefended": Judged(bare, plain)}
+    return {"undefended": Judged(bare, plain), "defended": Judged(defended, judging)}
+
+
+def attack_case(judged: Judged, case: Case, settings: pgd.Settings, clean, log) -> dict:
+    """One attack on one answer: the surrogate of the service's score, checked by the real Judge."""
+    service = registry.get(case.service)
+    expect = service.expect(case.request)
+    functions = differentiable(judged.judge.evaluators, judged.judging, expect, case.audio.sample_rate)
+    fixed = {k: v for k, v in clean.measures.items() if k not in functions}
+    view = random_view(case.audio.sample_rate) if settings.eot else None
+    objective = Surrogate(judged.judging, functions, fixed, view)
+    rate, started = case.audio.sample_rate, time.perf_counter()
+
+    def check(samples: np.ndarray) -> float:
+        return judged.verdict(case, Audio(samples, rate)).score
+
+    top = best_possible(judged.judging, clean.measures, functions)
+    kind = f"EOT-PGD x{settings.eot}" if settings.eot else "PGD"
+
+    def progress(step: int, value: float, score: float) -> None:
+        log(f"{case.label}: L-inf {settings.bound:g} {kind} step {step}: surrogate {value:.3f}, Judge {score:.3f}")
+
+    outcome = pgd.attack(
+        objective, case.audio.samples, settings, check, clean_score=clean.score, ceiling=top, progress=progress
+    )
+    seconds = time.perf_counter() - started
+    log(
+        f"{case.label}: L-inf {settings.bound:g} {kind} {outcome.steps_run} steps, reward {clean.score:.3f} -> "
+        f"{outcome.score:.3f} (at most {top:.3f}; {seconds:.0f} s)"
+    )
+    return {
+        "bound": settings.bound,
+        "attack": kind,
+        "steps": outcome.steps_run,
+        "score": outcome.score,
+        "gain": outcome.score - clean.score,
+        "best_possible": top,
+        "snr_db": pgd.snr_db(case.audio.samples, outcome.samples),
+        "trace": outcome.trace,
+        "seconds": seconds,
+        "measures": objective.measures(_tensor(outcome.samples)),
+    }
+
+
+def _tensor(samples: np.ndarray):
+    import torch
+
+    return torch.from_numpy(samples.astype(np.float32))
+
+
+def run_service(name: str, judges: dict[str, Judged], args, sources, log) -> dict:
+    cases = cases_for(name, args.clips, args.tracks, args.seed, sources)
+    honest, attacked = [], []
+    for case in cases:
+        clean = {which: judged.verdict(case, case.audio) for which, judged in judges.items()}
+        row = {"label": case.label, "material": case.material, **{w: v.score for w, v in clean.items()}}
+        if not case.attacked:
+            honest.append(row)
+            continue
+        row["runs"] = {which: [] for which in judges}
+        for which, judged in judges.items():
+            if which not in args.attack:
+                continue  # judged clean (the targets compare with it), not attacked
+            for bound in args.bounds:
+                headline = bound == args.headline
+                kinds = (0, args.eot) if (headline and args.eot and name in args.eot_services) else (0,)
+                for eot in kinds:
+                    steps = args.steps if headline else args.sweep_steps
+                    settings = pgd.Settings(bound, steps, eot, args.check_every, seed=args.seed + 1)
+                    row["runs"][which].append(attack_case(judged, case, settings, clean[which], prefixed(log, which)))
+        attacked.append(row)
+    return {
+        "service": name,
+        "title": registry.get(name).title,
+        "judges": list(judges),
+        "honest": honest,
+        "attacked": attacked,
+    }
+
+
+def prefixed(log, prefix: str):
+    return lambda line: log(f"{prefix} {line}")
+
+
+def build_parser(prog: str) -> Parser:
+    from audionet.models.eval.profiles import add_eval_flags
+
+    parser = study_parser(prog, __doc__)
+    parser.add_argument("--clips", type=positive_int, default=3, help="attacked answers per service")
+    parser.add_argument("--tracks", type=positive_int, default=28, help="honest neural music tracks (28 ship)")
+    parser.add_argument(
+        "--bounds", type=_floats, default="0.0003,0.001,0.003,0.01", help="L-infinity bounds (full scale = 1)"
+    )
+    parser.add_argument("--headline", type=float, default=0.003, help="the bound the targets are set at")
+    parser.add_argument("--steps", type=positive_int, default=200, help="PGD steps at the headline bound")
+    parser.add_argument("--sweep-steps", type=positive_int, default=50, help="PGD steps at the other bounds")
+    parser.add_argument("--eot", type=int, default=2, help="EOT samples per step at the headline bound (0: no EOT)")
+    parser.add_argument(
+        "--eot-services", type=registry.service_list, default="tts", help="the services EOT-PGD also attacks"
+    )
+    parser.add_argument("--check-every", type=positive_int, default=25, help="steps between real-Judge checks")
+    parser.add_argument(
+        "--attack", type=_names, default="undefended,defended", help="which Judges to attack (both are judged clean)"
+    )
+    add_service_flags(parser)
+    add_eval_flags(parser)
+    return parser
+
+
+def _names(text: str) -> list[str]:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = set(names) - {"undefended", "defended"}
+    if unknown or not names:
+        raise ValueError(f"--attack takes undefended and/or defended, not {text!r}")
+    return names
+
+
+def _floats(text: str) -> list[float]:
+    return [float(part) for part in text.split(",") if part.strip()]
+
+
+def main(argv: list[str], prog: str = "audionet-bench attacks") -> int:
+    args = build_parser(prog).parse_args(argv)
+    return one_line_errors(prog, lambda: measure(args, command_line(prog, argv)))
+
+
+def measure(args, command: str) -> int:
+    from audionet.benchmarks.common.evaluation import judge_from_flags
+    from audionet.lib.core.devices import device_slug
+
+    defended, profile = judge_from_flags(args)
+    bare = undefended(defended)
+    sources = registry.sources_from_flags(args, args.services)
+    started = time.perf_counter()
+
+    def log(line: str) -> None:
+        print(f"[{time.perf_counter() - started:6.0f} s] {line}", flush=True)
+
+    data = {
+        "profile": profile,
+        "evaluators": defended.evaluators.describe(),
+        "settings": {
+            k: getattr(args, k)
+            for k in (
+                "clips",
+                "tracks",
+                "bounds",
+                "headline",
+                "steps",
+                "sweep_steps",
+                "eot",
+                "eot_services",
+                "attack",
+                "check_every",
+                "seed",
+            )
+        },
+        "services": {},
+    }
+    for name in args.services:
+        log(f"{name}: judging and attacking")
+        data["services"][name] = run_service(name, judges_for(name, defended, bare), args, sources.get(name), log)
+        data["services"][name]["findings"] = summarise(data["services"][name], args.headline)
+    slug = device_slug(defended.evaluators.device)
+    only = "" if set(args.attack) == {"undefended", "defended"} else "-" + "-".join(args.attack)
+    write_result(args.out, slug, f"attacks-{profile}{only}", data, markdown(data), command, lambda p: plot(data, p))
+    print(markdown(data))
+    return 0
