@@ -135,7 +135,7 @@ def positive_int(text: str) -> int:
 def run_entry_point(role: str, parser: argparse.ArgumentParser, run, argv=None) -> int:
     """Parse flags, set up logging, call `run(args, log)`; start-up problems
     (bad flags, wallet, chain, model) end as one logged line and exit code 2 (3: a package or library
-    to install, lib/errors.EXIT_MISSING)."""
+    to install, lib/core/errors.EXIT_MISSING)."""
     from audionet.lib.core.errors import BackendError, ConfigError, exit_code
     from audionet.lib.core.torch_build import check_torch_pair
 
