@@ -43,13 +43,6 @@ def build_parser() -> argparse.ArgumentParser:
         default=",".join(registry.names()),
         help="comma-separated services to serve",
     )
-    flag(
-        models,
-        "dtype",
-        default="auto",
-        choices=["auto", "float32", "float16", "bfloat16"],
-        help="auto: bfloat16 on CUDA where supported, else float16; float32 on CPU",
-    )
     add_pool_flags(parser)
     policy = parser.add_argument_group("access policy and load")
     flag(policy, "miner.min_stake", type=float, default=0.0, help="minimum caller stake")
