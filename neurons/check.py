@@ -13,15 +13,15 @@ import asyncio
 import sys
 
 from audionet.lib.core.config import flag, positive_int, run_entry_point
+from audionet.lib.miner.settings import build_parser as miner_parser
 from audionet.lib.services import registry
-from audionet.neurons import miner
 
 
 def build_parser() -> argparse.ArgumentParser:
     from audionet.models.eval.profiles import add_eval_flags
 
-    parser = miner.build_parser()  # the miner's own flags: a check runs with the command line it serves with
-    parser.prog, parser.description = "audionet-miner check", __doc__.split("\n")[0]
+    # the miner's own flags: a check runs with the command line it serves with
+    parser = miner_parser(prog="audionet-miner check", description=__doc__.split("\n")[0])
     group = parser.add_argument_group("self-check")
     flag(group, "check.answers", type=positive_int, default=5, help="prompts each service answers")
     flag(group, "check.seed", type=int, default=None, help="seed for the prompts (default: fresh randomness)")
