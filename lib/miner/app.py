@@ -24,7 +24,14 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from audionet.lib.core.audio import encode_flac
-from audionet.lib.core.auth import AccessPolicy, RestartSafeNonceStore, claimed_hotkey, sign_response, verify_request
+from audionet.lib.core.auth import (
+    AccessPolicy,
+    RestartSafeNonceStore,
+    claimed_hotkey,
+    request_target,
+    sign_response,
+    verify_request,
+)
 from audionet.lib.core.chain import Chain
 from audionet.lib.core.errors import BackendError, WireError
 from audionet.lib.core.protocol import (
@@ -39,7 +46,7 @@ from audionet.lib.core.timing import Timer
 from audionet.lib.miner.connections import VERIFIED_EXTENSION
 from audionet.lib.miner.guard import ConnectionGuard
 from audionet.lib.miner.guard import log as connection_log
-from audionet.lib.miner.health import Health, request_target
+from audionet.lib.miner.health import Health
 from audionet.lib.miner.limits import GuardSettings
 from audionet.lib.miner.places import Caller, percent
 from audionet.lib.miner.pool import Pool, from_backends, pool_label
@@ -120,9 +127,9 @@ class MinerApp:
         self.sync_interval = sync_interval
         self.guard = guard or ConnectionGuard(GuardSettings())
         self.guard.shares = self.share
-        self.health = Health(self)
         self.nonces = RestartSafeNonceStore()
         self.served = {service: 0 for service in self.services}
+        self.health = Health(self.hotkey, self.nonces.started_ns, self.pool, self.guard, self.share, self.served)
         # One measurement (the pool's, per replica) feeds both the timing log and the signed generation_s.
         self.timer = self.pool.timer
         # Runs at the server's shutdown (SIGTERM, SIGINT), before uvicorn re-raises the signal
@@ -193,6 +200,22 @@ class MinerApp:
         log.info("%s for %s: %.2f s audio in %.2f s on %s", name, caller[:8], audio.seconds, elapsed, device)
         headers = sign_response(self.wallet, path, payload, caller)
         return Response(payload, media_type=RESPONSE_CONTENT_TYPE, headers=headers)
+
+    async def answer_health(self, http: Request) -> Response:
+        """/v1/health: liveness for an unsigned GET; the details, signed back, for the miner's own hotkey or a
+        caller the access policy admits (its connection is then the caller's, as for audio)."""
+        claimed = claimed_hotkey(http.headers)
+        if not claimed:
+            return await self.health.liveness(http)
+        if claimed != self.hotkey:
+            self.policy.screen(http.headers)
+        caller = verify_request(http.headers, b"", request_target(http), self.hotkey, self.nonces, method="GET")
+        if caller != self.hotkey:
+            self.policy.member(caller)
+        self.claim_connection(http, caller)
+        body = await self.health.answer(caller)
+        headers = sign_response(self.wallet, HEALTH_PATH, body, caller)
+        return Response(body, media_type="application/json", headers=headers)
 
     def claim_connection(self, http: Request, caller: str) -> None:
         """The connection is `caller`'s now; a 503 when it already holds its share of connections, all busy."""
@@ -266,7 +289,7 @@ class MinerApp:
         for service in self.services:
             app.add_api_route(path_for(service), self._route(service), methods=["POST"])
 
-        app.add_api_route(HEALTH_PATH, self.health.answer, methods=["GET"])
+        app.add_api_route(HEALTH_PATH, self.answer_health, methods=["GET"])
 
         return app
 
