@@ -88,7 +88,7 @@ def run(args, log) -> int:
         default_dir=node_dir(args.subtensor_network, args.netuid, args.wallet_hotkey, "miner"),
         pool=[replica.describe() | {"service": replica.service.name} for replica in pool.replicas()],
     )
-    service = MinerApp(
+    miner = MinerApp(
         wallet,
         chain,
         pool,
@@ -100,7 +100,7 @@ def run(args, log) -> int:
     )
     log.info(
         "hotkey %s serving %s on %s:%d",
-        service.hotkey,
+        miner.hotkey,
         ", ".join(f"{r.service.name}={r.model_id}@{r.name}x{r.parallel}" for r in pool.replicas()),
         args.axon_ip,
         args.axon_port,
@@ -108,7 +108,7 @@ def run(args, log) -> int:
     telemetry.start(telemetry_settings.interval_s)
     config = guarded_config(
         guard,
-        service.app(),
+        miner.app(),
         args.axon_ip,
         args.axon_port,
         log_level="warning",
