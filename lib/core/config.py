@@ -10,6 +10,9 @@ import argparse
 import logging
 import os
 import sys
+from collections.abc import Sequence
+from dataclasses import field, fields
+from typing import Any, Optional
 
 DEFAULT_WALLET_PATH = os.path.expanduser("~/.bittensor/wallets")
 
@@ -38,18 +41,84 @@ def flag(
 ) -> None:
     """`--name` (dots and dashes become underscores in `args`); `old` spellings of a valued flag still work,
     each with a deprecation warning."""
-    dest = name.replace(".", "_").replace("-", "_")
-    parser.add_argument(f"--{name}", dest=dest, **kwargs)
+    parser.add_argument(f"--{name}", dest=dest(name), **kwargs)
     if old:
         parser.add_argument(
             *(f"--{spelling}" for spelling in old),
-            dest=dest,
+            dest=dest(name),
             action=OldSpelling,
             spelling=f"--{name}",
             type=kwargs.get("type"),
             default=argparse.SUPPRESS,
             help=argparse.SUPPRESS,
         )
+
+
+# Settings stated once: a typed dataclass field carries its flag's name, default and help (`setting`), and the
+# argparse flags and the reader are generated from the fields (`Settings.add_flags`, `Settings.from_flags`).
+FLAG = "audionet.flag"  # the field metadata key: the flag a field is read from
+
+
+def setting(name: str, default: Any = None, *, help: str, per_service: Optional[str] = None, **options) -> Any:
+    """A settings field that is also the flag `--name` (`type`, `choices`, `action` and `old` go to `flag`).
+    `per_service`: one flag `--name.<service>` per service instead, whose default is that service's attribute of
+    this name; the field is then {service: value}."""
+    spec = {"name": name, "help": help, "per_service": per_service, "options": options}
+    if per_service:
+        return field(default_factory=dict, metadata={FLAG: spec})
+    if isinstance(default, (list, dict, set)):
+        raise TypeError(f"--{name}: a mutable default; use a tuple")
+    return field(default=default, metadata={FLAG: spec})
+
+
+def dest(name: str) -> str:
+    """Where argparse puts `--name`: dots and dashes become underscores."""
+    return name.replace(".", "_").replace("-", "_")
+
+
+class Settings:
+    """A frozen dataclass of `setting` fields: its flags and their reader, generated from the fields."""
+
+    @classmethod
+    def settings_fields(cls):
+        return [f for f in fields(cls) if FLAG in f.metadata]  # type: ignore[arg-type]
+
+    @classmethod
+    def add_flags(cls, parser, title: Optional[str] = None, services: Sequence = (), **defaults) -> None:
+        """One flag per field, in a group titled `title` (else the class's first docstring line); `services`
+        (objects with `name`, `title` and the per-service attributes): who gets a per-service flag; `defaults`:
+        a different default for this parser (by field name), e.g. none where a benchmark recommends one."""
+        group = parser.add_argument_group(title or (cls.__doc__ or cls.__name__).strip().splitlines()[0])
+        for item in cls.settings_fields():
+            spec = item.metadata[FLAG]
+            if spec["per_service"]:
+                for service in services:
+                    flag(
+                        group,
+                        f"{spec['name']}.{service.name}",
+                        default=getattr(service, spec["per_service"]),
+                        help=spec["help"].format(title=service.title),
+                        **spec["options"],
+                    )
+                continue
+            default = defaults.get(item.name, item.default)
+            if spec["options"].get("action") in ("store_true", "store_false"):
+                flag(group, spec["name"], help=spec["help"], **spec["options"])
+            else:
+                flag(group, spec["name"], default=default, help=spec["help"], **spec["options"])
+
+    @classmethod
+    def from_flags(cls, args, services: Sequence[str] = (), **values):
+        """The settings from parsed flags (`services`: whose per-service flags to read); `values` set fields that
+        are no flag. A flag this parser did not define leaves its field at the default."""
+        read = {}
+        for item in cls.settings_fields():
+            spec = item.metadata[FLAG]
+            if spec["per_service"]:
+                read[item.name] = {name: getattr(args, dest(f"{spec['name']}.{name}")) for name in services}
+            elif hasattr(args, dest(spec["name"])):
+                read[item.name] = getattr(args, dest(spec["name"]))
+        return cls(**read, **values)
 
 
 def add_common_flags(parser: argparse.ArgumentParser) -> None:
