@@ -50,28 +50,32 @@ def run(args, log) -> int:
     from audionet.lib.miner.guard import ConnectionGuard
     from audionet.lib.miner.limits import GuardSettings
     from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
+    from audionet.lib.miner.settings import AxonSettings, MinerSettings
 
-    settings = GuardSettings.from_flags(args)  # flags checked before minutes of model loading
-    guard = ConnectionGuard(settings, backlog=ensure_fd_room(settings.max_connections))
+    # every flag read into its settings before minutes of model loading
+    axon, settings, limits = (
+        AxonSettings.from_flags(args),
+        MinerSettings.from_flags(args),
+        GuardSettings.from_flags(args),
+    )
+    guard = ConnectionGuard(limits, backlog=ensure_fd_room(limits.max_connections))
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
     replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, args.services))
     policy = AccessPolicy(
-        min_stake=args.miner_min_stake, require_permit=not args.miner_allow_no_permit, rate_limit=args.miner_rate_limit
+        min_stake=settings.min_stake, require_permit=not settings.allow_no_permit, rate_limit=settings.rate_limit
     )
     timer = Timer("miner", device=pool_label(replicas))
-    timeouts = {name: getattr(args, f"miner_timeout_{name}") for name in replicas}
-    pool = Pool(replicas, timer, max_waiting=args.miner_max_waiting, timeouts=timeouts)
+    pool = Pool(replicas, timer, max_waiting=settings.max_waiting, timeouts=settings.timeouts)
     pool.calibrate()
     device_info = describe_device(pool.replicas()[0].device.split("@")[0])  # a Ray replica: device@node
     hotkey = wallet.hotkey.ss58_address
-    external_ip = args.axon_external_ip or (None if args.axon_ip == "0.0.0.0" else args.axon_ip)
-    if not args.axon_no_publish:
-        if external_ip is None:
+    if not axon.no_publish:
+        if axon.published_ip is None:
             log.error("set --axon.external_ip (the address validators reach) or pass --axon.no_publish")
             return 2
         try:
-            asyncio.run(publish(chain, external_ip, args.axon_external_port or args.axon_port))
+            asyncio.run(publish(chain, axon.published_ip, axon.published_port))
         except Exception as error:
             log.error("could not publish the endpoint on chain: %s", error)
             return 2
@@ -93,7 +97,7 @@ def run(args, log) -> int:
         chain,
         pool,
         policy,
-        sync_interval=args.miner_sync_interval,
+        sync_interval=settings.sync_interval,
         timer=timer,
         on_stop=telemetry.close,
         guard=guard,
@@ -102,15 +106,15 @@ def run(args, log) -> int:
         "hotkey %s serving %s on %s:%d",
         miner.hotkey,
         ", ".join(f"{r.service.name}={r.model_id}@{r.name}x{r.parallel}" for r in pool.replicas()),
-        args.axon_ip,
-        args.axon_port,
+        axon.ip,
+        axon.port,
     )
     telemetry.start(telemetry_settings.interval_s)
     config = guarded_config(
         guard,
         miner.app(),
-        args.axon_ip,
-        args.axon_port,
+        axon.ip,
+        axon.port,
         log_level="warning",
         # In-flight requests get this long after SIGTERM; then the lifespan shutdown writes the
         # last timing record, well inside a supervisor's grace period (localnet: 5 s).

@@ -59,11 +59,11 @@ def flag(
 FLAG = "audionet.flag"  # the field metadata key: the flag a field is read from
 
 
-def setting(name: str, default: Any = None, *, help: str, per_service: Optional[str] = None, **options) -> Any:
+def setting(name: str, default: Any = None, *, help: str, per_service: str | bool = False, **options) -> Any:
     """A settings field that is also the flag `--name` (`type`, `choices`, `action` and `old` go to `flag`).
-    `per_service`: one flag `--name.<service>` per service instead, whose default is that service's attribute of
-    this name; the field is then {service: value}."""
-    spec = {"name": name, "help": help, "per_service": per_service, "options": options}
+    `per_service`: one flag `--name.<service>` per service instead, defaulting to `default` (True) or to that
+    service's attribute of this name; the field is then {service: value}."""
+    spec = {"name": name, "default": default, "help": help, "per_service": per_service, "options": options}
     if per_service:
         return field(default_factory=dict, metadata={FLAG: spec})
     if isinstance(default, (list, dict, set)):
@@ -84,40 +84,51 @@ class Settings:
         return [f for f in fields(cls) if FLAG in f.metadata]  # type: ignore[arg-type]
 
     @classmethod
-    def add_flags(cls, parser, title: Optional[str] = None, services: Sequence = (), **defaults) -> None:
+    def add_flags(
+        cls, parser, title: Optional[str] = None, services: Sequence = (), skip: Sequence[str] = (), **defaults
+    ) -> None:
         """One flag per field, in a group titled `title` (else the class's first docstring line); `services`
-        (objects with `name`, `title` and the per-service attributes): who gets a per-service flag; `defaults`:
-        a different default for this parser (by field name), e.g. none where a benchmark recommends one."""
+        (objects with `name`, `title` and the per-service attributes): who gets a per-service flag; `skip`: fields
+        this parser has no flag for (they keep their defaults); `defaults`: another default for this parser."""
         group = parser.add_argument_group(title or (cls.__doc__ or cls.__name__).strip().splitlines()[0])
         for item in cls.settings_fields():
             spec = item.metadata[FLAG]
+            if item.name in skip:
+                continue
             if spec["per_service"]:
+                attribute = spec["per_service"]
                 for service in services:
+                    default = getattr(service, attribute) if isinstance(attribute, str) else spec["default"]
                     flag(
                         group,
                         f"{spec['name']}.{service.name}",
-                        default=getattr(service, spec["per_service"]),
+                        default=default,
                         help=spec["help"].format(title=service.title),
                         **spec["options"],
                     )
-                continue
-            default = defaults.get(item.name, item.default)
-            if spec["options"].get("action") in ("store_true", "store_false"):
+            elif spec["options"].get("action") in ("store_true", "store_false"):
                 flag(group, spec["name"], help=spec["help"], **spec["options"])
             else:
-                flag(group, spec["name"], default=default, help=spec["help"], **spec["options"])
+                flag(
+                    group,
+                    spec["name"],
+                    default=defaults.get(item.name, item.default),
+                    help=spec["help"],
+                    **spec["options"],
+                )
 
     @classmethod
-    def from_flags(cls, args, services: Sequence[str] = (), **values):
-        """The settings from parsed flags (`services`: whose per-service flags to read); `values` set fields that
-        are no flag. A flag this parser did not define leaves its field at the default."""
-        read = {}
+    def from_flags(cls, args, **values):
+        """The settings from parsed flags (a per-service field: every `--name.<service>` the parser has); `values`
+        set fields that are no flag. A flag this parser does not have leaves its field at the default."""
+        read, parsed = {}, vars(args)
         for item in cls.settings_fields():
             spec = item.metadata[FLAG]
+            key = dest(spec["name"])
             if spec["per_service"]:
-                read[item.name] = {name: getattr(args, dest(f"{spec['name']}.{name}")) for name in services}
-            elif hasattr(args, dest(spec["name"])):
-                read[item.name] = getattr(args, dest(spec["name"]))
+                read[item.name] = {k.removeprefix(key + "_"): v for k, v in parsed.items() if k.startswith(key + "_")}
+            elif key in parsed:
+                read[item.name] = parsed[key]
         return cls(**read, **values)
 
 

@@ -11,16 +11,16 @@ from audionet.lib.miner.pool.build import build_replicas, device_labels, from_ba
 from audionet.lib.miner.pool.dispatcher import POLICIES, ServiceDispatcher
 from audionet.lib.miner.pool.pool import Pool
 from audionet.lib.miner.pool.replica import LocalReplica, Replica, Result
-from audionet.lib.miner.pool.settings import PoolSettings, add_pool_flags
+from audionet.lib.miner.pool.settings import MINER_ONLY, PoolSettings
 
 __all__ = [
+    "MINER_ONLY",
     "POLICIES",
     "LocalReplica",
     "Pool",
     "Replica",
     "Result",
     "ServiceDispatcher",
-    "add_pool_flags",
     "build_replicas",
     "device_labels",
     "from_backends",

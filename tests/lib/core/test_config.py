@@ -65,12 +65,14 @@ def test_settings_generate_their_flags_and_read_them_back_with_one_default_each(
     services = [SimpleNamespace(name="tts", title="Speech", timeout_s=12.0)]
     built = Parser(prog="tool")
     Toy.add_flags(built, services=services, count=None)  # this parser has no default count
-    assert Toy.from_flags(built.parse_args([]), ["tts"]) == Toy(count=None, timeouts={"tts": 12.0})
+    assert Toy.from_flags(built.parse_args([])) == Toy(count=None, timeouts={"tts": 12.0})
     args = built.parse_args(["--toy.port", "1", "--toy.quiet", "--toy.count", "3", "--toy.timeout.tts", "4"])
-    assert Toy.from_flags(args, ["tts"], name="other") == Toy(1, True, 3, {"tts": 4.0}, "other")
+    assert Toy.from_flags(args, name="other") == Toy(1, True, 3, {"tts": 4.0}, "other")
     assert "toy settings" in built.format_help() and "Speech: seconds" in built.format_help()
     with pytest.raises(SystemExit):
         built.parse_args(["--toy.count", "0"])
     partial = Parser(prog="tool")
     flag(partial, "toy.port", type=int, default=5)
     assert Toy.from_flags(partial.parse_args([])) == Toy(port=5)  # flags it lacks keep their defaults
+    Toy.add_flags(partial := Parser(prog="tool"), skip=("port", "quiet"))
+    assert "--toy.port" not in partial.format_help() and Toy.from_flags(partial.parse_args([])) == Toy()
