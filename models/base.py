@@ -45,6 +45,14 @@ class SpeechSynthesizer(Backend):
     def synthesize(self, text: str, *, voice: Optional[str] = None, seed: int = 0) -> Audio:
         """Speak `text`; `voice` is a backend-specific voice name or None for the default."""
 
+    def answer_seconds(
+        self, text: str, *, voice: Optional[str] = None, seed: int = 0, limit_s: float
+    ) -> Optional[float]:
+        """At least how long `synthesize(text, voice=voice, seed=seed)` speaks, by this backend's own front end
+        and counted up to just past `limit_s`, without generating it; None where the backend cannot tell. The
+        miner refuses, before any generation, text its backend would speak past the limit, and plans with it."""
+        return None
+
     def warmup(self) -> None:
         self.synthesize("Warm up.", seed=0)
 

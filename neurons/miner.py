@@ -36,7 +36,6 @@ def main(argv=None) -> int:
 
 
 def run(args, log) -> int:
-    import uvicorn
 
     from audionet.lib.core.auth import AccessPolicy
     from audionet.lib.core.chain import open_chain
@@ -46,7 +45,7 @@ def run(args, log) -> int:
     from audionet.lib.core.timing import Timer
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.miner.app import MinerApp
-    from audionet.lib.miner.connections import ensure_fd_room, guarded_config, throttle_logs
+    from audionet.lib.miner.connections import ensure_fd_room, guarded_config, serve, throttle_logs
     from audionet.lib.miner.guard import ConnectionGuard
     from audionet.lib.miner.limits import GuardSettings
     from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
@@ -122,7 +121,7 @@ def run(args, log) -> int:
     )
     throttle_logs()  # after uvicorn's log set-up: hostile traffic logs one line per kind per minute
     try:
-        uvicorn.Server(config).run()
+        serve(config)
     finally:
         telemetry.close()
     return 0

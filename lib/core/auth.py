@@ -20,6 +20,8 @@ from audionet.lib.core.errors import WireError
 
 RESPONSE_METHOD = "RESPONSE"
 _http_auth = bt.http_auth
+# A signature's nonce may be this old, or this far ahead, when it is judged (btauth/1's defaults).
+REPLAY_WINDOW_S = _http_auth.DEFAULT_MAX_AGE + _http_auth.DEFAULT_ALLOWED_SKEW
 
 
 def sign_request(wallet, path: str, body: bytes, miner_hotkey: str, method: str = "POST") -> dict[str, str]:
@@ -51,10 +53,25 @@ class RestartSafeNonceStore(_http_auth.InMemoryNonceStore):
         return super().check_and_store(hotkey_ss58, nonce_ns)
 
 
-def _verify(headers: Mapping[str, str], body: bytes, *, method: str, path: str, self_hotkey: str, nonce_store) -> str:
+def _verify(
+    headers: Mapping[str, str],
+    body: bytes,
+    *,
+    method: str,
+    path: str,
+    self_hotkey: str,
+    nonce_store,
+    now_ns: Optional[int] = None,
+) -> str:
     try:
         caller = _http_auth.verify(
-            headers, body, method=method, path=path, self_hotkey_ss58=self_hotkey, nonce_store=nonce_store
+            headers,
+            body,
+            method=method,
+            path=path,
+            self_hotkey_ss58=self_hotkey,
+            nonce_store=nonce_store,
+            now_ns=now_ns,
         )
     except _http_auth.AuthError as error:
         raise WireError(f"authentication failed ({type(error).__name__}): {error}", status=401) from None
@@ -62,17 +79,45 @@ def _verify(headers: Mapping[str, str], body: bytes, *, method: str, path: str, 
 
 
 def verify_request(
-    headers: Mapping[str, str], body: bytes, path: str, self_hotkey: str, nonce_store, method: str = "POST"
+    headers: Mapping[str, str],
+    body: bytes,
+    path: str,
+    self_hotkey: str,
+    nonce_store,
+    method: str = "POST",
+    received_ns: Optional[int] = None,
 ) -> str:
-    """The authenticated caller's hotkey, or WireError(401)."""
-    return _verify(headers, body, method=method, path=path, self_hotkey=self_hotkey, nonce_store=nonce_store)
+    """The authenticated caller's hotkey, or WireError(401). `received_ns`: when the request's head arrived
+    (default now), as for `verify_response`: a body on a slow link is bounded by its own deadline."""
+    return _verify(
+        headers, body, method=method, path=path, self_hotkey=self_hotkey, nonce_store=nonce_store, now_ns=received_ns
+    )
 
 
 def verify_response(
-    headers: Mapping[str, str], body: bytes, path: str, *, miner_hotkey: str, self_hotkey: str, nonce_store
+    headers: Mapping[str, str],
+    body: bytes,
+    path: str,
+    *,
+    miner_hotkey: str,
+    self_hotkey: str,
+    nonce_store,
+    received_ns: Optional[int] = None,
 ) -> None:
-    """Raise WireError(401) unless the response is signed by `miner_hotkey` for us."""
-    signer = _verify(headers, body, method=RESPONSE_METHOD, path=path, self_hotkey=self_hotkey, nonce_store=nonce_store)
+    """Raise WireError(401) unless the response is signed by `miner_hotkey` for us. `received_ns`: when its
+    headers arrived (default now): its nonce must be fresh then, so an answer on a slow link is judged by when it
+    started to arrive (its body is bounded by the caller's timeout). Signature and replay checks are unchanged:
+    the signature covers the whole body, and the nonce store must remember nonces for the freshness window plus
+    the longest time from headers to this check."""
+    signer = _verify(
+        headers,
+        body,
+        method=RESPONSE_METHOD,
+        path=path,
+        self_hotkey=self_hotkey,
+        nonce_store=nonce_store,
+        now_ns=received_ns,
+    )
     if signer != miner_hotkey:
         raise WireError("response was signed by a different hotkey than the miner's", status=401)
 

@@ -1,10 +1,23 @@
-"""One typed error for everything that crosses the wire or a flag.
+"""One typed error for everything that crosses the wire or a flag, and the one sanitiser for text from it.
 
 Its message is a single line meant for a person (no traceback, no payload
-echo), and it carries the HTTP status the miner answers with.
+echo), and it carries the HTTP status the miner answers with. A wire error's message goes through
+`clean_line`, as does every other string from the wire before it reaches a log line or a verdict.
 """
 
 from __future__ import annotations
+
+MAX_MESSAGE_CHARS = 500  # a wire error's message at most (the longest of ours is about 200)
+
+
+def clean_line(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """`text` as one line safe to log: every character Python does not count as printable (control
+    characters such as ESC and CR, line and paragraph separators, bidirectional overrides, unassigned code
+    points) becomes a space, runs of whitespace become one space, and it is cut to `limit` characters
+    (ending in "..." when cut). Nothing a miner sends can start a log line of its own or move the cursor."""
+    raw = str(text)[: 4 * limit + 16]  # bound the work before any of it
+    line = " ".join("".join(ch if ch.isprintable() else " " for ch in raw).split())
+    return line if len(line) <= limit else line[: max(0, limit - 3)] + "..."
 
 
 class WireError(ValueError):
@@ -13,7 +26,7 @@ class WireError(ValueError):
     limit; any other refusal is given back (`AccessPolicy.refund`)."""
 
     def __init__(self, message: str, status: int = 400, spent: bool = False):
-        super().__init__(" ".join(str(message).split()))
+        super().__init__(clean_line(message))
         self.status, self.spent = status, spent
 
     @property

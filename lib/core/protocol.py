@@ -16,11 +16,12 @@ import base64
 import binascii
 import hashlib
 import json
+import re
 import struct
 import unicodedata
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from audionet.lib.core.audio import Audio, decode_flac
 from audionet.lib.core.errors import WireError
@@ -33,6 +34,7 @@ MAX_REFERENCE_FLAC_BYTES = 1_500_000
 MAX_PLAIN_REQUEST_BYTES = 8_192
 MAX_RESPONSE_BYTES = 8_000_000
 MAX_HEADER_BYTES = 16_384
+MAX_JSON_DEPTH = 32  # nesting of any JSON from the wire (ours is at most 5 deep); json.loads recurses per level
 RESPONSE_MAGIC = b"ANR1"
 RESPONSE_CONTENT_TYPE = "application/x-audionet-response"
 PROTOCOL_VERSION = 1
@@ -44,6 +46,43 @@ Seed = Annotated[int, Field(strict=True, ge=0, le=2**32 - 1)]
 VoiceName = Annotated[str, StringConstraints(max_length=32, pattern=r"^[a-z0-9][a-z0-9_+\-]*$")]
 ServiceName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
 Sha256Hex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+
+# A JSON string (escapes included; a possessive match, so no backtracking), a bracket, or a quote that opens no
+# string (unterminated: the document is not JSON and its scan stops there).
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]|"', re.DOTALL)
+
+
+def json_depth(data: bytes, limit: int) -> int:
+    """How deep brackets nest in `data` outside JSON strings, counted up to just past `limit` (linear time)."""
+    depth = deepest = 0
+    for token in _JSON_TOKEN.finditer(data):
+        first = token.group()[0]
+        if first == 0x22:  # '"'
+            if token.end() - token.start() == 1:
+                break
+        elif first in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                break
+        else:
+            depth -= 1
+    return deepest
+
+
+def parse_json(data: bytes, max_bytes: int, what: str) -> object:
+    """JSON from the wire (a miner's error body, its health, an answer's header): at most `max_bytes` and
+    MAX_JSON_DEPTH deep, checked before parsing, so no document can exhaust memory or the parser's recursion;
+    WireError with one line naming `what` otherwise."""
+    if len(data) > max_bytes:
+        raise WireError(f"{what} is {len(data)} bytes; the limit is {max_bytes}")
+    if json_depth(data, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        raise WireError(f"{what} nests deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):  # a decode error, bad UTF-8, an integer past Python's digit limit
+        raise WireError(f"{what} is not JSON") from None
 
 
 def path_for(service: str) -> str:
@@ -59,6 +98,17 @@ def printable(text: str) -> str:
     if any(unicodedata.category(ch) == "Cc" and ch not in "\n\t" for ch in text) or not text.strip():
         raise ValueError("must be non-blank printable text")
     return text
+
+
+def label(text: str) -> str:
+    """A field validator: a name a miner reports (its model, its device) has only printable characters, so it
+    can reach a log line or a verdict as it is."""
+    if not text.isprintable():
+        raise ValueError("must be printable (no control, format or separator characters)")
+    return text
+
+
+Label = Annotated[str, StringConstraints(max_length=128), AfterValidator(label)]
 
 
 class ServiceRequest(_Strict):
@@ -104,8 +154,8 @@ class ResponseMeta(_Strict):
 
     version: Literal[1] = PROTOCOL_VERSION
     service: ServiceName
-    model: Annotated[str, StringConstraints(max_length=128)]
-    device: Annotated[str, StringConstraints(max_length=128)]
+    model: Label
+    device: Label
     generation_s: float = Field(ge=0.0, le=3600.0, allow_inf_nan=False)
     seed: Seed
     request_sha256: Sha256Hex
@@ -129,11 +179,11 @@ def unpack_response(body: bytes) -> tuple[ResponseMeta, bytes]:
     (header_len,) = struct.unpack(">I", body[4:8])
     if header_len > MAX_HEADER_BYTES or 8 + header_len > len(body):
         raise WireError("response header length is out of range")
+    header = parse_json(body[8 : 8 + header_len], MAX_HEADER_BYTES, "the response metadata")
     try:
-        meta = ResponseMeta.model_validate(json.loads(body[8 : 8 + header_len]))
-    except (ValueError, ValidationError) as error:
-        detail = one_line(error) if isinstance(error, ValidationError) else "header is not JSON"
-        raise WireError(f"bad response metadata: {detail}") from None
+        meta = ResponseMeta.model_validate(header)
+    except ValidationError as error:
+        raise WireError(f"bad response metadata: {one_line(error)}") from None
     return meta, body[8 + header_len :]
 
 

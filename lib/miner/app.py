@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Mapping
 from contextlib import asynccontextmanager
 
@@ -155,13 +156,16 @@ class MinerApp:
         return share if share > 0 or hotkey != self.hotkey else 1e-9
 
     async def handle(self, name: str, http: Request) -> Response:
+        arrived_ns = time.time_ns()  # its head is in: the nonce is judged fresh at this moment, not the body's last
         service = self.services[name]
         path = path_for(name)
         if claimed_hotkey(http.headers) != self.hotkey:  # its own hotkey: `audionet-miner check`
             self.policy.screen(http.headers)  # refuses strangers; a claimed hotkey earns nothing more
         limit = service.max_request_bytes
         body = await read_capped(http, limit, self.guard.settings.body_deadline_s(declared_size(http, limit)))
-        caller = verify_request(http.headers, body, request_target(http), self.hotkey, self.nonces)
+        caller = verify_request(
+            http.headers, body, request_target(http), self.hotkey, self.nonces, received_ns=arrived_ns
+        )
         self.claim_connection(http, caller)
         own = caller == self.hotkey
         who = Caller(caller, OWN_PRIORITY if own else self.policy.admit(caller), self.share(caller))
@@ -169,7 +173,7 @@ class MinerApp:
         try:
             ticket = dispatcher.enter(who)  # a full line, or the caller's share of it, answers before parsing
             try:
-                request = await dispatcher.prepare(ticket, run_in_threadpool(service.parse, body))
+                request = await dispatcher.prepare(ticket, run_in_threadpool(dispatcher.parse, ticket, body))
                 audio, elapsed, device, model = await self._generate_while_connected(http, dispatcher, ticket, request)
             finally:
                 dispatcher.leave(ticket)

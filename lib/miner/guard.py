@@ -13,8 +13,11 @@ Every open connection is one of:
   (IPv6 counted per /64; at most `max_unverified_per_ip` from one). At the budget a newcomer takes the place of
   the oldest stranger that *idles*; if none idles, of the oldest stranger from an address that *floods* (one that
   opened more than FLOOD_ARRIVALS connections lately); else of the oldest from the address holding the most, if
-  that is more than a round's worth and two more than the newcomer's. A newcomer from an address that floods
-  takes no one's place, and one that finds no place is turned away (an accept and a close).
+  that is more than a round's worth and two more than the newcomer's; else of the oldest that has awaited a head
+  for more than FIRST_HEAD_S (a client sends its head as soon as it connects: under a churn of connections that
+  send nothing, a newcomer's head is read). A newcomer from an address that floods takes no one's place, and one
+  that finds no place is turned away (an accept and a close). A caller's first verified signature also makes the
+  other strangers from its address its own (within its entitlement).
 
 A connection idles when its current stage (awaiting a head, reading a body) has gone on past the grace without
 the head arriving, or, for a body, without a byte for the grace or below the minimum upload rate: a slow link
@@ -37,6 +40,7 @@ from audionet.lib.miner.limits import GuardSettings, Progress
 from audionet.lib.miner.places import CONNECTION_FLOOR, entitled
 
 log = logging.getLogger("miner.connections")
+FIRST_HEAD_S = 0.1  # at the budget, a stranger awaiting a head this long gives way to a newcomer, oldest first
 
 
 class Connection(Protocol):
@@ -109,7 +113,19 @@ class ConnectionGuard:
         if len(held) >= self.limit(hotkey) and not self._close_idle_of(hotkey, exclude=conn):
             return False  # counted for no one while its refusal is sent; then it closes
         self._own(conn, hotkey, verified=True)
+        self._adopt(conn.group)
         return True
+
+    def _adopt(self, group: str) -> None:
+        """The strangers from `group` are the caller its address is known for now, within its entitlement: the
+        other connections of a first contact's round, opened before its first signature verified, are no longer
+        strangers that newcomers push out."""
+        caller = self.known.caller(group)
+        for conn in list(self.by_group.get(group, {})) if caller is not None else ():
+            if len(self.owned.get(caller, {})) >= self.limit(caller):
+                return
+            self._disown(conn)
+            self._own(conn, caller, verified=False)
 
     def left(self, conn: Connection) -> None:
         """`conn` is closing or gone: it no longer counts (uvicorn's own set keeps it until it is lost)."""
@@ -170,10 +186,24 @@ class ConnectionGuard:
             if self.arrivals.floods(group):
                 return next(iter(self.by_group[group]))
         heaviest = max(self.crowded, key=lambda group: len(self.by_group[group]), default=None)
-        if heaviest is None or heaviest == exclude.group:
-            return None
-        held, own = len(self.by_group[heaviest]), len(self.by_group.get(exclude.group, {}))
-        return next(iter(self.by_group[heaviest])) if held >= own + 2 else None
+        if heaviest is not None and heaviest != exclude.group:
+            held, own = len(self.by_group[heaviest]), len(self.by_group.get(exclude.group, {}))
+            if held >= own + 2:
+                return next(iter(self.by_group[heaviest]))
+        return self._slow_to_speak(now, exclude)
+
+    def _slow_to_speak(self, now: float, exclude: Connection) -> Optional[Connection]:
+        """The oldest stranger that has awaited a head for more than FIRST_HEAD_S (issue 45: under 1,000 fresh
+        connections a second that send nothing, a validator's first connection was turned away at accept, since
+        none of them idled yet; a client sends its head as soon as it connects, so a newcomer now takes the place
+        of one that has not, and has its head read)."""
+        cutoff = now - FIRST_HEAD_S
+        for conn in self.strangers:
+            if conn.progress.opened > cutoff:
+                break
+            if conn.group != exclude.group and conn.progress.stage == "head" and conn.progress.started <= cutoff:
+                return conn
+        return None
 
     def _victim(self, now: float, exclude: Connection) -> Optional[Connection]:
         """At the cap: a stranger (idle, else flooding), else the idle connection of the caller holding the most

@@ -119,6 +119,11 @@ class Service(ABC):
     def generate(self, backend: Backend, request: ServiceRequest) -> Audio:
         """One request through its backend (called from a worker thread)."""
 
+    def answer_seconds(self, backend: Backend, request: ServiceRequest) -> Optional[float]:
+        """At least how long `backend`'s answer to `request` lasts, by the backend's own reckoning, counted up to
+        just past the answer limit (a worker thread); None where it cannot tell."""
+        return None
+
     # --- requests: one factory, and fresh draws for the validator and benchmarks -----------
     @abstractmethod
     def build(self, prompt: Prompt) -> ServiceRequest:

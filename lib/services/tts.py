@@ -57,6 +57,9 @@ class TextToSpeech(SpeechService):
     def generate(self, backend: SpeechSynthesizer, request: TTSRequest):
         return backend.synthesize(request.text, voice=request.voice, seed=request.seed)
 
+    def answer_seconds(self, backend: SpeechSynthesizer, request: TTSRequest) -> Optional[float]:
+        return backend.answer_seconds(request.text, voice=request.voice, seed=request.seed, limit_s=self.answer_limit_s)
+
     def build(self, prompt: Prompt) -> TTSRequest:
         return TTSRequest(text=prompt.text, seed=prompt.seed)
 

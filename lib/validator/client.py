@@ -1,17 +1,18 @@
-"""The validator's side of the wire: sign, POST, verify the signed response,
-check it answers *this* request, and decode its audio.
+"""The validator's side of the wire: sign, POST, read the reply within bounds (`reply.py`), verify the signed
+response (fresh when its headers arrived), check it answers *this* request, and decode its audio, that last part
+in a worker thread so that no answer holds the event loop.
 
-A failed query never raises: it comes back as an `Answer` with `error` set,
-so one bad miner cannot break a round.
+A failed query never raises: it comes back as an `Answer` with `error` set (one sanitised line), whatever the
+miner sent, so one bad miner cannot break a round.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import logging
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Optional
 
@@ -19,18 +20,23 @@ import bittensor as bt
 import httpx
 
 from audionet.lib.core.audio import Audio
-from audionet.lib.core.auth import sign_request, verify_response
-from audionet.lib.core.errors import WireError
+from audionet.lib.core.auth import REPLAY_WINDOW_S, sign_request, verify_response
+from audionet.lib.core.errors import WireError, clean_line
 from audionet.lib.core.protocol import (
     HEALTH_PATH,
     MAX_RESPONSE_BYTES,
     ResponseMeta,
     ServiceRequest,
     encode_request,
+    parse_json,
     path_for,
     sha256_hex,
     unpack_response,
 )
+from audionet.lib.services import registry
+from audionet.lib.validator.reply import IDENTITY, MAX_HEALTH_BYTES, Reply, error_line, read_async, read_sync
+
+log = logging.getLogger("validator")
 
 
 @dataclass(frozen=True)
@@ -56,14 +62,6 @@ class Answer:
         return self.error is None and self.audio is not None
 
 
-def _error_line(status: int, content: bytes) -> str:
-    try:
-        detail = str(json.loads(content).get("error", ""))[:200]
-    except (ValueError, AttributeError):
-        detail = ""
-    return f"HTTP {status}" + (f": {detail}" if detail else "")
-
-
 class MinerClient:
     """`client`: one httpx client, or several that share the miners between them by endpoint (httpx's
     connection pool does work quadratic in the requests and connections it holds: 768 queries through one pool
@@ -79,76 +77,108 @@ class MinerClient:
         """Ask `target` for `request` of `service` (a lib.services Service: its name and answer decoder)."""
         path = path_for(service.name)
         body = encode_request(request)
-        headers = sign_request(self.wallet, path, body, target.hotkey)
-        headers["Content-Type"] = "application/json"
+        headers = sign_request(self.wallet, path, body, target.hotkey) | {"Content-Type": "application/json"}
         started = time.perf_counter()
         answer = Answer(target, service.name, request, latency_s=0.0)
         try:
-            payload = await self._exchange(target, path, body, headers, timeout)
+            reply = await self._exchange(target, path, body, headers, timeout, MAX_RESPONSE_BYTES)
             answer.latency_s = time.perf_counter() - started
             received = time.perf_counter()
-            try:
-                meta, flac = unpack_response(payload)
-                if meta.request_sha256 != sha256_hex(body) or meta.service != service.name:
-                    raise WireError("response answers a different request")
-                answer.meta, answer.audio = meta, service.decode_answer(flac)
+            try:  # hashing, unpacking and decoding up to 8 MB: off the event loop
+                answer.meta, answer.audio = await asyncio.to_thread(self._check, target, path, body, service, reply)
             finally:
                 answer.decode_s = time.perf_counter() - received
-        except WireError as error:
-            answer.error = error.message
-        except (TimeoutError, httpx.TimeoutException):
-            answer.error = f"timed out after {timeout:g} s"
-        except httpx.HTTPError as error:
-            answer.error = f"{type(error).__name__}: {error}"[:200]
+        except Exception as error:  # whatever the miner sent, its query ends in its own verdict
+            answer.error = failure(error, timeout, target)
         answer.latency_s = answer.latency_s or time.perf_counter() - started
         return answer
 
-    async def served(self, target: Target, timeout: float) -> Optional[frozenset[str]]:
-        """The services `target` serves, from its health signed by its hotkey for this validator (None when it
-        does not answer, or not with a signed answer)."""
+    async def served(
+        self, target: Target, timeout: float, wanted: Optional[Collection[str]] = None
+    ) -> Optional[frozenset[str]]:
+        """The services among `wanted` (default: every registered one) that `target` serves, from its health
+        signed by its hotkey for this validator (None when it does not answer, or not with a signed answer);
+        nothing else of the answer is kept."""
         headers = sign_request(self.wallet, HEALTH_PATH, b"", target.hotkey, method="GET")
         try:
-            payload = await self._exchange(target, HEALTH_PATH, b"", headers, timeout, method="GET")
-            return frozenset(str(s) for s in json.loads(payload)["services"])
-        except (WireError, TimeoutError, httpx.HTTPError, ValueError, KeyError, TypeError):
+            reply = await self._exchange(target, HEALTH_PATH, b"", headers, timeout, MAX_HEALTH_BYTES, method="GET")
+            return await asyncio.to_thread(self._services_in, target, reply, wanted)
+        except Exception:  # any failure means the same: ask it for every service, and score what it answers
             return None
 
-    async def _exchange(
-        self, target: Target, path: str, body: bytes, headers: dict, timeout: float, method: str = "POST"
-    ) -> bytes:
-        """The body of `target`'s answer at `path`, once its status is 200 and its signature is the miner's for
-        this validator; a WireError otherwise. wait_for bounds the whole exchange (httpx's timeout is per read)."""
-        status, reply_headers, payload = await asyncio.wait_for(
-            self._post(f"http://{target.endpoint}{path}", body, headers, timeout, method), timeout
-        )
-        if status != 200:
-            raise WireError(_error_line(status, payload))
-        verify_response(
-            reply_headers, payload, path, miner_hotkey=target.hotkey, self_hotkey=self.hotkey, nonce_store=self.nonces
-        )
-        return payload
+    def _check(self, target: Target, path: str, body: bytes, service, reply: Reply) -> tuple[ResponseMeta, Audio]:
+        """The answer's signature (fresh when its headers arrived), that it answers this request, and its audio."""
+        self._verify(target, path, reply)
+        meta, flac = unpack_response(reply.body)
+        if meta.request_sha256 != sha256_hex(body) or meta.service != service.name:
+            raise WireError("response answers a different request")
+        return meta, service.decode_answer(flac)
 
-    async def _post(
-        self, url: str, body: bytes, headers: dict, timeout: float, method: str = "POST"
-    ) -> tuple[int, httpx.Headers, bytes]:
-        """POST (or `method`); (status, headers, body), reading at most MAX_RESPONSE_BYTES."""
+    def _services_in(self, target: Target, reply: Reply, wanted: Optional[Collection[str]]) -> frozenset[str]:
+        self._verify(target, HEALTH_PATH, reply)
+        details = parse_json(reply.body, MAX_HEALTH_BYTES, "the health answer")
+        services = details.get("services") if isinstance(details, dict) else None
+        if not isinstance(services, (dict, list)):
+            raise WireError("the health answer lists no services")
+        known = set(registry.names() if wanted is None else wanted)
+        return frozenset(name for name in services if isinstance(name, str) and name in known)
+
+    def _verify(self, target: Target, path: str, reply: Reply) -> None:
+        verify_response(
+            reply.headers,
+            reply.body,
+            path,
+            miner_hotkey=target.hotkey,
+            self_hotkey=self.hotkey,
+            nonce_store=self.nonces,
+            received_ns=reply.headers_at_ns,
+        )
+
+    async def _exchange(
+        self, target: Target, path: str, body: bytes, headers: dict, timeout: float, cap: int, method: str = "POST"
+    ) -> Reply:
+        """`target`'s reply at `path` (at most `cap` bytes), once its status is 200; a WireError otherwise.
+        wait_for bounds the whole exchange (httpx's timeout is per read), whatever the miner sends."""
+        # A nonce is checked once the body is in, up to `timeout` after the headers it is judged fresh at: it is
+        # remembered that much longer than the freshness window, or a replay inside the gap would pass.
+        self.nonces.retention = max(self.nonces.retention, REPLAY_WINDOW_S + timeout)
+        reply = await asyncio.wait_for(
+            self._fetch(f"http://{target.endpoint}{path}", body, headers, timeout, cap, method), timeout
+        )
+        if reply.status != 200:
+            raise WireError(error_line(reply.status, reply.body))
+        return reply
+
+    async def _fetch(self, url: str, body: bytes, headers: dict, timeout: float, cap: int, method: str) -> Reply:
         http = self.pools[zlib.crc32(url.split("/")[2].encode()) % len(self.pools)]  # by the miner's endpoint
-        async with http.stream(method, url, content=body, headers=headers, timeout=timeout) as response:
-            chunks, size = [], 0
-            async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                if size > MAX_RESPONSE_BYTES:
-                    raise WireError(f"response exceeds {MAX_RESPONSE_BYTES} bytes")
-                chunks.append(chunk)
-            return response.status_code, response.headers, b"".join(chunks)
+        async with http.stream(method, url, content=body, headers=headers | IDENTITY, timeout=timeout) as response:
+            return await read_async(response.status_code, response.headers, response.aiter_raw(), cap)
+
+
+def failure(error: Exception, timeout: float, target: Target) -> str:
+    """The one line an exception of a query becomes (the miner's verdict): a WireError says what was wrong,
+    other errors their kind; one this module did not expect is also logged (sanitised), being likely a bug."""
+    if isinstance(error, WireError):
+        return error.message
+    if isinstance(error, (TimeoutError, httpx.TimeoutException)):
+        return f"timed out after {timeout:g} s"
+    if isinstance(error, httpx.HTTPError):
+        return clean_line(f"{type(error).__name__}: {error}", 200)
+    line = clean_line(f"{type(error).__name__} while reading the answer: {error}", 200)
+    log.warning("uid %d: %s", target.uid, line)
+    return line
 
 
 def miner_health(base_url: str, wallet, miner_hotkey: str, timeout: float = 5.0) -> dict:
     """The details of a miner's /v1/health (the services it serves, queues, models, devices): a GET signed by
     `wallet`, which must be the miner's own hotkey or one its access policy admits (the answer is signed back
-    to it). Unsigned, /v1/health only says it is alive."""
-    headers = sign_request(wallet, HEALTH_PATH, b"", miner_hotkey, method="GET")
-    response = httpx.get(base_url + HEALTH_PATH, headers=headers, timeout=timeout)
-    if response.status_code != 200:
-        raise WireError(_error_line(response.status_code, response.content), status=response.status_code)
-    return response.json()
+    to it). Unsigned, /v1/health only says it is alive. Read within the bounds of every miner reply."""
+    headers = sign_request(wallet, HEALTH_PATH, b"", miner_hotkey, method="GET") | IDENTITY
+    with httpx.stream("GET", base_url + HEALTH_PATH, headers=headers, timeout=timeout) as response:
+        reply = read_sync(response.status_code, response.headers, response.iter_raw(), MAX_HEALTH_BYTES)
+    if reply.status != 200:
+        raise WireError(error_line(reply.status, reply.body), status=reply.status)
+    details = parse_json(reply.body, MAX_HEALTH_BYTES, "the health answer")
+    if not isinstance(details, dict):
+        raise WireError("the health answer is not a JSON object")
+    return details

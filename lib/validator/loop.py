@@ -5,6 +5,7 @@ at once -> gate and reward -> records -> save state -> set weights once per epoc
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -27,6 +28,7 @@ from audionet.lib.scoring.replicas import report_line
 from audionet.lib.services import registry
 from audionet.lib.validator.client import Answer, MinerClient, Target
 from audionet.lib.validator.coverage import Coverage
+from audionet.lib.validator.draws import DrawLanes
 from audionet.lib.validator.incentive import CURVE, Curve
 from audionet.lib.validator.mechanisms import Plan, plan
 from audionet.lib.validator.network_view import NetworkView
@@ -94,8 +96,13 @@ class Validator:
         if self.state.round:
             log.info("restored state: round %d, %d uids", self.state.round, len(self.state.hotkeys))
 
-    def make_request(self, name: str):
-        return self.services[name].draw(self.rng, self.sources.get(name))
+    def make_request(self, name: str, rng: Optional[np.random.Generator] = None):
+        return self.services[name].draw(self.rng if rng is None else rng, self.sources.get(name))
+
+    async def ask(self, client: MinerClient, lanes: DrawLanes, target: Target, name: str) -> Answer:
+        """Draw `target`'s request of `name` (off the event loop, in its service's lane), then query it."""
+        request = await lanes.draw(name)
+        return await client.query(target, self.services[name], request, self.settings.timeouts[name])
 
     def sample_targets(self, metagraph) -> list[Target]:
         neurons = [n for n in metagraph.neurons if n.axon and n.hotkey != self.hotkey]
@@ -109,7 +116,7 @@ class Validator:
         a miner that does not answer it is asked for every service, and its failures are scored)."""
         now = time.monotonic()
         stale = [t for t in targets if now - self.health.get(t.hotkey, (-np.inf, None))[0] > SERVED_TTL_S]
-        answers = await asyncio.gather(*(client.served(t, HEALTH_TIMEOUT_S) for t in stale))
+        answers = await asyncio.gather(*(client.served(t, HEALTH_TIMEOUT_S, self.services) for t in stale))
         for target, services in zip(stale, answers):
             self.health[target.hotkey] = (now, services)
         out = {}
@@ -132,8 +139,9 @@ class Validator:
         served = await self.served(client, targets)
         # Each miner gets its own prompt and seed: deterministic models cannot
         # collide as "duplicates", and a cached or copied answer cannot match.
-        jobs = [(t, self.make_request(s)) for t in targets for s in self.settings.services if s in served[t.uid]]
-        queries = [client.query(t, self.services[r.service], r, self.settings.timeouts[r.service]) for t, r in jobs]
+        lanes = DrawLanes(self.rng, {s: functools.partial(self.make_request, s) for s in self.settings.services})
+        jobs = [(t, s) for t in targets for s in self.settings.services if s in served[t.uid]]
+        queries = [self.ask(client, lanes, t, s) for t, s in jobs]
         # Each answer is judged as it arrives (off the event loop): the slowest miner holds only its own answer.
         scorer = RoundScorer(self.judge, self.services, self.timer.measure)
         scored, network_s, judging_s = await score_as_answered(queries, scorer)

@@ -82,7 +82,8 @@ async def score_as_answered(
 ) -> tuple[list[Scored], float, float]:
     """Judge each answer as it comes in: whatever arrived while the last batch was judged is the next batch (off
     the event loop, so answers keep arriving meanwhile). The slowest miner holds the round only for its own
-    answer; a query that raises fails the round (the others are cancelled). (the scores, seconds from the first
+    answer. Nothing a miner sends makes a query raise (`MinerClient.query`: any failure is that miner's answer);
+    one that raises all the same (a request that could not be drawn) fails the round (the others are cancelled). (the scores, seconds from the first
     query out to the last answer in, seconds spent judging)."""
     started, judging = time.perf_counter(), 0.0
 

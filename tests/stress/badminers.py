@@ -3,7 +3,7 @@
 Each one reads a request like a miner, then answers as its behaviour says: too slowly, a byte at a time,
 too much, signed by the wrong key, an old answer replayed, signed bytes that are no answer ("garbage", kept out of
 `BEHAVIOURS`, which the round scenario cycles through), or not at all. A "dead" miner is a registered endpoint
-where nothing listens."""
+where nothing listens. The answers of issue 45 (bombs, compressed answers, a slow link, ...) are `bombs.KINDS`."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import re
+import socket
 import threading
 from dataclasses import dataclass
 
@@ -19,15 +20,9 @@ import numpy as np
 from audionet.lib.core.audio import Audio, encode_flac
 from audionet.lib.core.auth import sign_response
 from audionet.lib.core.chain import OfflineChain
-from audionet.lib.core.protocol import (
-    MAX_RESPONSE_BYTES,
-    RESPONSE_CONTENT_TYPE,
-    ResponseMeta,
-    pack_response,
-    sha256_hex,
-)
+from audionet.lib.core.protocol import MAX_RESPONSE_BYTES, ResponseMeta, pack_response, sha256_hex
 from audionet.lib.core.wallet import create_wallet
-from audionet.lib.localnet import free_port
+from tests.stress import bombs
 
 BEHAVIOURS = ("slow", "dead", "drip", "oversized", "wrong_signature", "replay", "hangup")
 CLIP = encode_flac(Audio((0.2 * np.sin(np.arange(44_100) * 0.06)).astype(np.float32), 22_050))
@@ -43,8 +38,9 @@ class BadMiner:
     timeout_s: float
     stranger: object = None
     replayed: tuple[bytes, dict] | None = None
+    sock: socket.socket | None = None  # bound to `port` since it was enlisted: no other process can take it
 
-    def answer(self, path: str, body: bytes, *, signer=None) -> tuple[bytes, dict]:
+    def answer(self, path: str, body: bytes, *, signer=None, flac: bytes = CLIP) -> tuple[bytes, dict]:
         """A well-formed signed answer to `body` (signed by `signer`, by default this miner)."""
         seed = json.loads(body).get("seed", 0) if body.startswith(b"{") else 0
         meta = ResponseMeta(
@@ -55,23 +51,25 @@ class BadMiner:
             seed=seed,
             request_sha256=sha256_hex(body),
         )
-        payload = pack_response(meta, CLIP)
+        payload = pack_response(meta, flac)
         return payload, sign_response(signer or self.wallet, path, payload, self.validator_hotkey)
 
     def prepare(self) -> None:
+        bombs.prepare(self.behaviour)
         if self.behaviour == "replay":  # an answer this miner really gave, to an earlier request
             old = json.dumps({"service": "tts", "text": "An earlier request.", "seed": 3}).encode()
             self.replayed = self.answer("/v1/tts", old)
 
 
 def _head(status: str, length: int, headers: dict) -> bytes:
-    lines = [f"HTTP/1.1 {status}", f"Content-Type: {RESPONSE_CONTENT_TYPE}", f"Content-Length: {length}"]
-    lines += [f"{key}: {value}" for key, value in headers.items()] + ["Connection: close", "", ""]
-    return "\r\n".join(lines).encode()
+    return bombs.head(status, length, headers)
 
 
 async def _behave(miner: BadMiner, writer: asyncio.StreamWriter, path: str, body: bytes) -> None:
     kind = miner.behaviour
+    if kind in bombs.KINDS:
+        await bombs.send(miner, writer, path, body)
+        return
     if kind == "hangup":
         return
     if kind == "oversized":
@@ -126,13 +124,17 @@ class BadMinerServers:
     async def _start(self) -> None:
         for miner in self.miners:
             miner.prepare()
-            if miner.behaviour != "dead":
+            if miner.behaviour != "dead":  # a dead one stays bound, not listening: its connections are refused
                 handler = lambda r, w, m=miner: _serve_one(m, r, w)  # noqa: E731
-                self.servers.append(await asyncio.start_server(handler, "127.0.0.1", miner.port))
+                where = {"sock": miner.sock} if miner.sock else {"host": "127.0.0.1", "port": miner.port}
+                self.servers.append(await asyncio.start_server(handler, **where))
 
     async def _stop(self) -> None:
         for server in self.servers:
             server.close()
+        for miner in self.miners:
+            if miner.sock is not None:
+                miner.sock.close()
         tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
         for task in tasks:
             task.cancel()
@@ -160,7 +162,10 @@ def enlist(
         name = f"bad{index:02d}-{behaviour}"
         wallet = create_wallet(name, "default", wallets)
         chain.register(wallet.hotkey.ss58_address, wallet.coldkeypub.ss58_address)
-        miner = BadMiner(name, behaviour, wallet, free_port(), validator_hotkey, timeout_s, stranger=stranger)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))  # held from now on (a port only found free could be taken before its server starts)
+        port = sock.getsockname()[1]
+        miner = BadMiner(name, behaviour, wallet, port, validator_hotkey, timeout_s, stranger=stranger, sock=sock)
         asyncio.run(OfflineChain(chain_path, netuid, wallet=wallet).serve("127.0.0.1", miner.port))
         miners.append(miner)
     return miners

@@ -10,10 +10,10 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from audionet.benchmarks.common.results import RESULTS_DIR, command_line, write_result
-from audionet.lib.core.config import Parser
+from audionet.benchmarks.common.results import command_line, write_result
 from audionet.lib.core.devices import device_slug
 from tests.stress import (
+    answers,
     crash,
     findings,
     floods,
@@ -27,59 +27,12 @@ from tests.stress import (
     validator_round,
 )
 from tests.stress.common import start_live_miner
+from tests.stress.flags import SCENARIOS, build_parser, hole_sizes
 from tests.stress.hostile import run_hostile
 from tests.stress.report import GROUPS
 
-SCENARIOS = ("hostile", "concurrent", "idle", "floods", "generation", "round", "crash", "holes", "memory", "soak")
 LOW_STAKE = 10.0  # the caller that sends over-long text (issue 24: a low-stake validator)
 KOKORO_TIMEOUT_S = 8.0  # the Kokoro miner's --miner.timeout.tts: a 23 s text takes longer on this CPU
-
-
-def build_parser() -> Parser:
-    parser = Parser(prog="python -m tests.stress", description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default=RESULTS_DIR, help="results folder: <out>/<device-slug>/reliability.{json,md}")
-    parser.add_argument(
-        "--scenarios", default=",".join(SCENARIOS), help="comma-separated subset of " + ",".join(SCENARIOS)
-    )
-    parser.add_argument("--hostile", type=int, default=10_000, help="generated hostile requests")
-    parser.add_argument("--concurrent", type=int, default=200, help="valid signed requests sent at once")
-    parser.add_argument("--waves", type=int, default=3, help="bursts of --concurrent requests (RSS after each)")
-    parser.add_argument("--idle", type=int, default=1_000, help="idle or slow connections held open")
-    parser.add_argument("--lockout", type=int, default=2_000, help="head-only connections held and refilled")
-    parser.add_argument("--probes", type=int, default=20, help="signed TTS requests timed during the head-only flood")
-    parser.add_argument("--miners", type=int, default=64, help="miners in the validator round")
-    parser.add_argument("--honest", type=int, default=4, help="of which real baseline miners")
-    parser.add_argument("--save-kills", type=int, default=50, help="kill -9 of a validator mid-save, times")
-    holes_ = parser.add_argument_group("issue 37 (holes)")
-    holes_.add_argument("--rounds", type=int, default=20, help="the top validator's full rounds under each attack")
-    holes_.add_argument("--hog", type=int, default=540, help="a low-stake validator's verified connections")
-    holes_.add_argument("--streams", type=int, default=16, help="streams of refused CJK texts")
-    holes_.add_argument("--partial", type=int, default=300, help="addresses holding one partial head each")
-    holes_.add_argument("--churn-rate", type=float, default=1000.0, help="connections a second from fresh addresses")
-    holes_.add_argument("--health", type=int, default=200, help="addresses pipelining unsigned /v1/health")
-    holes_.add_argument("--burst", type=int, default=200, help="the top validator's requests at once, one address")
-    holes_.add_argument("--first-contact", type=int, default=60, help="new low-stake validators under the churn")
-    holes_.add_argument("--seeds", type=int, default=5, help="seeds per voice for a text at the limit")
-    holes_.add_argument("--memory", type=int, default=10_000, help="signed TTS requests while RSS is sampled")
-    soak_ = parser.add_argument_group("issue 34 (the validator's memory)")
-    soak_.add_argument("--soak-rounds", type=int, default=1_000, help="validator rounds back to back")
-    soak_.add_argument("--soak-every", type=int, default=25, help="rounds between memory samples")
-    soak_.add_argument("--soak-warmup", type=int, default=200, help="rounds before growth is counted")
-    parser.add_argument("--keep", action="store_true", help="keep the other scenarios of the results file there")
-    return parser
-
-
-def hole_sizes(args) -> dict:
-    return {
-        "hog": args.hog,
-        "streams": args.streams,
-        "partial": args.partial,
-        "churn_rate": args.churn_rate,
-        "health": args.health,
-        "burst": args.burst,
-        "first_contact": args.first_contact,
-        "seeds": args.seeds,
-    }
 
 
 @contextmanager
@@ -179,6 +132,20 @@ def run_scenarios(args, workdir: str) -> dict:
             size = (args.soak_rounds, args.soak_every, args.soak_warmup)
             progress = lambda sample: tick(sample["round"] and not sample.get("final") and args.soak_every)  # noqa: E731
             attempt(scenarios, "soak", lambda: soak.run_soak(os.path.join(workdir, "soak"), *size, progress=progress))
+    if "answers" in chosen:
+        size = answers.FULL | {"bombs": args.bombs, "compressed": args.compressed, "fat_health": args.fat_health}
+        only = [p for p in args.phases.split(",") if p] or None
+        attempt(
+            scenarios,
+            "answers",
+            lambda: answers.run_answers(
+                os.path.join(workdir, "answers"),
+                args.answer_rounds,
+                size,
+                only,
+                progress=lambda m: print(m, file=sys.stderr),
+            ),
+        )
     if "crash" in chosen:
         with counter("kill -9 mid-save", args.save_kills) as tick:
             saves = os.path.join(workdir, "saves")
@@ -261,6 +228,7 @@ def failures(scenarios: dict, args) -> list[str]:
         ("kokoro_limit", thresholds.kokoro_limit),
         ("memory", thresholds.memory),
         ("soak", thresholds.soak),
+        ("answers", thresholds.answers),
     ):
         if key in scenarios:
             found += check(scenarios[key])

@@ -22,13 +22,13 @@ from audionet.lib.localnet import VALIDATOR_STAKE, LocalNet, MinerProcess
 from audionet.lib.validator.client import miner_health
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of a process in MB, from /proc/<pid>/status."""
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    """Resident memory of a process in MB, from /proc/<pid>/status (`field` "VmHWM": the most it has held)."""
     with open(f"/proc/{pid}/status") as handle:
         for line in handle:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for pid {pid}")
+    raise RuntimeError(f"no {field} for pid {pid}")
 
 
 def latency_figures(latencies: list[float]) -> dict:

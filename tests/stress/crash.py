@@ -111,13 +111,39 @@ def kill_validator_mid_round(workdir: str, timeout: float = 600.0) -> dict:
     }
 
 
+def watch_generation(live: LiveMiner, callers: list[threading.Thread], watchers: int = 4) -> bool:
+    """Whether the miner was seen generating before every caller was answered: signed health polled by `watchers`
+    threads, each as another permitted caller (signed health is paced per caller, 5 a second, and one poll takes
+    tens of milliseconds: a single poller missed an espeak-ng generation of 0.1 s about half the time)."""
+    seen, done = threading.Event(), threading.Event()
+
+    def poll(wallet, offset_s: float) -> None:
+        done.wait(offset_s)  # staggered: a poll takes a few hundred milliseconds while the miner parses
+        while not seen.is_set() and not done.is_set():
+            if busy(live.url, wallet, live.miner.hotkey):
+                seen.set()
+
+    wallets = [live.validator, *(w for w in live.callers.values() if w is not live.validator)][:watchers]
+    pollers = [threading.Thread(target=poll, args=(w, 0.05 * i), daemon=True) for i, w in enumerate(wallets)]
+    for poller in pollers:
+        poller.start()
+    while not seen.is_set() and any(thread.is_alive() for thread in callers):
+        seen.wait(0.005)
+    done.set()
+    return seen.is_set()
+
+
 def kill_miner_mid_generation(live: LiveMiner, requests: int = 3, timeout: float = 30.0) -> dict:
     """kill -9 a miner while it generates (and others wait), restart it: the callers get an error, not a hang;
     the new process answers fresh requests and refuses the old ones."""
+    # About 22 s of speech each (0.1-0.2 s of espeak-ng here), from as many validators of equal stake (one validator
+    # holds one place of the line, its share): one generates while the others wait, long enough for the polled
+    # health to see it.
     bodies = [
-        json.dumps({"text": f"Killed while speaking number {i}. " * 6, "seed": i}).encode() for i in range(requests)
+        json.dumps({"text": f"Killed while speaking number {i}. " * 11, "seed": i}).encode() for i in range(requests)
     ]
-    signed = [sign_request(live.validator, "/v1/tts", body, live.miner.hotkey) for body in bodies]
+    signers = [live.validator, *(w for name, w in live.callers.items() if w is not live.validator and name != "low")]
+    signed = [sign_request(signers[i], "/v1/tts", body, live.miner.hotkey) for i, body in enumerate(bodies)]
     outcomes: list = [None] * requests
 
     def call(index: int) -> None:
@@ -131,10 +157,7 @@ def kill_miner_mid_generation(live: LiveMiner, requests: int = 3, timeout: float
     threads = [threading.Thread(target=call, args=(i,)) for i in range(requests)]
     for thread in threads:
         thread.start()
-    generating = False
-    while not generating and any(thread.is_alive() for thread in threads):
-        generating = busy(live.url, live.validator, live.miner.hotkey)
-        time.sleep(0.005)
+    generating = watch_generation(live, threads)
     killed_at = time.perf_counter()
     live.net.restart_miner(live.miner)
     for thread in threads:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from audionet.benchmarks.common.results import num, table
+from tests.stress.report_answers import answers_table
 from tests.stress.report_holes import counts, holes_table, kokoro_limit_table, memory_table
 
 GROUPS = ("floods", "generation", "crash")  # scenarios made of several measurements
@@ -270,6 +271,7 @@ SECTIONS = (
     ("kokoro_limit", "Issue 37: the longest texts the length check accepts, on Kokoro", kokoro_limit_table),
     ("memory", "Issue 37: memory over many requests", memory_table),
     ("soak", "Issue 34: the validator's memory over many rounds", soak_table),
+    ("answers", "Issue 45: a validator over hostile answers", answers_table),
 )
 
 

@@ -52,7 +52,10 @@ def holes_table(r: dict) -> str:
         top = row["top"]
         longest = ", ".join(f"{s} {num(v, 2)}" for s, v in row["longest_s"].items())
         first = row.get("first_contact")
-        note = f"; first contact: {first['complete']}/{first['rounds']}" if first and first["rounds"] else ""
+        note = ""
+        if first and first["rounds"]:
+            second = first.get("from_second_round") or {"complete": "-", "rounds": "-"}
+            note = f"; first contact: {first['complete']}/{first['rounds']} ({second['complete']}/{second['rounds']} second rounds)"
         rows.append(
             [
                 attack_text(name, row["attack"]),

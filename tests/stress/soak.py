@@ -84,6 +84,7 @@ class Sampler:
             "round": round_,
             "time": time.time(),
             "rss_mb": rss_mb(os.getpid()),
+            "peak_mb": rss_mb(os.getpid(), "VmHWM"),  # the most it has held since it started
             "heap_mb": tracemalloc.get_traced_memory()[0] / 2**20,
             "children_mb": children_rss_mb(),
             **extra,
@@ -111,8 +112,11 @@ def child(argv: list[str]) -> int:
     return run_entry_point("validator", entry.build_parser(), run, flags)
 
 
-def validator_flags(subnet, workdir: str, rounds: int, services: tuple) -> list[str]:
-    timeouts = [arg for s in services for arg in (f"--neuron.timeout.{s}", f"{TIMEOUT_S:g}")]
+def validator_flags(
+    subnet, workdir: str, rounds: int, services: tuple, timeout_s: float | None = TIMEOUT_S, sample_size: int = 64
+) -> list:
+    """The soak's validator flags; `timeout_s` None: each service's own timeout."""
+    timeouts = [arg for s in services for arg in (f"--neuron.timeout.{s}", f"{timeout_s:g}")] if timeout_s else []
     return [
         *("--netuid", str(NETUID), "--subtensor.network", f"offline:{subnet.chain_path}"),
         *(
@@ -125,7 +129,7 @@ def validator_flags(subnet, workdir: str, rounds: int, services: tuple) -> list[
         ),
         *("--neuron.state_dir", os.path.join(workdir, "validator"), "--neuron.rounds", str(rounds)),
         # Every miner every round (a round interval of 0 would leave a budget for one).
-        *("--neuron.round_interval", "0", "--neuron.round_budget", "inf", "--neuron.sample_size", "64"),
+        *("--neuron.round_interval", "0", "--neuron.round_budget", "inf", "--neuron.sample_size", str(sample_size)),
         *("--neuron.epoch_length", "1", "--neuron.seed", str(SEED)),
         *("--neuron.eligible_after", "1", "--neuron.services", ",".join(services), *timeouts),
         # A flush every 2 s over a soak of minutes: about as many per round as a validator's every 60 s at 12 s
@@ -138,7 +142,14 @@ def validator_flags(subnet, workdir: str, rounds: int, services: tuple) -> list[
 
 
 def run_validator(
-    workdir: str, subnet, rounds: int, every: int, services: tuple, progress
+    workdir: str,
+    subnet,
+    rounds: int,
+    every: int,
+    services: tuple,
+    progress,
+    timeout_s: float | None = TIMEOUT_S,
+    sample_size: int = 64,
 ) -> tuple[int, list[dict], str]:
     """The child validator's exit status, its samples and its log."""
     samples, log_path = os.path.join(workdir, "samples.jsonl"), os.path.join(workdir, "validator.log")
@@ -146,10 +157,12 @@ def run_validator(
     # W&B writes its service's address into the environment of a process that used it (pytest, after the telemetry
     # tests): without this the validator would join that service instead of starting its own, as a validator does.
     env.pop("WANDB_SERVICE", None)
+    if older := os.environ.get("STRESS_VALIDATOR_PYTHONPATH"):  # "before" figures: an older commit's validator
+        env["PYTHONPATH"] = os.pathsep.join(path for path in (older, env.get("PYTHONPATH")) if path)
     command = [sys.executable, "-m", "tests.stress.soak", samples, str(every), "--"]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            command + validator_flags(subnet, workdir, rounds, services),
+            command + validator_flags(subnet, workdir, rounds, services, timeout_s, sample_size),
             cwd=REPO,
             env=env,
             stdout=log,
@@ -167,7 +180,7 @@ def run_validator(
             if process.poll() is None:
                 process.kill()
             process.wait()
-    with open(log_path, errors="replace") as handle:
+    with open(log_path, encoding="utf-8", errors="backslashreplace") as handle:
         return process.returncode, read_lines(samples), handle.read()
 
 

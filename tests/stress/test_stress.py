@@ -4,7 +4,7 @@
 import httpx
 import pytest
 
-from tests.stress import crash, findings, floods, generation, holes, load, overhead, soak, thresholds
+from tests.stress import answers, crash, findings, floods, generation, holes, load, overhead, soak, thresholds
 from tests.stress.cli import LOW_STAKE
 from tests.stress.common import start_live_miner
 from tests.stress.hostile import headers_for, run_hostile
@@ -91,7 +91,7 @@ SMALL_HOLES = {
     "churn_rate": 200.0,
     "health": 30,
     "burst": 40,
-    "first_contact": 0,
+    "first_contact": 3,
     "seeds": 1,
 }
 
@@ -103,6 +103,7 @@ def test_issue_37_the_top_validator_completes_its_rounds_under_every_attack_and_
     result = holes.run_holes(str(tmp_path), rounds=4, size=SMALL_HOLES, progress=lambda _m: None)
     assert thresholds.holes(result) == [], result
     assert result["parse_stream"]["attack"]["requests"] > 0 and result["verified_hog"]["attack"]["opened"] > 60
+    assert result["churn"]["first_contact"]["from_second_round"]["rounds"] == 3  # issue 45: new validators get in
     assert all(row["places"]["samples"] > 0 for name, row in result.items() if name in holes.SCENARIOS)
 
 
@@ -128,3 +129,13 @@ def test_issue_34_the_validators_memory_levels_off_over_many_rounds(tmp_path):
     result = soak.run_soak(str(tmp_path), rounds=150, every=5, warmup=90, services=("tts",))
     assert thresholds.soak(result) == [], {k: v for k, v in result.items() if k != "samples"}
     assert result["gates"]["none"] > 0 and result["children_mb"]["end"] > 0  # answers judged, W&B's service up
+
+
+@pytest.mark.timeout(1200)
+def test_issue_45_a_validator_over_hostile_answers_completes_every_round_and_judges_the_honest(tmp_path):
+    """Every phase of `python -m tests.stress --scenarios answers` at small sizes (8 bombs, 10 compressed answers,
+    16 fat health answers, 2 rounds each): the thresholds of the full run."""
+    result = answers.run_answers(str(tmp_path), rounds=2, size=answers.SMALL, progress=lambda _m: None)
+    assert thresholds.answers(result) == [], result
+    assert set(result) == set(answers.phases(answers.SMALL))
+    assert "Content-Encoding 'gzip, gzip'" in result["gzip_bomb_1"]["hostile_reasons"]["gzip_bomb: no_answer"]

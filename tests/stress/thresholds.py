@@ -124,6 +124,7 @@ def generation(r: dict) -> list[str]:
 
 
 ROUNDS_COMPLETE = 0.95  # of the top validator's full rounds, under each attack
+FIRST_CONTACT_COMPLETE = 0.9  # of a new validator's rounds under the churn, from its second (issue 45)
 STOP_SLACK_S = 1.0  # a generation stopped at its timeout frees its slot within this
 
 
@@ -156,6 +157,10 @@ def holes(r: dict) -> list[str]:
         for service, longest in row["longest_s"].items():
             if longest > TIMEOUTS[service] + STOP_SLACK_S:
                 failed.append(f"{name}: a {service} generation held its slot {longest:.1f} s")
+    first = (r.get("churn") or {}).get("first_contact") or {}
+    second = first.get("from_second_round") or {"rounds": 0}
+    if second["rounds"] and second["complete"] < FIRST_CONTACT_COMPLETE * second["rounds"]:
+        failed.append(f"churn: new validators completed {second['complete']} of {second['rounds']} second rounds")
     if (burst := r.get("burst")) and burst["lost"]:
         failed.append(f"burst: {burst['lost']} of {burst['requests']} lost ({burst['statuses']})")
     if (miner := r.get("miner")) and (not miner["alive"] or miner["tracebacks"]):
@@ -213,4 +218,43 @@ def soak(r: dict) -> list[str]:
             failed.append(f"soak: {key} grew {grown:.1f} MB over the last {span} rounds (at most {allowed:.1f})")
     if not r["history"] or min(r["history"].values()) < HISTORY_SIZE or not r["gates"].get("duplicate"):
         failed.append(f"soak: the duplicate history {r['history']} (bound {HISTORY_SIZE}), gates {r['gates']}")
+    return failed
+
+
+# Issue 45: a validator over hostile answers (`answers.py`).
+PEAK_VS_BASELINE = 1.5  # the validator's peak memory under bombs, against the same validator over honest miners
+HONEST_JUDGED = 0.95  # of the honest answers, under a hundred compressed answers
+HEALTH_KEPT_MB = 50.0  # what 256 miners' health answers leave in the validator's heap
+
+
+def answers(r: dict) -> list[str]:
+    failed = []
+    for name, row in r.items():
+        if "error" in row:
+            failed.append(f"answers {name}: {row['error']}")
+            continue
+        if row["completed"] < row["rounds"] or row["exit"] or row["failed_rounds"] or row["tracebacks"]:
+            failed.append(
+                f"answers {name}: {row['completed']} of {row['rounds']} rounds, exit {row['exit']},"
+                f" {row['failed_rounds']} failed, {row['tracebacks']} tracebacks"
+            )
+        if not row["weights_set"]:
+            failed.append(f"answers {name}: no weights set for the honest miners")
+        honest = row["honest"]
+        if name == "compressed_n":
+            if honest["judged"] < HONEST_JUDGED * honest["answers"]:
+                failed.append(f"answers {name}: {honest['judged']} of {honest['answers']} honest answers judged")
+        elif not honest["every_round"]:
+            failed.append(f"answers {name}: honest miners not judged every round ({honest})")
+        if name in ("gzip_bomb_1", "bombs_n") and row.get("peak_vs_baseline", 0) > PEAK_VS_BASELINE:
+            failed.append(f"answers {name}: peak memory {row['peak_vs_baseline']}x the baseline's")
+        if name == "fat_health_n" and row.get("heap_kept_mb", 0) > HEALTH_KEPT_MB:
+            failed.append(f"answers {name}: {row['heap_kept_mb']} MB kept")
+        if name == "slow_link" and "slow_link: no_answer" in row["hostile_gates"]:
+            failed.append(f"answers {name}: the slow link's signed answer was refused ({row['hostile_gates']})")
+        if row["log_control_characters"] or row["log_forged_lines"] or row["verdict_control_characters"]:
+            failed.append(
+                f"answers {name}: control characters in the log {row['log_control_characters']}, forged lines"
+                f" {row['log_forged_lines']}, in verdicts {row['verdict_control_characters']}"
+            )
     return failed

@@ -16,8 +16,9 @@ leaves), never by polling:
   the caller gets the 503;
 * places follow stake (`lib.miner.places`): one caller holds at most its share of the line's places (parsing,
   waiting and generating), at least one;
-* a long request that even the fastest replica would not finish within the timeout, at its measured speed, is
-  refused before it starts;
+* what a request will cost (`estimates`): its length by the backend's own reckoning (400 at once past the
+  limit), and a long request that even the fastest replica would not finish within half the timeout, at its
+  measured speed, is refused before it starts;
 * a waiter whose caller goes away (the miner cancels its task when the client disconnects) leaves at once;
 * dispatch ("weighted", the miner's): the whole line is planned with `lib.core.dispatch.plan` on every slot, using
   each replica's measured seconds per audio second; every free slot that the plan fills now starts the
@@ -48,6 +49,7 @@ from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stopped
 from audionet.lib.core.timing import Timer
 from audionet.lib.miner.places import ANONYMOUS, LINE_FLOOR, Caller, entitled, percent
+from audionet.lib.miner.pool.estimates import answer_length, check_in_time, learn_from_abandoned
 from audionet.lib.miner.pool.line import Line, Ticket
 from audionet.lib.miner.pool.replica import Replica, Result, calibrate
 
@@ -133,6 +135,13 @@ class ServiceDispatcher:
             self._release(displaced)
         return ticket
 
+    def parse(self, ticket: Ticket, body: bytes) -> ServiceRequest:
+        """The request in `body` (`Service.parse`) and, for a long one, its length by the backend's own reckoning
+        (`estimates.answer_length`: 400 past the limit), kept on `ticket`. Runs in a worker thread."""
+        request = self.service.parse(body)
+        ticket.answer_s = answer_length(self.service, self.replicas, request)
+        return request
+
     async def prepare(self, ticket: Ticket, work: Awaitable[T]) -> T:
         """The result of `work` (the request's parsing), unless `ticket` is displaced first: then its 503 at once
         (the work is dropped)."""
@@ -150,9 +159,9 @@ class ServiceDispatcher:
         at its measured speed, and when the generation outlives the timeout; cancelling the caller's task takes a
         waiter out of the line (never started) or abandons its work."""
         loop = asyncio.get_running_loop()
-        ticket.request, ticket.size = request, self.size_of(request)
+        ticket.request, ticket.size = request, max(self.size_of(request), ticket.answer_s or 0.0)
         ticket.stop.max_audio_s = self.service.answer_limit_s  # a backend that reports its audio stops past it
-        self._check_in_time(ticket.size)
+        check_in_time(self.service, self.replicas, ticket.size, self.timeout_s)
         if self.policy == "round-robin":
             ticket.bound = next(self._rotation)
         self.dispatch()
@@ -216,20 +225,6 @@ class ServiceDispatcher:
             if self.holding[ticket.caller.hotkey] <= 0:
                 del self.holding[ticket.caller.hotkey]
 
-    def _check_in_time(self, size: float) -> None:
-        """Refuse (503) before any work a long request (a third of the service's longest answer or more) that even
-        the fastest replica would not finish within the timeout at its measured speed: its place goes to one that
-        can be answered. Shorter requests always run, so the speed stays measured (a slow spell cannot leave
-        the miner refusing everything on an estimate that nothing updates)."""
-        fastest = min((r.speed.value for r in self.replicas if r.speed.value is not None), default=None)
-        long = size >= self.service.max_seconds / 3
-        if long and fastest is not None and size * fastest > self.timeout_s:
-            raise WireError(
-                f"{self.service.name}: about {size:.0f} s of audio would take this miner {size * fastest:.0f} s"
-                f" at its measured speed, past its {self.timeout_s:g} s timeout",
-                status=503,
-            )
-
     def dispatch(self) -> None:
         """Start every request the plan puts on a slot free now (nothing to do while no slot is free)."""
         for ticket in self.line:
@@ -274,9 +269,10 @@ class ServiceDispatcher:
         replica.longest_s = max(replica.longest_s, time.monotonic() - began)
         name = self.service.name
         error = None if work.cancelled() else work.exception()  # retrieved even when nobody waits for it
-        if ticket.stop.is_set():  # nobody waits for it; its time says nothing about the replica's speed
+        if ticket.stop.is_set():  # nobody waits for it: its time is a speed only for a replica that has none
             replica.abandoned += 1
             self._record(name, "generation/abandoned", time.monotonic() - began, None, replica.name)
+            learn_from_abandoned(replica, time.monotonic() - began, ticket.stop.produced_s, ticket.size)
         elif isinstance(error, WireError):  # the caller's text, found out while generating (it speaks too long)
             replica.refused += 1
             self._record(name, "generation/refused", time.monotonic() - began, None, replica.name)

@@ -32,6 +32,7 @@ class Ticket:
     started: asyncio.Future  # -> (replica, future of (audio, elapsed)); a WireError when refused
     request: Optional[ServiceRequest] = None
     size: float = 0.0  # expected audio seconds, once parsed
+    answer_s: Optional[float] = None  # at least this long, by the backend's own reckoning (`ServiceDispatcher.parse`)
     stop: Stop = field(default_factory=Stop)
     bound: Optional[Replica] = None  # round-robin only
     released: bool = False  # its place counted against its caller no more

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.devices import bind_cuda
@@ -62,6 +62,11 @@ class Replica:
         """Start `request`; the future resolves to (audio, generation seconds measured where it ran). `stop` is
         set when nobody waits for the answer any more: a backend that can stop part-way does."""
         raise NotImplementedError
+
+    def answer_seconds(self, request: ServiceRequest) -> Optional[float]:
+        """At least how long this replica's backend would speak its answer to `request` (`Service.answer_seconds`;
+        a worker thread); None where it cannot tell (a Ray actor's backend is not here to ask)."""
+        return None
 
     def time_warmup(self) -> float:
         """Seconds for one warm-up call on this replica (blocking; the speed prior at start-up)."""
@@ -124,6 +129,9 @@ class LocalReplica(Replica):
 
     def submit(self, request: ServiceRequest, stop: Stop) -> asyncio.Future:
         return asyncio.get_running_loop().run_in_executor(self.executor, self._generate, request, stop)
+
+    def answer_seconds(self, request: ServiceRequest) -> Optional[float]:
+        return self.service.answer_seconds(self.backend, request)
 
     def attach(self, timer) -> None:
         self.backend.measure = timer.stage_hook(self.service.name, device=self.name)

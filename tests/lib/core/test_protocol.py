@@ -146,3 +146,33 @@ def test_binary_body_is_much_smaller_than_a_json_float_list():
     ours = pack_response(meta, encode_flac(audio))
     anchor = json.dumps({"audio": audio.samples.tolist()}).encode()
     assert len(anchor) / len(ours) >= 10  # the wire benchmark reports the exact ratio
+
+
+def test_json_from_the_wire_is_bounded_in_size_and_depth():
+    """Issue 45: "[" * 5000 made json.loads raise RecursionError, which nothing caught."""
+    from audionet.lib.core.protocol import MAX_JSON_DEPTH, json_depth, parse_json
+
+    assert parse_json(b'{"a": [1, {"b": "]]]]"}]}', 100, "x") == {"a": [1, {"b": "]]]]"}]}
+    nested = b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH
+    assert parse_json(nested, 1000, "x") is not None
+    for bad, reason in (
+        (b"[" * 5000, "nests deeper than 32 levels"),
+        (b"{" * 5000, "nests deeper than 32 levels"),
+        (b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1), "nests deeper"),
+        (b'"' + b'\\"' * 50_000, "is not JSON"),  # an unterminated string of escaped quotes: the scan stops at once
+        (b"1" * 5000, "is not JSON"),  # past Python's digit limit for int()
+        (b"\xff\xfe", "is not JSON"),
+        (b"[]" * 60, "is 120 bytes; the limit is 100"),
+    ):
+        with pytest.raises(WireError, match=reason):
+            parse_json(bad, 100 if reason.startswith("is 120") else 1_000_000, "the thing")
+    assert json_depth(b'["[[[[", {"a": "\\"[["}]', 32) == 2  # brackets inside strings do not count
+
+
+def test_a_miners_model_and_device_must_be_printable():
+    meta = dict(service="tts", model="kokoro", device="cpu", generation_s=0.1, seed=1, request_sha256="a" * 64)
+    assert ResponseMeta(**meta).model == "kokoro"
+    for field, value in (("model", "kokoro\x1b[2K"), ("device", "cpu\nINFO set weights"), ("model", "a\u202eb")):
+        body = pack_response(ResponseMeta.model_construct(**(meta | {field: value})), b"fLaC")
+        with pytest.raises(WireError, match=f"invalid request field '{field}'.*printable"):
+            unpack_response(body)

@@ -69,18 +69,50 @@ def test_a_validators_round_from_one_address_gets_in_among_300_addresses_holding
 
 def test_a_slow_link_that_keeps_delivering_survives_churn_from_fresh_addresses():
     """Hole 4: each newcomer from a fresh address evicted the oldest unverified connection, so a WAN validator
-    (0.5 s between connect, head and body) lasted 256/rate seconds. Only connections that idle give way."""
+    lasted 256/rate seconds. A connection whose head has arrived gives way only when it idles."""
     guard, clock, connect = guard_with()
     honest = connect("10.0.0.1")
     for i in range(1000):  # 1,000 fresh addresses a second, each sending nothing
         clock.now += 0.001
-        if i == 500:
-            honest.send_head()  # its head, half a second in
+        if i == 100:
+            honest.send_head()  # its head, a tenth of a second in
+        if i % 100 == 0:
+            honest.progress.add(5_000, clock.now)  # its body, 50 KB/s through the grace
         connect(f"10.{1 + i // 250}.0.{1 + i % 250}")
-    honest.progress.add(1000, clock.now)  # its body, half a second later
     assert not honest.closed and honest in guard.strangers
     clock.now += SETTINGS.grace_s
     assert connect("10.9.9.9") is not None  # the churn's own connections idle past the grace, and give way
+
+
+def test_a_first_contact_gets_its_head_read_under_churn_and_brings_its_rounds_other_connections_in():
+    """Issue 45: under 1,000 fresh connections a second that send nothing, none idled within the grace, so every
+    newcomer was turned away at accept, a new validator's too (its rounds 0 of 5). A stranger that has awaited a
+    head for more than FIRST_HEAD_S gives way, oldest first; one whose head has arrived does not."""
+    from audionet.lib.miner.guard import FIRST_HEAD_S
+
+    guard, clock, connect = guard_with({"new": 0.01})
+    churn = iter(range(10**6))
+    every = 0.256 / SETTINGS.unverified_budget  # as fast, for this budget, as 1,000 a second for the default 256
+
+    def run(seconds: float) -> None:
+        for _ in range(round(seconds / every)):
+            clock.now += every
+            i = next(churn)
+            connect(f"10.{1 + i // 62500 % 250}.{i // 250 % 250}.{1 + i % 250}")
+
+    run(1.0)
+    assert len(guard.strangers) == SETTINGS.unverified_budget
+    round_ = [connect("192.0.2.7") for _ in range(3)]  # a new validator's round: each has a place
+    assert all(round_)
+    run(FIRST_HEAD_S / 2)
+    round_[0].send_head()  # the heads of two arrive at once (one is a health check, handled by the app)
+    round_[1].send_head(body=False)
+    run(0.3)  # past FIRST_HEAD_S, and as long as the churn takes to come round to them (the budget's 0.256 s)
+    assert not round_[0].closed and not round_[1].closed and round_[2].closed  # the third never spoke: gone
+    assert guard.verified(round_[1], "new") and round_[0].owner == "new"  # its first signature brings the rest
+    run(2 * SETTINGS.grace_s)
+    assert not round_[0].closed  # no longer a stranger newcomers push out (its body may keep coming)
+    assert connect("192.0.2.7").owner == "new"  # and its next round's connections are its own from the start
 
 
 def test_a_body_below_the_minimum_rate_idles_and_a_head_only_connection_too():

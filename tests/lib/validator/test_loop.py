@@ -65,7 +65,7 @@ class DownMiners:
     def __init__(self):
         self.asked: list[int] = []
 
-    async def served(self, target, timeout):
+    async def served(self, target, timeout, wanted=None):
         return None
 
     async def query(self, target, service, request, timeout):

@@ -129,9 +129,53 @@ def test_a_long_request_the_measured_speed_says_cannot_finish_in_time_is_refused
         return refused.value, pool
 
     refused, pool = asyncio.run(scenario())
-    assert refused.status == 503 and not refused.spent and "past its 5 s timeout" in str(refused)
+    assert refused.status == 503 and not refused.spent and "more than 2.5 s (half its 5 s timeout" in str(refused)
     assert started(tmp_path) == ["short"] and pool.waiting == 0 and pool.holding == {}
     assert pool.replicas[0].speed.value < 10.0  # the short request measured it again
+
+
+def test_a_long_request_that_would_hold_its_slot_past_half_the_timeout_is_refused_so_one_behind_it_is_in_time(
+    tmp_path,
+):
+    """Issue 45 (issue 37's flaky probe: 20.06 s of a 20 s timeout): a long text that would finish within the
+    timeout but past its half made a request with more stake behind it wait past its own timeout. Refused now."""
+    long_text = "Long speaks for a while about the weather, the harbour and the ships that come and go. " * 3
+
+    async def scenario():
+        pool = scheduler(tmp_path, timeout_s=20.0)
+        size = pool.size_of(TTSRequest(text=long_text))
+        pool.replicas[0].speed.value = 0.75 * 20.0 / size  # it would take 15 s: in time, but past the half
+        with pytest.raises(WireError) as refused:
+            await pool.run(TTSRequest(text=long_text), 1)
+        pool.replicas[0].speed.value = 0.45 * 20.0 / size  # 9 s: runs
+        running = asyncio.create_task(pool.run(TTSRequest(text=long_text), 1))
+        await until(lambda: started(tmp_path) == ["long"])
+        open_gate(tmp_path)
+        await running
+        return refused.value
+
+    refused = asyncio.run(scenario())
+    assert refused.status == 503 and "would take this miner 15 s" in str(refused)
+
+
+def test_a_fresh_replica_learns_its_speed_from_a_request_abandoned_at_the_timeout(tmp_path):
+    """Issue 45: a fresh miner never measured its speed from abandoned requests, so every long text ran to the
+    timeout. The first one abandoned is its speed now (the seconds it ran for the audio it was to make)."""
+    long_text = "Long speaks for a while about the weather, the harbour and the ships that come and go. " * 3
+
+    async def scenario():
+        pool = scheduler(tmp_path, timeout_s=0.5)
+        with pytest.raises(WireError) as abandoned:
+            await pool.run(TTSRequest(text=long_text), 1)  # its gate never opens: abandoned at the timeout
+        open_gate(tmp_path)
+        await until(lambda: pool.busy == 0)
+        with pytest.raises(WireError) as refused:
+            await pool.run(TTSRequest(text=long_text), 1)
+        return abandoned.value, refused.value, pool
+
+    abandoned, refused, pool = asyncio.run(scenario())
+    assert abandoned.status == 503 and "did not finish within 0.5 s" in str(abandoned)
+    assert refused.status == 503 and "at its measured speed" in str(refused) and pool.replicas[0].speed.value > 0
 
 
 def test_a_waiter_that_leaves_frees_its_place_at_once_and_is_never_started(tmp_path):
@@ -185,3 +229,32 @@ def test_a_backend_that_cannot_stop_keeps_its_slot_busy_until_it_returns(tmp_pat
     status, busy_meanwhile, after, pool = asyncio.run(scenario())
     assert status == "503" and busy_meanwhile == 1 and after == "200"
     assert started(tmp_path) == ["stuck", "after"] and pool.replicas[0].abandoned == 1 and pool.busy == 0
+
+
+def test_text_the_backend_would_speak_past_the_limit_in_its_voice_and_seed_is_refused_before_generation(tmp_path):
+    """Issue 45: the length check reads text at espeak-ng's fastest rate, whatever the voice and seed asked;
+    slower ones spoke the longest accepted texts past the limit, a 400 after generation that counted. The
+    scheduler asks the backend's own reckoning (`answer_seconds`) when the text is long: a 400 at once, given back."""
+    import json
+
+    from audionet.lib.miner.pool.line import Ticket
+    from audionet.models.baselines.espeak import EspeakSynthesizer
+    from tests.stress.findings import LIMIT_UNITS, longest_accepted
+
+    text = longest_accepted(LIMIT_UNITS["CJK"])
+    espeak = EspeakSynthesizer()
+    slow = next(  # a voice and seed that speak it past the answer limit
+        (voice, seed)
+        for voice in espeak.voices
+        for seed in range(40)
+        if espeak.answer_seconds(text, voice=voice, seed=seed, limit_s=TTS.answer_limit_s) > TTS.answer_limit_s
+    )
+    pool = ServiceDispatcher(TTS, [LocalReplica(TTS, espeak, 1, "cpu", "cpu")], Timer("test", device="cpu"))
+    ticket = Ticket(0, Caller("v", 1.0), None)
+    with pytest.raises(WireError) as refused:
+        pool.parse(ticket, json.dumps({"text": text, "voice": slow[0], "seed": slow[1]}).encode())
+    assert refused.value.status == 400 and not refused.value.spent and "speaks the text for more than" in str(refused)
+    fast = pool.parse(ticket, json.dumps({"text": text, "voice": "en-us", "seed": 0}).encode())
+    assert fast.text == text and 0 < ticket.answer_s <= TTS.answer_limit_s  # planned with its own length
+    short = pool.parse(ticket, json.dumps({"text": "Short.", "voice": slow[0], "seed": slow[1]}).encode())
+    assert short.text == "Short." and ticket.answer_s is None  # short text: not measured again
