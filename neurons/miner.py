@@ -48,6 +48,7 @@ def run(args, log) -> int:
     from audionet.lib.miner.connections import ensure_fd_room, guarded_config, serve, throttle_logs
     from audionet.lib.miner.guard import ConnectionGuard
     from audionet.lib.miner.limits import GuardSettings
+    from audionet.lib.miner.places import stake_share
     from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
     from audionet.lib.miner.settings import AxonSettings, MinerSettings
 
@@ -57,13 +58,14 @@ def run(args, log) -> int:
         MinerSettings.from_flags(args),
         GuardSettings.from_flags(args),
     )
-    guard = ConnectionGuard(limits, backlog=ensure_fd_room(limits.max_connections))
-    wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
-    chain = open_chain(args.subtensor_network, args.netuid, wallet)
-    replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, args.services))
     policy = AccessPolicy(
         min_stake=settings.min_stake, require_permit=not settings.allow_no_permit, rate_limit=settings.rate_limit
     )
+    wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
+    share = stake_share(policy, wallet.hotkey.ss58_address)  # one function: the guard's places and the line's
+    guard = ConnectionGuard(limits, shares=share, backlog=ensure_fd_room(limits.max_connections))
+    chain = open_chain(args.subtensor_network, args.netuid, wallet)
+    replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, args.services))
     timer = Timer("miner", device=pool_label(replicas))
     pool = Pool(replicas, timer, max_waiting=settings.max_waiting, timeouts=settings.timeouts)
     pool.calibrate()

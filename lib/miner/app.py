@@ -49,7 +49,7 @@ from audionet.lib.miner.guard import ConnectionGuard
 from audionet.lib.miner.guard import log as connection_log
 from audionet.lib.miner.health import Health
 from audionet.lib.miner.limits import GuardSettings
-from audionet.lib.miner.places import Caller, percent
+from audionet.lib.miner.places import Caller, percent, stake_share
 from audionet.lib.miner.pool import Pool, from_backends, pool_label
 from audionet.lib.services import registry
 from audionet.models.base import Backend
@@ -118,7 +118,8 @@ class MinerApp:
     ):
         """`backends`: the scheduler and device pool, or {service: backend} served as one single-slot replica
         each (with the pool's default line). `guard`: the connection guard of the server that serves this app
-        (its limits and places; default: one with the default settings, for an app served without it)."""
+        (its limits, places and `places.stake_share` of `policy`; default: one with the default settings, for an
+        app served without it)."""
         if not isinstance(backends, Pool):
             replicas = from_backends(backends)
             backends = Pool(replicas, timer or Timer("miner", device=pool_label(replicas)))
@@ -126,8 +127,9 @@ class MinerApp:
         self.services = {name: registry.get(name) for name in self.pool.names()}
         self.hotkey = wallet.hotkey.ss58_address
         self.sync_interval = sync_interval
-        self.guard = guard or ConnectionGuard(GuardSettings())
-        self.guard.shares = self.share
+        # the guard holds places by the same stake share as the line (`places.stake_share`, built once)
+        self.guard = guard or ConnectionGuard(GuardSettings(), shares=stake_share(policy, self.hotkey))
+        self.share = self.guard.shares
         self.nonces = RestartSafeNonceStore()
         self.served = {service: 0 for service in self.services}
         self.health = Health(self.hotkey, self.nonces.started_ns, self.pool, self.guard, self.share, self.served)
@@ -147,13 +149,6 @@ class MinerApp:
                 await self.sync()
             except Exception as error:  # keep serving with the last metagraph
                 log.warning("metagraph sync failed: %s", error)
-
-    def share(self, hotkey: str) -> float:
-        """A caller's share of the competing stake (`AccessPolicy.share`); the miner's own hotkey (its operator,
-        asking for health or, in its self-check, audio) counts as a caller with a share too small to matter: it gets
-        the floor of places."""
-        share = self.policy.share(hotkey)
-        return share if share > 0 or hotkey != self.hotkey else 1e-9
 
     async def handle(self, name: str, http: Request) -> Response:
         arrived_ns = time.time_ns()  # its head is in: the nonce is judged fresh at this moment, not the body's last
