@@ -103,3 +103,13 @@ def test_the_miner_parser_is_its_settings_and_the_families_not_yet_converted():
         if action.option_strings and action.dest != "help" and action.dest not in carried
     ]
     assert [name for name in by_hand if not name.removeprefix("--").startswith(NOT_YET_SETTINGS)] == []
+
+
+def test_settings_written_as_flags_parse_back_into_the_same_settings():
+    from audionet.lib.miner.settings import AxonSettings, MinerSettings
+
+    axon = AxonSettings(ip="127.0.0.1", port=9000, no_publish=True)
+    miner = MinerSettings(sync_interval=2.5, max_waiting=3, timeouts={s.name: 7.5 for s in registry.all_services()})
+    args = build_parser().parse_args(["--netuid", "1", *axon.as_flags(), *miner.as_flags()])
+    assert (AxonSettings.from_flags(args), MinerSettings.from_flags(args)) == (axon, miner)
+    assert AxonSettings().as_flags() == []  # defaults are not written out

@@ -131,6 +131,29 @@ class Settings:
                 read[item.name] = parsed[key]
         return cls(**read, **values)
 
+    def as_flags(self) -> list[str]:
+        """The command line that parses back into these settings: each field that differs from its default
+        (every per-service value), as `from_flags` reads it. The localnet starts its miners with this."""
+        argv = []
+        for item in self.settings_fields():
+            spec, value = item.metadata[FLAG], getattr(self, item.name)
+            if spec["per_service"]:
+                argv += [arg for service, v in value.items() for arg in (f"--{spec['name']}.{service}", flag_text(v))]
+            elif value == item.default:
+                continue
+            elif spec["options"].get("action") == "store_true":
+                argv.append(f"--{spec['name']}")
+            else:
+                argv += [f"--{spec['name']}", flag_text(value)]
+        return argv
+
+
+def flag_text(value: Any) -> str:
+    """A value as a flag's text: a tuple as a comma list, a float as its shortest exact form."""
+    if isinstance(value, tuple):
+        return ",".join(flag_text(v) for v in value)
+    return repr(value) if isinstance(value, float) else str(value)
+
 
 def add_common_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("chain and wallet")
