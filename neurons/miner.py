@@ -99,7 +99,6 @@ def run(args, log) -> int:
         pool,
         policy,
         sync_interval=settings.sync_interval,
-        timer=timer,
         on_stop=telemetry.close,
         guard=guard,
     )

@@ -30,6 +30,7 @@ from audionet.lib.miner.connections import guarded_config
 from audionet.lib.miner.guard import ConnectionGuard
 from audionet.lib.miner.limits import GuardSettings
 from audionet.lib.miner.places import stake_share
+from audionet.lib.miner.pool import from_backends
 from audionet.lib.services import TTS
 
 CHECKOUT = Path(os.path.realpath(Path(audionet.__file__).parent / "lib")).parent
@@ -79,7 +80,7 @@ def main() -> int:
     chain.register(miner.hotkey.ss58_address, miner.coldkeypub.ss58_address)
     policy = AccessPolicy()
     guard = ConnectionGuard(GuardSettings(), shares=stake_share(policy, miner.hotkey.ss58_address))
-    app = MinerApp(miner, chain, {"tts": TTS.load_backend("baseline:espeak")}, policy, guard=guard)
+    app = MinerApp(miner, chain, from_backends({"tts": TTS.load_backend("baseline:espeak")}), policy, guard=guard)
     port, recorder = free_port(), Recorder()
     threading.setprofile(recorder)  # every thread started from here on: the server's and its worker threads
     server = uvicorn.Server(guarded_config(guard, app.app(), "127.0.0.1", port, log_level="warning"))

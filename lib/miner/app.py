@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -43,16 +43,14 @@ from audionet.lib.core.protocol import (
     path_for,
     sha256_hex,
 )
-from audionet.lib.core.timing import Timer
 from audionet.lib.miner.connections import VERIFIED_EXTENSION
 from audionet.lib.miner.guard import ConnectionGuard
 from audionet.lib.miner.guard import log as connection_log
 from audionet.lib.miner.health import Health
 from audionet.lib.miner.limits import GuardSettings
 from audionet.lib.miner.places import Caller, percent, stake_share
-from audionet.lib.miner.pool import Pool, from_backends, pool_label
+from audionet.lib.miner.pool import Pool
 from audionet.lib.services import registry
-from audionet.models.base import Backend
 
 log = logging.getLogger("miner")
 CLOSE = {"connection": "close"}  # on every refusal: the connection is not kept for another request
@@ -109,21 +107,16 @@ class MinerApp:
         self,
         wallet,
         chain: Chain,
-        backends: Pool | Mapping[str, Backend],
+        pool: Pool,
         policy: AccessPolicy,
         sync_interval: float = 60.0,
-        timer: Timer | None = None,
         on_stop: Callable[[], None] | None = None,
         guard: ConnectionGuard | None = None,
     ):
-        """`backends`: the scheduler and device pool, or {service: backend} served as one single-slot replica
-        each (with the pool's default line). `guard`: the connection guard of the server that serves this app
-        (its limits, places and `places.stake_share` of `policy`; default: one with the default settings, for an
-        app served without it)."""
-        if not isinstance(backends, Pool):
-            replicas = from_backends(backends)
-            backends = Pool(replicas, timer or Timer("miner", device=pool_label(replicas)))
-        self.wallet, self.chain, self.pool, self.policy = wallet, chain, backends, policy
+        """`pool`: the scheduler and device pool (`pool.from_backends` makes one of {service: backend}). `guard`:
+        the connection guard of the server that serves this app (its limits, places and `places.stake_share` of
+        `policy`; default: one with the default settings, for an app served without it)."""
+        self.wallet, self.chain, self.pool, self.policy = wallet, chain, pool, policy
         self.services = {name: registry.get(name) for name in self.pool.names()}
         self.hotkey = wallet.hotkey.ss58_address
         self.sync_interval = sync_interval

@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Optional
 
 from audionet.lib.core.devices import describe_device, device_labels, resolve_devices
+from audionet.lib.core.timing import Timer
+from audionet.lib.miner.pool.pool import Pool
 from audionet.lib.miner.pool.ray_actors import ray_replicas
 from audionet.lib.miner.pool.replica import LocalReplica, Replica
 from audionet.lib.miner.pool.settings import PoolSettings
@@ -25,9 +28,11 @@ def local_replicas(service, backends: Sequence[Backend], parallel: Sequence[int]
     ]
 
 
-def from_backends(backends: Mapping[str, Backend]) -> dict[str, list[Replica]]:
-    """{service: backend} -> one single-slot replica each (tests and tools that load one backend)."""
-    return {name: local_replicas(registry.get(name), [backend], [1]) for name, backend in backends.items()}
+def from_backends(backends: Mapping[str, Backend], timer: Optional[Timer] = None) -> Pool:
+    """{service: backend} -> a pool of one single-slot replica each, with the default line (tests and tools that
+    load one backend); `timer` defaults to one named after the replicas' device."""
+    replicas = {name: local_replicas(registry.get(name), [backend], [1]) for name, backend in backends.items()}
+    return Pool(replicas, timer or Timer("miner", device=pool_label(replicas)))
 
 
 def build_replicas(settings: PoolSettings, models: Mapping[str, registry.ModelChoice]) -> dict[str, list[Replica]]:
