@@ -4,13 +4,13 @@ serves (validators ask it for those only) and every place held by caller and sta
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
 from audionet.lib.core.errors import WireError
+from audionet.lib.core.protocol import HealthDetails
 from audionet.lib.miner.addresses import address_group
 from audionet.lib.miner.guard import ConnectionGuard
 from audionet.lib.miner.pacing import Pacers
@@ -49,13 +49,13 @@ class Health:
         """The details for `caller`, whose signature verified, as the JSON body to sign back to it."""
         if not await self.signed.turn(caller):
             raise WireError("too many health requests from this caller; try again later", status=429)
-        return json.dumps(self.details()).encode()
+        return self.details().model_dump_json().encode()
 
-    def details(self) -> dict:
+    def details(self) -> HealthDetails:
         """What /v1/health tells a signed caller: the hotkey, when this process started (ns since the epoch;
         a request signed before it is refused), per service its model, queue, served count and replicas;
         per device busy, waiting, served, failed and abandoned; and every place held, by caller and stage."""
-        return {
+        details = {
             "status": "ok",
             "hotkey": self.hotkey,
             "started_ns": self.started_ns,
@@ -72,6 +72,7 @@ class Health:
             "devices": self.pool.devices(),
             "places": self.places(),
         }
+        return HealthDetails.model_validate(details)  # the answer's schema (lib/core/protocol.py)
 
     def places(self) -> dict:
         """Every place held: per verified caller its share of the stake and what it holds by stage (connections;
