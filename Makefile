@@ -30,12 +30,14 @@ localnet: install
 chromium:
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium)
 
-# Lint first: seconds, and a layering or format slip fails before minutes of tests. basedpyright checks
+# Lint first: seconds, and a layering or format slip fails before minutes of tests. import_circles.py: no two
+# modules import each other, even through imports inside functions. basedpyright checks
 # imports only (pyrightconfig.json): every audionet.* import resolves through pythonpath/, as an editor sees it.
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/python scripts/import_circles.py
 	$(BIN)/basedpyright --pythonpath $(BIN)/python
 
 test: lint chromium

@@ -27,9 +27,10 @@ from rich.progress import track
 from audionet.benchmarks.common.flags import add_random_weight_flags, study_parser
 from audionet.benchmarks.common.results import command_line, pyplot, save_figure, table, write_result
 from audionet.benchmarks.common.timing import timed_calls
-from audionet.lib.core.config import CommaList, flag
+from audionet.lib.core.config import CommaList
 from audionet.lib.core.devices import device_slug, resolve_devices
 from audionet.lib.core.errors import BackendError
+from audionet.lib.miner.pool.settings import PoolSettings
 
 TTS_TEXT = "The quick brown fox jumps over the lazy dog. Then it rests in the warm afternoon sun."
 VC_TRANSCRIPT = "This is the reference voice that the cloner should copy."
@@ -168,8 +169,8 @@ def main(argv: list[str], prog: str = "audionet-bench generation") -> int:
     parser.add_argument(
         "--only", type=CommaList(empty=True, what="backend label"), default=(), help="comma list of label substrings"
     )
-    flag(parser, "pool.devices", default="cpu", help="comma list: cpu | cuda | cuda:N | auto (one table each)")
-    parser.add_argument("--dtype", default="auto")
+    # --pool.devices (here one table each, on the CPU unless told) and --dtype, as the miner reads them
+    PoolSettings.add_flags(parser, skip=("parallel", "backend", "ray_address", "ray_gpus"), devices="cpu")
     parser.add_argument("--music-seconds", type=float, default=0.0, help="music length for every music row")
     parser.add_argument(
         "--speech-seconds", type=float, default=2.0, help="what random-weight clone models (Dia, CSM) speak"

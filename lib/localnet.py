@@ -22,8 +22,10 @@ from typing import Optional
 import httpx
 
 from audionet.lib.core.chain import OfflineChain
+from audionet.lib.core.protocol import HEALTH_PATH
 from audionet.lib.core.subnet_rules import DEFAULT_MAX_UIDS, DEFAULTS, DEVELOPMENT, SubnetRules, largest_layout
 from audionet.lib.core.wallet import create_wallet
+from audionet.lib.miner.settings import AxonSettings, MinerSettings
 from audionet.lib.services import registry
 
 NETUID = 1
@@ -141,15 +143,11 @@ class LocalNet:
         hotkey = wallet.hotkey.ss58_address
         uid = self.chain.register(hotkey, wallet.coldkeypub.ss58_address)
         port = free_port()
-        args = self.common_args(name) + [
-            "--axon.ip",
-            "127.0.0.1",
-            "--axon.port",
-            str(port),
-            "--miner.sync_interval",
-            "2",
-            *self.timeouts("miner.timeout"),
-        ]
+        args = (
+            self.common_args(name)
+            + AxonSettings(ip="127.0.0.1", port=port).as_flags()
+            + MinerSettings(sync_interval=2.0, timeouts=self.timeouts()).as_flags()
+        )
         for service, spec in (models or {}).items():
             args += [f"--{service}.model", spec]
         log_path = os.path.join(self.logs_dir, f"{name}.log")
@@ -192,7 +190,7 @@ class LocalNet:
                 if miner.process.poll() is not None:
                     raise RuntimeError(f"{miner.name} exited with {miner.process.returncode}:\n{tail(miner.log_path)}")
                 try:
-                    if httpx.get(f"http://127.0.0.1:{miner.port}/v1/health", timeout=1.0).status_code == 200:
+                    if httpx.get(f"http://127.0.0.1:{miner.port}{HEALTH_PATH}", timeout=1.0).status_code == 200:
                         pending.remove(miner)
                 except httpx.HTTPError:
                     pass
@@ -200,17 +198,13 @@ class LocalNet:
                 raise TimeoutError(f"miners not ready after {timeout:g} s: {[m.name for m in pending]}")
             time.sleep(0.3)
 
-    def timeouts(self, prefix: str = "neuron.timeout") -> list[str]:
+    def timeouts(self) -> dict[str, float]:
         """Every miner here shares this machine's cores, where on a real subnet each has its own host:
-        the validator's per-request timeouts (and the miners' generation bounds, `miner.timeout`) stretch by
-        miners per 2 cores, so a busy 2-core box does not read as slow miners."""
+        the validator's per-request timeouts (and the miners' generation bounds, `--miner.timeout.<service>`)
+        stretch by miners per 2 cores, so a busy 2-core box does not read as slow miners."""
         miners = max(len(self.miners), self.miner_count)
         scale = max(1.0, 2.0 * miners / (os.cpu_count() or 1))
-        return [
-            arg
-            for service in registry.all_services()
-            for arg in (f"--{prefix}.{service.name}", f"{service.timeout_s * scale:g}")
-        ]
+        return {service.name: service.timeout_s * scale for service in registry.all_services()}
 
     def validator_command(self, rounds: int, extra_args: tuple | list = ()) -> list[str]:
         return self.common_args("validator") + [
@@ -226,7 +220,11 @@ class LocalNet:
             "inf",  # every miner every round, however long this machine takes to judge them
             "--neuron.ready_error",
             "inf",  # a development net publishes from the first round: a few rounds are all the evidence there is
-            *self.timeouts(),
+            *(
+                arg
+                for service, seconds in self.timeouts().items()
+                for arg in (f"--neuron.timeout.{service}", f"{seconds:g}")
+            ),
             *self.mechanism_args(),
             *extra_args,
         ]

@@ -13,15 +13,16 @@ import asyncio
 import sys
 
 from audionet.lib.core.config import flag, positive_int, run_entry_point
+from audionet.lib.miner.settings import AxonSettings
+from audionet.lib.miner.settings import build_parser as miner_parser
 from audionet.lib.services import registry
-from audionet.neurons import miner
 
 
 def build_parser() -> argparse.ArgumentParser:
     from audionet.models.eval.profiles import add_eval_flags
 
-    parser = miner.build_parser()  # the miner's own flags: a check runs with the command line it serves with
-    parser.prog, parser.description = "audionet-miner check", __doc__.split("\n")[0]
+    # the miner's own flags: a check runs with the command line it serves with
+    parser = miner_parser(prog="audionet-miner check", description=__doc__.split("\n")[0])
     group = parser.add_argument_group("self-check")
     flag(group, "check.answers", type=positive_int, default=5, help="prompts each service answers")
     flag(group, "check.seed", type=int, default=None, help="seed for the prompts (default: fresh randomness)")
@@ -46,10 +47,10 @@ def run(args, log) -> int:
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
-    host = args.axon_external_ip or args.axon_ip
+    axon = AxonSettings.from_flags(args)
     settings = CheckSettings(
         hotkey=wallet.hotkey.ss58_address,
-        listen=f"{host}:{args.axon_external_port or args.axon_port}",
+        listen=f"{axon.external_ip or axon.ip}:{axon.published_port}",
         answers=args.check_answers,
         timeouts={s: getattr(args, f"check_timeout_{s}") for s in registry.names()},
         seed=args.check_seed,

@@ -7,64 +7,14 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 
-from audionet.lib.core.config import Parser, add_common_flags, flag, positive_int, run_entry_point
-from audionet.lib.core.telemetry import add_telemetry_flags
-from audionet.lib.miner.limits import add_connection_flags
-from audionet.lib.miner.pool import add_pool_flags
+from audionet.lib.core.config import run_entry_point
+from audionet.lib.miner.settings import build_parser
 from audionet.lib.services import registry
 
 STOP_GRACE_S = 2
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="audionet-miner", description=__doc__.split("\n")[0])
-    add_common_flags(parser)
-    axon = parser.add_argument_group("axon (HTTP server)")
-    flag(axon, "axon.ip", default="0.0.0.0", help="address to bind")
-    flag(axon, "axon.port", type=int, default=8091, help="port to bind")
-    flag(
-        axon,
-        "axon.external_ip",
-        default=None,
-        help="address published on chain (default: --axon.ip unless it is 0.0.0.0)",
-    )
-    flag(axon, "axon.external_port", type=int, default=None, help="port published on chain (default: --axon.port)")
-    flag(axon, "axon.no_publish", action="store_true", help="do not publish the endpoint on chain at start")
-    registry.add_backend_flags(parser)
-    models = parser.add_argument_group("serving")
-    flag(
-        models,
-        "services",
-        type=registry.service_list,
-        default=",".join(registry.names()),
-        help="comma-separated services to serve",
-    )
-    flag(
-        models,
-        "dtype",
-        default="auto",
-        choices=["auto", "float32", "float16", "bfloat16"],
-        help="auto: bfloat16 on CUDA where supported, else float16; float32 on CPU",
-    )
-    add_pool_flags(parser)
-    policy = parser.add_argument_group("access policy and load")
-    flag(policy, "miner.min_stake", type=float, default=0.0, help="minimum caller stake")
-    flag(policy, "miner.allow_no_permit", action="store_true", help="accept callers without a validator permit")
-    flag(policy, "miner.rate_limit", type=positive_int, default=120, help="requests per minute per caller hotkey")
-    flag(policy, "miner.max_waiting", type=int, default=8, help="requests allowed to wait per service (then 503)")
-    flag(policy, "miner.sync_interval", type=float, default=60.0, help="seconds between metagraph syncs")
-    registry.add_timeout_flags(
-        policy,
-        "miner.timeout",
-        "{title}: seconds one generation may take, then it is abandoned (503) and its slot freed",
-    )
-    add_connection_flags(parser)
-    add_telemetry_flags(parser)
-    return parser
 
 
 async def publish(chain, ip: str, port: int) -> None:
@@ -98,29 +48,35 @@ def run(args, log) -> int:
     from audionet.lib.miner.connections import ensure_fd_room, guarded_config, serve, throttle_logs
     from audionet.lib.miner.guard import ConnectionGuard
     from audionet.lib.miner.limits import GuardSettings
+    from audionet.lib.miner.places import stake_share
     from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
+    from audionet.lib.miner.settings import AxonSettings, MinerSettings
 
-    settings = GuardSettings.from_flags(args)  # flags checked before minutes of model loading
-    guard = ConnectionGuard(settings, backlog=ensure_fd_room(settings.max_connections))
+    # every flag read into its settings before minutes of model loading
+    axon, settings, limits = (
+        AxonSettings.from_flags(args),
+        MinerSettings.from_flags(args),
+        GuardSettings.from_flags(args),
+    )
+    policy = AccessPolicy(
+        min_stake=settings.min_stake, require_permit=not settings.allow_no_permit, rate_limit=settings.rate_limit
+    )
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
+    share = stake_share(policy, wallet.hotkey.ss58_address)  # one function: the guard's places and the line's
+    guard = ConnectionGuard(limits, shares=share, backlog=ensure_fd_room(limits.max_connections))
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
     replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, args.services))
-    policy = AccessPolicy(
-        min_stake=args.miner_min_stake, require_permit=not args.miner_allow_no_permit, rate_limit=args.miner_rate_limit
-    )
     timer = Timer("miner", device=pool_label(replicas))
-    timeouts = {name: getattr(args, f"miner_timeout_{name}") for name in replicas}
-    pool = Pool(replicas, timer, max_waiting=args.miner_max_waiting, timeouts=timeouts)
+    pool = Pool(replicas, timer, max_waiting=settings.max_waiting, timeouts=settings.timeouts)
     pool.calibrate()
     device_info = describe_device(pool.replicas()[0].device.split("@")[0])  # a Ray replica: device@node
     hotkey = wallet.hotkey.ss58_address
-    external_ip = args.axon_external_ip or (None if args.axon_ip == "0.0.0.0" else args.axon_ip)
-    if not args.axon_no_publish:
-        if external_ip is None:
+    if not axon.no_publish:
+        if axon.published_ip is None:
             log.error("set --axon.external_ip (the address validators reach) or pass --axon.no_publish")
             return 2
         try:
-            asyncio.run(publish(chain, external_ip, args.axon_external_port or args.axon_port))
+            asyncio.run(publish(chain, axon.published_ip, axon.published_port))
         except Exception as error:
             log.error("could not publish the endpoint on chain: %s", error)
             return 2
@@ -137,29 +93,28 @@ def run(args, log) -> int:
         default_dir=node_dir(args.subtensor_network, args.netuid, args.wallet_hotkey, "miner"),
         pool=[replica.describe() | {"service": replica.service.name} for replica in pool.replicas()],
     )
-    service = MinerApp(
+    miner = MinerApp(
         wallet,
         chain,
         pool,
         policy,
-        sync_interval=args.miner_sync_interval,
-        timer=timer,
+        sync_interval=settings.sync_interval,
         on_stop=telemetry.close,
         guard=guard,
     )
     log.info(
         "hotkey %s serving %s on %s:%d",
-        service.hotkey,
+        miner.hotkey,
         ", ".join(f"{r.service.name}={r.model_id}@{r.name}x{r.parallel}" for r in pool.replicas()),
-        args.axon_ip,
-        args.axon_port,
+        axon.ip,
+        axon.port,
     )
     telemetry.start(telemetry_settings.interval_s)
     config = guarded_config(
         guard,
-        service.app(),
-        args.axon_ip,
-        args.axon_port,
+        miner.app(),
+        axon.ip,
+        axon.port,
         log_level="warning",
         # In-flight requests get this long after SIGTERM; then the lifespan shutdown writes the
         # last timing record, well inside a supervisor's grace period (localnet: 5 s).

@@ -3,7 +3,7 @@ miner's end-to-end ones) decide when a generation ends instead of racing a timer
 
 The gates are files in a folder the test owns ($AUDIONET_GATES in a miner process): a request appends its text
 to `started`, then waits until a file `open` (every gate) or one named after its text's first word exists, or
-until its request is stopped (`lib.stop`: it raises Stopped; `stoppable=False` waits for the gate regardless,
+until its request is stopped (`lib.core.stop`: it raises Stopped; `stoppable=False` waits for the gate regardless,
 like a backend that cannot be interrupted).
 
     --tts.model py:tests.gated:gated     (a miner process, with AUDIONET_GATES set)

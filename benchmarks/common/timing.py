@@ -1,5 +1,5 @@
 """The one timing helper of the benchmarks: warm-up calls left out, each measured call timed between CUDA
-synchronisations (`lib.timing.cuda_synchronize`: on a GPU a call that only queued kernels has not finished),
+synchronisations (`lib.core.timing.cuda_synchronize`: on a GPU a call that only queued kernels has not finished),
 and the run statistics of docs/methodology.md#multi-gpu-scaling-statistics: outliers are runs whose modified z-score exceeds 3.5 (Iglewicz &
 Hoaglin: 0.6745 (x - median) / MAD, or (x - median) / (1.253314 x mean absolute deviation) when the MAD is
 0); they are counted and left out of the mean and its 95 % confidence interval (Student t), while the raw

@@ -30,7 +30,7 @@ from audionet.benchmarks.common.results import command_line
 from audionet.benchmarks.device_tables.runs import MODES
 from audionet.lib.core.config import CommaList, positive_int
 from audionet.lib.core.devices import environment
-from audionet.lib.miner.pool import add_pool_flags
+from audionet.lib.miner.pool import MINER_ONLY, PoolSettings
 from audionet.lib.services import registry
 
 
@@ -65,7 +65,7 @@ def build_parser(prog: str = "audionet-bench device-tables") -> argparse.Argumen
     parser.add_argument("--no-eval", action="store_true", help="skip the evaluation timings")
     add_weights_flags(parser)
     add_service_flags(parser)  # prompts (e.g. VC references) drawn as the validator draws them
-    add_pool_flags(parser, backends=False, parallel_default=None)
+    PoolSettings.add_flags(parser, services=registry.all_services(), skip=MINER_ONLY, parallel=None)
     add_device_flags(parser)
     registry.add_backend_flags(parser, presets=False)
     from audionet.models.eval.profiles import add_eval_flags

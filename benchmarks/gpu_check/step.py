@@ -1,7 +1,7 @@
 """One gpu-check step in its own process: `python -m audionet.benchmarks.gpu_check.step <study> [flags]` runs
 `audionet-bench <study> [flags]`. A package it needs that is not installed (a ModuleNotFoundError that
 reaches here, or a MissingDependency) ends it with one line naming the package and its requirement and
-exit code 3 (lib/errors.EXIT_MISSING): gpu-check reports the step as skipped, with that line as the reason.
+exit code 3 (lib/core/errors.EXIT_MISSING): gpu-check reports the step as skipped, with that line as the reason.
 It ends itself when gpu-check ends (`follow_parent`).
 """
 

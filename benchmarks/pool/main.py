@@ -31,7 +31,7 @@ from audionet.lib.core.dispatch import Speed
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.core.timing import Timer
 from audionet.lib.miner.pool import LocalReplica, Pool, PoolSettings, Replica
-from audionet.lib.miner.pool.build import counts as count_list
+from audionet.lib.miner.pool.settings import counts as count_list
 from audionet.lib.services import registry
 
 WEIGHTED, ROUND_ROBIN = "weighted", "round-robin"

@@ -32,6 +32,13 @@ def sign_response(wallet, path: str, body: bytes, validator_hotkey: str) -> dict
     return _http_auth.sign(wallet, method=RESPONSE_METHOD, path=path, body=body, receiver_ss58=validator_hotkey)
 
 
+def request_target(request) -> str:
+    """The path and query string of an HTTP request (a Starlette `Request`) exactly as sent: what btauth/1 signs."""
+    target = request.scope.get("raw_path") or request.url.path.encode()
+    query = request.scope.get("query_string", b"")
+    return (target + b"?" + query if query else target).decode("latin-1")
+
+
 class RestartSafeNonceStore(_http_auth.InMemoryNonceStore):
     """Replay protection that survives a restart: a nonce from before this process started is refused
     (the process before may have accepted it, and its memory is gone), so nothing needs persisting."""

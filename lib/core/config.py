@@ -10,6 +10,9 @@ import argparse
 import logging
 import os
 import sys
+from collections.abc import Sequence
+from dataclasses import field, fields
+from typing import Any, Optional
 
 DEFAULT_WALLET_PATH = os.path.expanduser("~/.bittensor/wallets")
 
@@ -38,18 +41,118 @@ def flag(
 ) -> None:
     """`--name` (dots and dashes become underscores in `args`); `old` spellings of a valued flag still work,
     each with a deprecation warning."""
-    dest = name.replace(".", "_").replace("-", "_")
-    parser.add_argument(f"--{name}", dest=dest, **kwargs)
+    parser.add_argument(f"--{name}", dest=dest(name), **kwargs)
     if old:
         parser.add_argument(
             *(f"--{spelling}" for spelling in old),
-            dest=dest,
+            dest=dest(name),
             action=OldSpelling,
             spelling=f"--{name}",
             type=kwargs.get("type"),
             default=argparse.SUPPRESS,
             help=argparse.SUPPRESS,
         )
+
+
+# Settings stated once: a typed dataclass field carries its flag's name, default and help (`setting`), and the
+# argparse flags and the reader are generated from the fields (`Settings.add_flags`, `Settings.from_flags`).
+FLAG = "audionet.flag"  # the field metadata key: the flag a field is read from
+
+
+def setting(name: str, default: Any = None, *, help: str, per_service: str | bool = False, **options) -> Any:
+    """A settings field that is also the flag `--name` (`type`, `choices`, `action` and `old` go to `flag`).
+    `per_service`: one flag `--name.<service>` per service instead, defaulting to `default` (True) or to that
+    service's attribute of this name; the field is then {service: value}."""
+    spec = {"name": name, "default": default, "help": help, "per_service": per_service, "options": options}
+    if per_service:
+        return field(default_factory=dict, metadata={FLAG: spec})
+    if isinstance(default, (list, dict, set)):
+        raise TypeError(f"--{name}: a mutable default; use a tuple")
+    return field(default=default, metadata={FLAG: spec})
+
+
+def dest(name: str) -> str:
+    """Where argparse puts `--name`: dots and dashes become underscores."""
+    return name.replace(".", "_").replace("-", "_")
+
+
+class Settings:
+    """A frozen dataclass of `setting` fields: its flags and their reader, generated from the fields."""
+
+    @classmethod
+    def settings_fields(cls):
+        return [f for f in fields(cls) if FLAG in f.metadata]  # type: ignore[arg-type]
+
+    @classmethod
+    def add_flags(
+        cls, parser, title: Optional[str] = None, services: Sequence = (), skip: Sequence[str] = (), **defaults
+    ) -> None:
+        """One flag per field, in a group titled `title` (else the class's first docstring line); `services`
+        (objects with `name`, `title` and the per-service attributes): who gets a per-service flag; `skip`: fields
+        this parser has no flag for (they keep their defaults); `defaults`: another default for this parser."""
+        group = parser.add_argument_group(title or (cls.__doc__ or cls.__name__).strip().splitlines()[0])
+        for item in cls.settings_fields():
+            spec = item.metadata[FLAG]
+            if item.name in skip:
+                continue
+            if spec["per_service"]:
+                attribute = spec["per_service"]
+                for service in services:
+                    default = getattr(service, attribute) if isinstance(attribute, str) else spec["default"]
+                    flag(
+                        group,
+                        f"{spec['name']}.{service.name}",
+                        default=default,
+                        help=spec["help"].format(title=service.title),
+                        **spec["options"],
+                    )
+            elif spec["options"].get("action") in ("store_true", "store_false"):
+                flag(group, spec["name"], help=spec["help"], **spec["options"])
+            else:
+                flag(
+                    group,
+                    spec["name"],
+                    default=defaults.get(item.name, item.default),
+                    help=spec["help"],
+                    **spec["options"],
+                )
+
+    @classmethod
+    def from_flags(cls, args, **values):
+        """The settings from parsed flags (a per-service field: every `--name.<service>` the parser has); `values`
+        set fields that are no flag. A flag this parser does not have leaves its field at the default."""
+        read, parsed = {}, vars(args)
+        for item in cls.settings_fields():
+            spec = item.metadata[FLAG]
+            key = dest(spec["name"])
+            if spec["per_service"]:
+                read[item.name] = {k.removeprefix(key + "_"): v for k, v in parsed.items() if k.startswith(key + "_")}
+            elif key in parsed:
+                read[item.name] = parsed[key]
+        return cls(**read, **values)
+
+    def as_flags(self) -> list[str]:
+        """The command line that parses back into these settings: each field that differs from its default
+        (every per-service value), as `from_flags` reads it. The localnet starts its miners with this."""
+        argv = []
+        for item in self.settings_fields():
+            spec, value = item.metadata[FLAG], getattr(self, item.name)
+            if spec["per_service"]:
+                argv += [arg for service, v in value.items() for arg in (f"--{spec['name']}.{service}", flag_text(v))]
+            elif value == item.default:
+                continue
+            elif spec["options"].get("action") == "store_true":
+                argv.append(f"--{spec['name']}")
+            else:
+                argv += [f"--{spec['name']}", flag_text(value)]
+        return argv
+
+
+def flag_text(value: Any) -> str:
+    """A value as a flag's text: a tuple as a comma list, a float as its shortest exact form."""
+    if isinstance(value, tuple):
+        return ",".join(flag_text(v) for v in value)
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 def add_common_flags(parser: argparse.ArgumentParser) -> None:
@@ -135,7 +238,7 @@ def positive_int(text: str) -> int:
 def run_entry_point(role: str, parser: argparse.ArgumentParser, run, argv=None) -> int:
     """Parse flags, set up logging, call `run(args, log)`; start-up problems
     (bad flags, wallet, chain, model) end as one logged line and exit code 2 (3: a package or library
-    to install, lib/errors.EXIT_MISSING)."""
+    to install, lib/core/errors.EXIT_MISSING)."""
     from audionet.lib.core.errors import BackendError, ConfigError, exit_code
     from audionet.lib.core.torch_build import check_torch_pair
 

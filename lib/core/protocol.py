@@ -19,7 +19,7 @@ import json
 import re
 import struct
 import unicodedata
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Optional
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -195,3 +195,73 @@ def answer_limit_seconds(max_seconds: float) -> float:
 def decode_response_audio(flac: bytes, max_seconds: float) -> Audio:
     """A miner's FLAC answer, decoded and checked (`max_seconds`: the service's answer limit)."""
     return decode_flac(flac, max_seconds=max_seconds, max_bytes=MAX_RESPONSE_BYTES)
+
+
+# --- /v1/health, signed: what a validator reads to decide what it asks a miner for -------------------------
+class ReplicaHealth(_Strict):
+    label: str  # the replica's device label in this pool (docs/development.md, glossary)
+    device: str
+    model: str
+    parallel: int
+    busy: int
+    waiting: int
+    served: int  # answers so far (the glossary's *answered*)
+    failed: int
+    abandoned: int
+    refused: int
+    longest_s: float
+    s_per_audio_s: Optional[float]
+
+
+class ServiceHealth(_Strict):
+    model: str
+    busy: int
+    waiting: int
+    served: int  # answers so far
+    replicas: list[ReplicaHealth]
+
+
+class DeviceHealth(_Strict):
+    device: str
+    busy: int
+    waiting: int
+    served: int
+    failed: int
+    abandoned: int
+    refused: int
+
+
+class CallerPlaces(_Strict):
+    share: float  # of the stake of every caller the access policy admits
+    connections: int
+    parsing: int
+    waiting: int
+    generating: int
+
+
+class UnverifiedPlaces(_Strict):
+    connections: int
+    addresses: int
+
+
+class PlaceLimits(_Strict):
+    connections: int
+    unverified: int
+    line: dict[str, int]  # per service
+
+
+class Places(_Strict):
+    callers: dict[str, CallerPlaces]
+    unverified: UnverifiedPlaces
+    limits: PlaceLimits
+
+
+class HealthDetails(_Strict):
+    """The signed /v1/health answer: the services served (the keys of `services`), queues, devices, places."""
+
+    status: Literal["ok"]
+    hotkey: str
+    started_ns: int  # when the miner's process started: a request signed before it is refused
+    services: dict[str, ServiceHealth]
+    devices: dict[str, DeviceHealth]
+    places: Places

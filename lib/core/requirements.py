@@ -5,7 +5,7 @@
     # kokoro: needs kokoro-onnx (no module kokoro_onnx): pip install -c constraints.txt 'kokoro-onnx==0.6.1' (requirements.txt)
 
 The line quotes the requirement as the checkout's requirements files pin it (an installed copy without
-them names the distribution); tests/lib/test_requirements.py keeps this table and those files in step.
+them names the distribution); tests/lib/test_lean_imports.py keeps this table and those files in step.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -25,7 +25,14 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from audionet.lib.core.audio import encode_flac
-from audionet.lib.core.auth import AccessPolicy, RestartSafeNonceStore, claimed_hotkey, sign_response, verify_request
+from audionet.lib.core.auth import (
+    AccessPolicy,
+    RestartSafeNonceStore,
+    claimed_hotkey,
+    request_target,
+    sign_response,
+    verify_request,
+)
 from audionet.lib.core.chain import Chain
 from audionet.lib.core.errors import BackendError, WireError
 from audionet.lib.core.protocol import (
@@ -36,16 +43,14 @@ from audionet.lib.core.protocol import (
     path_for,
     sha256_hex,
 )
-from audionet.lib.core.timing import Timer
 from audionet.lib.miner.connections import VERIFIED_EXTENSION
 from audionet.lib.miner.guard import ConnectionGuard
 from audionet.lib.miner.guard import log as connection_log
-from audionet.lib.miner.health import Health, request_target
+from audionet.lib.miner.health import Health
 from audionet.lib.miner.limits import GuardSettings
-from audionet.lib.miner.places import Caller, percent
-from audionet.lib.miner.pool import Pool, from_backends, pool_label
+from audionet.lib.miner.places import Caller, percent, stake_share
+from audionet.lib.miner.pool import Pool
 from audionet.lib.services import registry
-from audionet.models.base import Backend
 
 log = logging.getLogger("miner")
 CLOSE = {"connection": "close"}  # on every refusal: the connection is not kept for another request
@@ -102,28 +107,25 @@ class MinerApp:
         self,
         wallet,
         chain: Chain,
-        backends: Pool | Mapping[str, Backend],
+        pool: Pool,
         policy: AccessPolicy,
         sync_interval: float = 60.0,
-        timer: Timer | None = None,
         on_stop: Callable[[], None] | None = None,
         guard: ConnectionGuard | None = None,
     ):
-        """`backends`: the scheduler and device pool, or {service: backend} served as one single-slot replica
-        each (with the pool's default line). `guard`: the connection guard of the server that serves this app
-        (its limits and places; default: one with the default settings, for an app served without it)."""
-        if not isinstance(backends, Pool):
-            replicas = from_backends(backends)
-            backends = Pool(replicas, timer or Timer("miner", device=pool_label(replicas)))
-        self.wallet, self.chain, self.pool, self.policy = wallet, chain, backends, policy
+        """`pool`: the scheduler and device pool (`pool.from_backends` makes one of {service: backend}). `guard`:
+        the connection guard of the server that serves this app (its limits, places and `places.stake_share` of
+        `policy`; default: one with the default settings, for an app served without it)."""
+        self.wallet, self.chain, self.pool, self.policy = wallet, chain, pool, policy
         self.services = {name: registry.get(name) for name in self.pool.names()}
         self.hotkey = wallet.hotkey.ss58_address
         self.sync_interval = sync_interval
-        self.guard = guard or ConnectionGuard(GuardSettings())
-        self.guard.shares = self.share
-        self.health = Health(self)
+        # the guard holds places by the same stake share as the line (`places.stake_share`, built once)
+        self.guard = guard or ConnectionGuard(GuardSettings(), shares=stake_share(policy, self.hotkey))
+        self.share = self.guard.shares
         self.nonces = RestartSafeNonceStore()
         self.served = {service: 0 for service in self.services}
+        self.health = Health(self.hotkey, self.nonces.started_ns, self.pool, self.guard, self.share, self.served)
         # One measurement (the pool's, per replica) feeds both the timing log and the signed generation_s.
         self.timer = self.pool.timer
         # Runs at the server's shutdown (SIGTERM, SIGINT), before uvicorn re-raises the signal
@@ -140,13 +142,6 @@ class MinerApp:
                 await self.sync()
             except Exception as error:  # keep serving with the last metagraph
                 log.warning("metagraph sync failed: %s", error)
-
-    def share(self, hotkey: str) -> float:
-        """A caller's share of the competing stake (`AccessPolicy.share`); the miner's own hotkey (its operator,
-        asking for health or, in its self-check, audio) counts as a caller with a share too small to matter: it gets
-        the floor of places."""
-        share = self.policy.share(hotkey)
-        return share if share > 0 or hotkey != self.hotkey else 1e-9
 
     async def handle(self, name: str, http: Request) -> Response:
         arrived_ns = time.time_ns()  # its head is in: the nonce is judged fresh at this moment, not the body's last
@@ -197,6 +192,22 @@ class MinerApp:
         log.info("%s for %s: %.2f s audio in %.2f s on %s", name, caller[:8], audio.seconds, elapsed, device)
         headers = sign_response(self.wallet, path, payload, caller)
         return Response(payload, media_type=RESPONSE_CONTENT_TYPE, headers=headers)
+
+    async def answer_health(self, http: Request) -> Response:
+        """/v1/health: liveness for an unsigned GET; the details, signed back, for the miner's own hotkey or a
+        caller the access policy admits (its connection is then the caller's, as for audio)."""
+        claimed = claimed_hotkey(http.headers)
+        if not claimed:
+            return await self.health.liveness(http)
+        if claimed != self.hotkey:
+            self.policy.screen(http.headers)
+        caller = verify_request(http.headers, b"", request_target(http), self.hotkey, self.nonces, method="GET")
+        if caller != self.hotkey:
+            self.policy.member(caller)
+        self.claim_connection(http, caller)
+        body = await self.health.answer(caller)
+        headers = sign_response(self.wallet, HEALTH_PATH, body, caller)
+        return Response(body, media_type="application/json", headers=headers)
 
     def claim_connection(self, http: Request, caller: str) -> None:
         """The connection is `caller`'s now; a 503 when it already holds its share of connections, all busy."""
@@ -270,7 +281,7 @@ class MinerApp:
         for service in self.services:
             app.add_api_route(path_for(service), self._route(service), methods=["POST"])
 
-        app.add_api_route(HEALTH_PATH, self.health.answer, methods=["GET"])
+        app.add_api_route(HEALTH_PATH, self.answer_health, methods=["GET"])
 
         return app
 

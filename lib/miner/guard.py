@@ -67,7 +67,7 @@ class ConnectionGuard:
         backlog: int = 1024,
         clock: Callable[[], float] = time.monotonic,
     ):
-        """`shares`: a caller's share of the competing stake (`AccessPolicy.share`); `backlog`: the listen backlog
+        """`shares`: a caller's share of the competing stake (`places.stake_share`, the app's too); `backlog`: the listen backlog
         (`connections.ensure_fd_room`)."""
         self.settings, self.shares, self.backlog, self.clock = settings, shares, backlog, clock
         self.live: dict[Connection, None] = {}  # open and not being closed by the guard
@@ -75,7 +75,7 @@ class ConnectionGuard:
         self.by_group: dict[str, dict[Connection, None]] = {}  # strangers per address group
         self.crowded: dict[str, None] = {}  # address groups holding more than a round's worth of strangers
         self.owned: dict[str, dict[Connection, None]] = {}  # per caller, oldest first
-        self.known = KnownAddresses(lambda hotkey: self.shares(hotkey), clock)  # the shares bound later too
+        self.known = KnownAddresses(shares, clock)
         self.arrivals = Arrivals(clock)
 
     def limit(self, hotkey: str) -> int:

@@ -14,7 +14,10 @@ the least (`pool.line`), so entitlements decide how much one caller can hold and
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from audionet.lib.core.auth import AccessPolicy
 
 # Signed /v1/health lists, per caller, what it holds at each stage.
 STAGES = ("connections", "parsing", "waiting", "generating")
@@ -32,6 +35,20 @@ class Caller:
 
 
 ANONYMOUS = Caller("", 0.0, 1.0)  # benchmarks and tests that drive the pool directly: one caller, every place
+
+
+OWN_SHARE = 1e-9  # the miner's own hotkey (its operator): a caller with a share too small to matter, the floor
+
+
+def stake_share(policy: AccessPolicy, own_hotkey: str) -> Callable[[str], float]:
+    """A caller's share of the competing stake (`AccessPolicy.share`), built once and handed to the connection guard
+    and the app; the miner's own hotkey (asking for health or, in its self-check, audio) gets the floor of places."""
+
+    def share(hotkey: str) -> float:
+        value = policy.share(hotkey)
+        return value if value > 0 or hotkey != own_hotkey else OWN_SHARE
+
+    return share
 
 
 def entitled(share: float, capacity: int, floor: int) -> int:

@@ -8,7 +8,7 @@ Two sources behind one `draw(rng)`:
   references only);
 * `FileReferences` - the operator's own clips (`--vc.references DIR`): every
   `name.wav|flac|ogg` needs a `name.txt` with its transcript. Files are loaded
-  with the one clip loader (lib.audio_files) and checked once at start-up; a
+  with the one clip loader (lib.core.audio_files) and checked once at start-up; a
   bad one is a one-line ConfigError.
 """
 

@@ -3,7 +3,7 @@
 Judged on speaker similarity and pitch match to the reference, intelligibility
 and naturalness; an answer that replays the reference is gated. The references
 come from `--vc.references DIR` (recordings) or are spoken fresh each round by
-`--vc.reference_tts` voices (lib.references).
+`--vc.reference_tts` voices (lib.prompts.references).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def gpu_name(device: str) -> str:
 
 
 class NetworkView:
-    """A telemetry source (`lib.telemetry.Source`): `record` from the validator's round, `scalars`
+    """A telemetry source (`lib.core.telemetry.Source`): `record` from the validator's round, `scalars`
     and `rows` from the telemetry thread."""
 
     name = "network"

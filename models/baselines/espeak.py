@@ -106,7 +106,7 @@ def _speak_fresh(
     text: bytes, voice: bytes, params: dict[int, int], noise_seed: int, max_samples: Optional[int] = None
 ) -> np.ndarray:
     """Speak `text` on a freshly loaded private copy of espeak-ng; int16 samples. Synthesis ends early once
-    more than `max_samples` are out, or when the request this thread runs is stopped (`lib.stop`)."""
+    more than `max_samples` are out, or when the request this thread runs is stopped (`lib.core.stop`)."""
     files = _library_files()
     fd = os.memfd_create("espeak-ng", 0)
     try:

@@ -14,7 +14,7 @@ trick fails it; tonality weighs most because noise is the cheapest trick:
 * unclipped  - 1 - (share of samples at full scale / 1%).
 
 The tempo of the same pulse is reported as "bpm", so the judge can check a
-prompt's stated bpm without CLAP (see lib.scoring.rewards.tempo_match).
+prompt's stated bpm without CLAP (see lib.scoring.analyses.tempo_error).
 """
 
 from __future__ import annotations

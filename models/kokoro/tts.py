@@ -88,7 +88,7 @@ def _load_runtime(providers, device: str):
 
 class StoppableSession:
     """The ONNX session, whose runs end part-way (onnxruntime's terminate flag, checked between operators)
-    when the request the calling thread runs is stopped (`lib.stop`): an abandoned request frees its slot
+    when the request the calling thread runs is stopped (`lib.core.stop`): an abandoned request frees its slot
     within one operator, not one sentence. Each run's audio counts against the request's audio budget, so
     text that speaks past the limit stops after the run that passes it (at most 510 phonemes), not at its end."""
 

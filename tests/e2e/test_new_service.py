@@ -172,6 +172,7 @@ def test_a_service_defined_in_one_file_runs_through_miner_validator_and_weights(
     from audionet.lib.core.protocol import unpack_response
     from audionet.lib.core.subnet_rules import DEVELOPMENT
     from audionet.lib.miner.app import MinerApp
+    from audionet.lib.miner.pool import from_backends
     from audionet.lib.validator.incentive import CURVE
     from audionet.lib.validator.loop import Validator, ValidatorSettings
 
@@ -192,7 +193,11 @@ def test_a_service_defined_in_one_file_runs_through_miner_validator_and_weights(
             uid,
             wallet,
             MinerApp(
-                wallet, OfflineChain(chain.path, wallet=wallet), {"tone": backend}, AccessPolicy(), sync_interval=1.0
+                wallet,
+                OfflineChain(chain.path, wallet=wallet),
+                from_backends({"tone": backend}),
+                AccessPolicy(),
+                sync_interval=1.0,
             ),
             free_port(),
         )

@@ -1,4 +1,4 @@
-"""Backends that stop part-way when their request is abandoned (`lib.stop`): espeak-ng through its audio
+"""Backends that stop part-way when their request is abandoned (`lib.core.stop`): espeak-ng through its audio
 callback, Kokoro through onnxruntime's terminate flag; and the spoken-length count the services use."""
 
 import pytest

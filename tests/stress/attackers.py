@@ -43,8 +43,12 @@ class SocketCrowd(threading.Thread):
         self.port, self.count, self.addresses, self.block = port, count, addresses, block
         self.payload, self.again = payload, again
         self.stopping = threading.Event()
-        self.opened, self.statuses = 0, Counter()
+        self.opened, self.sent, self.statuses = 0, 0, Counter()
         self.selector = selectors.DefaultSelector()
+
+    def in_place(self) -> bool:
+        """Every connection has connected and sent its payload once: the crowd is all there."""
+        return self.sent >= self.count
 
     def _open(self) -> None:
         sock = socket.socket()
@@ -74,6 +78,7 @@ class SocketCrowd(threading.Thread):
                 try:
                     if events & selectors.EVENT_WRITE:
                         sock.send(self.payload(key.data))
+                        self.sent += 1
                         self.selector.modify(sock, selectors.EVENT_READ, key.data)
                     elif data := sock.recv(65536):
                         self.statuses.update(statuses_in(data))
@@ -103,6 +108,10 @@ class Churn(threading.Thread):
         self.stopping = threading.Event()
         self.opened = self.turned_away = 0
         self.selector = selectors.DefaultSelector()
+
+    def in_place(self) -> bool:
+        """A second's worth of fresh connections has been opened."""
+        return self.opened >= self.rate
 
     def run(self) -> None:
         started, held = time.monotonic(), {}
@@ -159,6 +168,11 @@ class Streams(threading.Thread):
         self.sent = 0
         self.lock = threading.Lock()
         self.seconds = 0.0
+
+    def in_place(self) -> bool:
+        """Every stream has had an answer: each is sending back to back."""
+        with self.lock:
+            return sum(self.statuses.values()) >= self.streams
 
     def _one(self, index: int) -> None:
         transport = httpx.HTTPTransport(local_address=address(6, index))

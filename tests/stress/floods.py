@@ -15,7 +15,9 @@ import socket
 import threading
 import time
 
+from audionet.lib.miner.addresses import FLOOD_ARRIVALS
 from audionet.lib.services import TTS
+from tests.gated import wait_until
 from tests.stress.attackers import SocketCrowd
 from tests.stress.common import (
     LiveMiner,
@@ -46,7 +48,10 @@ def run_lockout(live: LiveMiner, connections: int = 2000, probes: int = 20) -> d
     flood = SocketCrowd(live.miner.port, connections, ADDRESSES, 1, lambda _: head.encode(), again=True)
     flood.start()
     try:
-        time.sleep(2.0)  # let the flood fill the miner's connections before the first probe
+        # the flood fills the miner's connections before the first probe: once full, the miner closes some and the
+        # flood opens them again, until every address it comes from has opened enough to count as flooding
+        filled = connections + ADDRESSES * FLOOD_ARRIVALS
+        wait_until(lambda: flood.opened > filled, timeout_s=120, what="the flood filling the miner's connections")
         results = [validator_tts(live, seed) for seed in range(probes)]
     finally:
         flood.stop()

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections import Counter
 
 import httpx
 import numpy as np
 
 from audionet.lib.core.auth import sign_request
+from audionet.lib.core.errors import WireError
 from audionet.lib.core.wallet import create_wallet
 from audionet.lib.services import TTS
+from audionet.lib.validator.client import miner_health
+from tests.gated import wait_until
 from tests.stress import findings
 from tests.stress.attackers import Churn, SocketCrowd, Streams, address
 from tests.stress.common import LiveMiner, log_since, log_size, raise_fd_limit, start_live_miner
@@ -29,7 +31,6 @@ from tests.stress.wan import PlacesWatch, WanValidator, reference_b64, round_fig
 # One low-stake validator per attack (each with a rate limit of its own); tester: the findings' requests.
 STAKES = {"top": 2000.0, "low": 10.0, "streamer": 10.0, "tester": 10.0}
 TOP_SOURCE, LOW_SOURCE = "127.0.5.1", "127.0.6.1"
-SETTLE_S = 2.0  # the attack runs this long before the first probe round
 REFUSED_TTS = json.dumps({"text": "...", "seed": 1}).encode()  # nothing to speak: 400, refunded
 HOLD_VC_HEAD = b"POST /v1/vc HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n"  # then signed headers, no body
 PARTIAL_HEAD = b"POST /v1/tts HTTP/1.1\r\nHost: x\r\nX-Slow: "
@@ -89,7 +90,7 @@ def run_scenario(live: LiveMiner, name: str, rounds: int, size: dict, seed: int)
     watch.start()
     attacker = attack_for(name, live, size)
     attacker.start()
-    time.sleep(SETTLE_S)
+    wait_until(attacker.in_place, timeout_s=120, what=f"the {name} attack in place")  # before the first probe round
     results = top.rounds(rounds, reference, first_seed=seed * 1000 + 1)
     first_contact = first_contact_rounds(live, reference, size, seed) if name == "churn" else None
     attack = attacker.stop()
@@ -143,6 +144,16 @@ def first_contact_rounds(live: LiveMiner, reference: str, size: dict, seed: int)
     }
 
 
+def admitted(live: LiveMiner, wallet) -> bool:
+    """Whether the miner's access policy admits `wallet` (a signed /v1/health is answered): its metagraph has
+    synced the registration. Asked from 127.0.0.1, so the first-contact addresses stay unseen."""
+    try:
+        miner_health(live.url, wallet, live.miner.hotkey)
+    except (httpx.HTTPError, WireError):
+        return False
+    return True
+
+
 def miner_wallet(live: LiveMiner):
     return create_wallet(live.miner.name, "default", live.net.wallets)
 
@@ -183,7 +194,9 @@ def run_holes(workdir: str, rounds: int, size: dict, extra_args: tuple = (), pro
                 wallet.hotkey.ss58_address, wallet.coldkeypub.ss58_address, stake=10.0, validator_permit=True
             )
             live.callers[f"wan{i}"] = wallet
-        time.sleep(3)  # the miner syncs the metagraph every 2 s (localnet)
+        if size["first_contact"]:  # the miner syncs the metagraph every 2 s (localnet): it admits them once synced
+            last = live.callers[f"wan{size['first_contact'] - 1}"]
+            wait_until(lambda: admitted(live, last), timeout_s=60, what="the miner admitting the new validators")
         log_start = log_size(live.miner.log_path)
         out: dict = {}
         for seed, name in enumerate(SCENARIOS, start=1):

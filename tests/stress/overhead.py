@@ -74,7 +74,7 @@ def measure_overhead(make_submit, backend: Stamped, bursts=(1, 8, 32), rounds: i
 
 
 def run_overhead(bursts=(1, 8, 32), rounds: int = 5) -> dict:
-    """The scheduler (`lib.pool`) with a real espeak-ng replica, one slot."""
+    """The scheduler (`lib.miner.pool.dispatcher`) with a real espeak-ng replica, one slot."""
     backend = Stamped()
 
     def make_submit():

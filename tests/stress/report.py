@@ -1,4 +1,4 @@
-"""The Markdown page of a reliability run: one table per scenario (`benchmarks.tables.table`)."""
+"""The Markdown page of a reliability run: one table per scenario (`benchmarks.common.results.table`)."""
 
 from __future__ import annotations
 

@@ -1,33 +1,26 @@
 """The miner's device pool: one model replica per (device, service), per-device parallel counts,
 speed-weighted earliest-finish dispatch behind the stake-ordered waiting line, and Ray actors as
-replicas for more than one host (`ray_actors`, imported only with --pool.backend ray).
+replicas for more than one host (`ray_actors`; Ray itself is imported only with --pool.backend ray).
 
     replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, services))
     pool = Pool(replicas, Timer("miner", device=pool_label(replicas)))
     audio, elapsed, hardware, model, name = await pool.run("tts", request)
 """
 
-from audionet.lib.miner.pool.build import (
-    PoolSettings,
-    add_pool_flags,
-    build_replicas,
-    device_labels,
-    from_backends,
-    local_replicas,
-    pool_label,
-)
+from audionet.lib.miner.pool.build import build_replicas, device_labels, from_backends, local_replicas, pool_label
 from audionet.lib.miner.pool.dispatcher import POLICIES, ServiceDispatcher
 from audionet.lib.miner.pool.pool import Pool
 from audionet.lib.miner.pool.replica import LocalReplica, Replica, Result
+from audionet.lib.miner.pool.settings import MINER_ONLY, PoolSettings
 
 __all__ = [
+    "MINER_ONLY",
     "POLICIES",
     "LocalReplica",
     "Pool",
     "Replica",
     "Result",
     "ServiceDispatcher",
-    "add_pool_flags",
     "build_replicas",
     "device_labels",
     "from_backends",

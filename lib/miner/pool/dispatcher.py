@@ -27,7 +27,7 @@ leaves), never by polling:
   replica i mod n;
 * every generation is bounded by the service's timeout (`timeouts`): past it, or when its caller leaves,
   the request is abandoned: its caller gets a 503 at once (or nothing, if gone) and its `Stop` is set
-  (`lib.stop`). A backend that can stop (espeak-ng, Kokoro's ONNX runs) ends within one step; one that
+  (`lib.core.stop`). A backend that can stop (espeak-ng, Kokoro's ONNX runs) ends within one step; one that
   cannot finishes its call, and its slot counts as busy until then, because it is.
 
 Every replica's timings are keyed by its own device label (`generation` and its stages), and, when

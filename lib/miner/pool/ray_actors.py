@@ -1,5 +1,5 @@
-"""Replicas as Ray actors, for a pool larger than one host (`--pool.backend ray`). Imported only then:
-Ray is an optional extra (`pip install 'audionet[ray]'`), not a dependency of a single-GPU miner.
+"""Replicas as Ray actors, for a pool larger than one host (`--pool.backend ray`). Ray itself is imported only
+then: it is an optional extra (`pip install 'audionet[ray]'`), not a dependency of a single-GPU miner.
 
 Each replica is one actor holding one backend, loaded on the node Ray places it on, taking
 `parallel` calls at once (a threaded actor). A GPU replica asks Ray for `--ray.gpus` GPUs: fractions
@@ -20,10 +20,10 @@ import time
 from collections.abc import Mapping
 
 from audionet.lib.core.config import split_list
-from audionet.lib.core.devices import unique
+from audionet.lib.core.devices import describe_device, unique
 from audionet.lib.core.errors import ConfigError
-from audionet.lib.miner.pool.build import PoolSettings
 from audionet.lib.miner.pool.replica import Replica
+from audionet.lib.miner.pool.settings import PoolSettings
 from audionet.lib.services import registry
 from audionet.lib.services.registry import ModelChoice
 
@@ -36,8 +36,6 @@ class ReplicaActor:
     """What runs inside the actor: load the backend once, then generate."""
 
     def __init__(self, service: str, spec: str, device: str, dtype: str, preset):
-        from audionet.lib.core.devices import describe_device
-
         self.service = registry.get(service)
         self.backend = self.service.load_backend(spec, device=device, dtype=dtype, preset=preset)
         self.info = {

@@ -44,3 +44,35 @@ def test_comma_lists_drop_repeats_and_check_their_values():
     assert services("tts, vc,tts") == ("tts", "vc")
     with pytest.raises(Exception, match="unknown service music"):
         services("tts,music")
+
+
+def test_settings_generate_their_flags_and_read_them_back_with_one_default_each():
+    from dataclasses import dataclass
+    from types import SimpleNamespace
+
+    from audionet.lib.core.config import Settings, positive_int, setting
+
+    @dataclass(frozen=True)
+    class Toy(Settings):
+        """toy settings"""
+
+        port: int = setting("toy.port", 8091, type=int, help="port to bind")
+        quiet: bool = setting("toy.quiet", False, action="store_true", help="say less")
+        count: int = setting("toy.count", 2, type=positive_int, help="how many")
+        timeouts: dict = setting("toy.timeout", per_service="timeout_s", type=float, help="{title}: seconds")
+        name: str = "toy"  # no flag: set by whoever builds it
+
+    services = [SimpleNamespace(name="tts", title="Speech", timeout_s=12.0)]
+    built = Parser(prog="tool")
+    Toy.add_flags(built, services=services, count=None)  # this parser has no default count
+    assert Toy.from_flags(built.parse_args([])) == Toy(count=None, timeouts={"tts": 12.0})
+    args = built.parse_args(["--toy.port", "1", "--toy.quiet", "--toy.count", "3", "--toy.timeout.tts", "4"])
+    assert Toy.from_flags(args, name="other") == Toy(1, True, 3, {"tts": 4.0}, "other")
+    assert "toy settings" in built.format_help() and "Speech: seconds" in built.format_help()
+    with pytest.raises(SystemExit):
+        built.parse_args(["--toy.count", "0"])
+    partial = Parser(prog="tool")
+    flag(partial, "toy.port", type=int, default=5)
+    assert Toy.from_flags(partial.parse_args([])) == Toy(port=5)  # flags it lacks keep their defaults
+    Toy.add_flags(partial := Parser(prog="tool"), skip=("port", "quiet"))
+    assert "--toy.port" not in partial.format_help() and Toy.from_flags(partial.parse_args([])) == Toy()

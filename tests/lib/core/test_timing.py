@@ -133,6 +133,7 @@ def test_miner_signs_the_generation_time_the_timer_recorded(tmp_path, wallets):
     from audionet.lib.core.chain import OfflineChain
     from audionet.lib.core.protocol import unpack_response
     from audionet.lib.miner.app import MinerApp
+    from audionet.lib.miner.pool import from_backends
     from audionet.lib.services import TTS
 
     chain = OfflineChain(str(tmp_path / "chain.sqlite"))
@@ -142,7 +143,8 @@ def test_miner_signs_the_generation_time_the_timer_recorded(tmp_path, wallets):
     )
     chain.register(miner.hotkey.ss58_address, miner.coldkeypub.ss58_address)
     timer = Timer("miner", device="cpu-test")
-    service = MinerApp(miner, chain, {"tts": TTS.load_backend("baseline:espeak")}, AccessPolicy(), timer=timer)
+    pool = from_backends({"tts": TTS.load_backend("baseline:espeak")}, timer)
+    service = MinerApp(miner, chain, pool, AccessPolicy())
     body = json.dumps({"text": "Time me, please.", "seed": 3}).encode()
     with TestClient(service.app()) as client:
         reply = client.post(

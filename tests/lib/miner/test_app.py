@@ -3,8 +3,9 @@ import asyncio
 import pytest
 from starlette.requests import Request
 
+from audionet.lib.core.auth import request_target
 from audionet.lib.core.errors import WireError
-from audionet.lib.miner.app import read_capped, request_target
+from audionet.lib.miner.app import read_capped
 
 
 def test_a_body_that_never_arrives_is_refused_with_408():

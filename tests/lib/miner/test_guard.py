@@ -46,8 +46,7 @@ class Conn:
 
 def guard_with(shares=None, settings=SETTINGS):
     clock = Clock()
-    guard = ConnectionGuard(settings, clock=clock)
-    guard.shares = lambda h: (shares or {}).get(h, 0.0)  # bound after, as the miner's app binds its policy
+    guard = ConnectionGuard(settings, shares=lambda h: (shares or {}).get(h, 0.0), clock=clock)
 
     def connect(address: str) -> Optional[Conn]:
         conn = Conn(address, clock)

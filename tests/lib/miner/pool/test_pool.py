@@ -14,8 +14,8 @@ from audionet.lib import services
 from audionet.lib.core.devices import resolve_devices
 from audionet.lib.core.errors import BackendError, ConfigError
 from audionet.lib.core.timing import Timer
-from audionet.lib.miner.pool import PoolSettings, add_pool_flags, device_labels
-from audionet.lib.services import TTS
+from audionet.lib.miner.pool import PoolSettings, device_labels
+from audionet.lib.services import TTS, registry
 
 pytestmark = pytest.mark.timeout(300)
 FLOOR = 0.2  # simulated seconds per audio second of the fast device (the slow one: 3x)
@@ -109,7 +109,7 @@ def test_pool_flags_and_devices(monkeypatch):
     import argparse
 
     parser = argparse.ArgumentParser()
-    add_pool_flags(parser)
+    PoolSettings.add_flags(parser, services=registry.all_services())
     args = parser.parse_args(["--pool.devices", "cpu,cpu", "--pool.parallel", "2,1", "--pool.parallel.music", "1"])
     assert resolve_devices(args.pool_devices) == ["cpu", "cpu"] and resolve_devices("auto") == ["cpu"]
     settings = PoolSettings.from_flags(args)
