@@ -140,8 +140,9 @@ def run_service(name: str, judges: dict[str, Judged], args, sources, log) -> dic
             continue
         row["runs"] = {which: [] for which in judges}
         for which, judged in judges.items():
-            if which not in args.attack:
-                continue  # judged clean (the targets compare with it), not attacked
+            if which not in args.attack and len(judges) > 1:
+                continue  # judged clean (the targets compare with it), not attacked; a service with one Judge is
+                # attacked whichever is asked: its deployed Judge is the undefended one
             for bound in args.bounds:
                 headline = bound == args.headline
                 kinds = (0, args.eot) if (headline and args.eot and name in args.eot_services) else (0,)
@@ -244,6 +245,8 @@ def measure(args, command: str) -> int:
         data["services"][name]["findings"] = summarise(data["services"][name], args.headline)
     slug = device_slug(defended.evaluators.device)
     only = "" if set(args.attack) == {"undefended", "defended"} else "-" + "-".join(args.attack)
+    if set(args.services) != set(registry.names()):  # a subset's run is a file of its own
+        only += "-" + "-".join(args.services)
     write_result(args.out, slug, f"attacks-{profile}{only}", data, markdown(data), command, lambda p: plot(data, p))
     print(markdown(data))
     return 0

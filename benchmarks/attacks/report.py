@@ -149,6 +149,8 @@ def plot(data: dict, path: str) -> str:
         f = result["findings"]
         for judge, style in zip(result["judges"], ("--", "-")):
             bounds = f["attacked"][judge]["bounds"]
+            if not bounds:
+                continue  # judged clean, not attacked (--attack)
             xs = [float(b) for b in bounds]
             ax.plot(xs, [bounds[b]["score"] for b in bounds], style, marker="o", color="C3", label=f"attacked, {judge}")
             ax.axhline(f["attacked"][judge]["clean"], color="C3", linestyle=style, linewidth=0.6)

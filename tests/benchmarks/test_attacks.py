@@ -111,7 +111,7 @@ def test_a_short_attack_buys_the_undefended_judge_and_not_the_defended_one(tmp_p
         str(tmp_path),
     ]
     assert attacks.main(argv) == 0
-    stem = tmp_path / device_slug("cpu") / "attacks-offline"
+    stem = tmp_path / device_slug("cpu") / "attacks-offline-tts"
     data = json.loads(stem.with_suffix(".json").read_text())
     assert stem.with_suffix(".md").read_text().startswith("Regenerate: `audionet-bench attacks --services tts")
     assert stem.with_suffix(".png").stat().st_size > 0
