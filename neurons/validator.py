@@ -80,13 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds a round may take to judge, which sets how many miners it asks (0: the round interval)",
     )
     flag(neuron, "neuron.rounds", type=int, default=0, help="stop after this many rounds (0 = run forever)")
-    flag(
-        neuron,
-        "neuron.services",
-        type=registry.service_list,
-        default=",".join(registry.names()),
-        help="comma-separated services to query",
-    )
+    registry.add_services_flag(neuron, "neuron.services", "query")
     flag(neuron, "neuron.seed", type=int, default=None, help="seed for prompts (default: fresh randomness)")
     flag(neuron, "neuron.save_audio", default=None, help="keep every received clip as FLAC under this directory")
     registry.add_timeout_flags(neuron, "neuron.timeout", "{title} request timeout, s")

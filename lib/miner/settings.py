@@ -10,7 +10,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Optional
 
-from audionet.lib.core.config import Parser, Settings, add_common_flags, flag, positive_int, setting
+from audionet.lib.core.config import Parser, Settings, add_common_flags, positive_int, setting
 from audionet.lib.core.telemetry import add_telemetry_flags
 from audionet.lib.miner.limits import GuardSettings
 from audionet.lib.miner.pool.dispatcher import MAX_WAITING
@@ -74,13 +74,7 @@ def build_parser(prog: str = "audionet-miner", description: str = DESCRIPTION) -
     AxonSettings.add_flags(parser)
     registry.add_backend_flags(parser)
     models = parser.add_argument_group("serving")
-    flag(
-        models,
-        "services",
-        type=registry.service_list,
-        default=",".join(registry.names()),
-        help="comma-separated services to serve",
-    )
+    registry.add_services_flag(models, "services", "serve")
     PoolSettings.add_flags(parser, services=registry.all_services())
     MinerSettings.add_flags(parser, services=registry.all_services())
     GuardSettings.add_flags(parser)

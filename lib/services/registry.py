@@ -63,6 +63,12 @@ def get(name: str) -> Service:
 service_list = CommaList(allowed=names, what="service")
 
 
+def add_services_flag(group, name: str, purpose: str) -> None:
+    """`--<name>`: the services a neuron works with, every registered one by default (the miner serves them,
+    the validator queries them)."""
+    flag(group, name, type=service_list, default=",".join(names()), help=f"comma-separated services to {purpose}")
+
+
 PRESET_NAMES = ("fast", "balanced", "quality")
 
 
