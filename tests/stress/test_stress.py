@@ -78,7 +78,9 @@ def test_a_validator_killed_mid_round_resumes_its_scores_exactly(tmp_path):
 
 
 def test_a_round_with_bad_miners_ends_in_time_and_pays_only_honest_ones(tmp_path):
-    result = run_round(str(tmp_path), miners=12, honest=2, timeout=8.0, scoring_budget=40.0)
+    # The service's own timeout. At 8 s, CI (loaded) once gated an honest Kokoro miner: a long request can pass
+    # half of 8 s at a loaded host's measured speed (the miner's 503 rule) or 8 s itself; neither is transport.
+    result = run_round(str(tmp_path), miners=12, honest=2, scoring_budget=40.0)
     assert thresholds.round_(result) == []
     behaviours = {row["behaviour"] for row in result["rows"]}
     assert {"slow", "dead", "drip", "oversized", "wrong_signature", "replay", "hangup"} < behaviours

@@ -105,7 +105,9 @@ def run_round(
         "bad_nonzero": [r["name"] for r in rows if not r["behaviour"].startswith("honest") and r["reward"] != 0],
         # Honest answers must arrive and be judged; one may still earn 0 on its merits (the offline
         # profile's Whisper tiny can miss a tongue-twister entirely), but honest miners must be paid.
-        "honest_gated": [r["name"] for r in rows if r["behaviour"].startswith("honest") and r["gate"]],
+        "honest_gated": [
+            f"{r['name']}: {r['gate']}" for r in rows if r["behaviour"].startswith("honest") and r["gate"]
+        ],
         "honest_weight": sum(r["weight"] for r in rows if r["behaviour"].startswith("honest")),
         "rows": rows,
     }
