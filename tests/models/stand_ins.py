@@ -1,10 +1,11 @@
-"""What the tests of the families served through their own packages share: a spec's tiny random-weight stand-in
-loaded for voice clone, and the clone checks each passes (audible, in range, reproduced by its seed, changed by
+"""What the tests of the families served through their own packages share: a module fixture of a spec's tiny
+random-weight stand-in loaded for voice clone, and the clone checks each passes (audible, in range, reproduced by its seed, changed by
 another seed and by another voice)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from audionet.lib.core.audio import Audio
 from audionet.lib.services import VC
@@ -15,10 +16,14 @@ TRANSCRIPT = "The reference transcript."  # about as long as the 1.5 s reference
 TEXT, LONGER = "Short line.", "A much longer line of text that takes more time to say."
 
 
-def tiny_cloner(tmp_path_factory, spec: str):
-    """The voice-clone backend of `spec`'s tiny stand-in (built once per test module's folder) on the CPU."""
-    folder = str(tmp_path_factory.mktemp(spec.partition(":")[0]))
-    return VC.load_backend(random_spec(spec, folder, "tiny"), device="cpu")
+def stand_in_fixture(name: str, spec: str):
+    """The module fixture `name`: the voice-clone backend of `spec`'s tiny stand-in on the CPU, built once."""
+
+    def backend(tmp_path_factory):
+        folder = str(tmp_path_factory.mktemp(spec.partition(":")[0]))
+        return VC.load_backend(random_spec(spec, folder, "tiny"), device="cpu")
+
+    return pytest.fixture(scope="module", name=name)(backend)
 
 
 def checked_clone(backend, rate: int) -> Audio:

@@ -6,14 +6,12 @@ import pytest
 from audionet.lib.core.errors import BackendError
 from audionet.lib.services import TTS, VC
 from tests.conftest import tone
-from tests.models.stand_ins import LONGER, TRANSCRIPT, checked_clone, tiny_cloner
+from tests.models.stand_ins import LONGER, TRANSCRIPT, checked_clone, stand_in_fixture
 
 pytestmark = pytest.mark.timeout(600)
 
 
-@pytest.fixture(scope="module")
-def f5(tmp_path_factory):
-    return tiny_cloner(tmp_path_factory, "f5-tts:SWivid/F5-TTS")
+f5 = stand_in_fixture("f5", "f5-tts:SWivid/F5-TTS")
 
 
 def test_f5_clones_at_24k_follows_the_seed_and_the_reference(f5):

@@ -7,14 +7,12 @@ import pytest
 from audionet.lib.services import TTS
 from tests.batching import together
 from tests.conftest import tone
-from tests.models.stand_ins import LONGER, TRANSCRIPT, checked_clone, tiny_cloner
+from tests.models.stand_ins import LONGER, TRANSCRIPT, checked_clone, stand_in_fixture
 
 pytestmark = pytest.mark.timeout(600)
 
 
-@pytest.fixture(scope="module")
-def omnivoice(tmp_path_factory):
-    return tiny_cloner(tmp_path_factory, "hf:k2-fsa/OmniVoice")
+omnivoice = stand_in_fixture("omnivoice", "hf:k2-fsa/OmniVoice")
 
 
 def test_omnivoice_clones_at_24k_follows_the_seed_and_the_reference(omnivoice):

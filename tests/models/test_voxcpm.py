@@ -10,14 +10,12 @@ import pytest
 from audionet.lib.core.errors import BackendError
 from audionet.lib.services import TTS, VC
 from tests.conftest import tone
-from tests.models.stand_ins import LONGER, TEXT, TRANSCRIPT, checked_clone, tiny_cloner
+from tests.models.stand_ins import LONGER, TEXT, TRANSCRIPT, checked_clone, stand_in_fixture
 
 pytestmark = pytest.mark.timeout(600)
 
 
-@pytest.fixture(scope="module")
-def voxcpm(tmp_path_factory):
-    return tiny_cloner(tmp_path_factory, "voxcpm:openbmb/VoxCPM2")
+voxcpm = stand_in_fixture("voxcpm", "voxcpm:openbmb/VoxCPM2")
 
 
 def test_voxcpm_clones_at_48k_in_the_frame_budget_and_follows_the_seed_and_the_reference(voxcpm):
