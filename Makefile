@@ -70,7 +70,7 @@ gpu-check:
 # pin, so the kit ships 5.23. Needs the package registry; 5-12 minutes. GPU_KIT_PYTHON=3.11 and another
 # GPU_KIT_OUT build the same kit for this Python (the rehearsal's).
 GPU_KIT ?= $(firstword $(wildcard ../shared/gpu-kit ../../shared/gpu-kit))
-GPU_KIT_ONLY = transformers,diffusers,torchsde,silero-vad,utmos-pytorch,audiobox-aesthetics,basic-pitch,librosa,omnivoice
+GPU_KIT_ONLY = transformers,diffusers,torchsde,silero-vad,utmos-pytorch,audiobox-aesthetics,basic-pitch,librosa,omnivoice,voxcpm
 GPU_KIT_PYTHON ?= 3.12
 GPU_KIT_OUT ?= dist/gpu-kit
 gpu-kit:

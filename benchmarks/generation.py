@@ -2,8 +2,8 @@
 
 Baselines, Kokoro and the Kokoro clone run with their real (shipped) weights;
 VITS/MMS, SpeechT5, MusicGen-small, Dia, Stable Audio Open 1.0, ACE-Step 1.5 turbo, CSM-1B, VibeVoice-1.5B,
-Higgs Audio v2, XTTS-v2, OmniVoice and F5-TTS (coqui-tts, omnivoice, f5-tts: requirements-families*.txt) are the
-full-size architectures with random weights ("random weights — timing only": their output is noise).
+Higgs Audio v2, XTTS-v2, OmniVoice, F5-TTS and VoxCPM2 (coqui-tts, omnivoice, f5-tts, voxcpm:
+requirements-families*.txt) are the full-size architectures with random weights ("random weights — timing only": their output is noise).
 Diffusion music's time is also given as a ratio to MusicGen-small's for the same audio length, measured in
 the same run.
 Warm-up excluded. One result per device named in --pool.devices (the miner's flag and device rule):
@@ -64,6 +64,7 @@ BACKENDS = [
     ("XTTS-v2 clone", "vc", "hf:coqui/XTTS-v2", VC_TEXT, None, RANDOM),
     ("OmniVoice clone", "vc", "hf:k2-fsa/OmniVoice", VC_TEXT, None, RANDOM),
     ("F5-TTS v1 Base clone", "vc", "f5-tts:SWivid/F5-TTS", VC_TEXT, None, RANDOM),
+    ("VoxCPM2 clone", "vc", "voxcpm:openbmb/VoxCPM2", VC_TEXT, None, RANDOM),
 ]
 MUSICGEN = "MusicGen-small"  # diffusion music's time is given as a ratio to this row's, for the same length
 

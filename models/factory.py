@@ -12,6 +12,7 @@
     kokoro:<voice>           Kokoro-82M ONNX TTS (empty voice: jf_alpha); on the GPU where onnxruntime-gpu is installed
     kokoro-clone:[top-k]     offline voice clone: Kokoro voices blended by speaker similarity, F0 matched
     f5-tts:<HF id or dir>    F5-TTS voice clone through the f5-tts package (SWivid/F5-TTS's layout: F5TTS_v1_Base/)
+    voxcpm:<HF id or dir>    VoxCPM2 TTS and voice clone through the voxcpm package (openbmb/VoxCPM2's layout)
     py:<module>:<factory>    an operator's own backend (called with device=...)
     loop:<spec>              a cheat, for local subnets and studies: one second of <spec>'s answer, looped
 
@@ -59,6 +60,12 @@ COQUI_BACKENDS: dict[str, str] = {
 DIFFUSERS_BACKENDS: dict[str, str] = {
     "StableAudioPipeline": "audionet.models.hf.diffusion:StableAudioMusicGenerator",
     "AceStepPipeline": "audionet.models.hf.diffusion:AceStepMusicGenerator",
+}
+# A scheme of a family served through its own package (no transformers config to route hf: on) -> "module:class"
+# of its backend and an example id for the error when the spec names none.
+PACKAGE_BACKENDS: dict[str, tuple[str, str]] = {
+    "f5-tts": ("audionet.models.f5.clone:F5VoiceCloner", "SWivid/F5-TTS"),  # voice clone
+    "voxcpm": ("audionet.models.voxcpm.speech:VoxCpmSpeech", "openbmb/VoxCPM2"),  # TTS and voice clone
 }
 HF_PRESET_ALIASES = ("musicgen",)  # hf:musicgen -> the checkpoint of the preset
 PRESET_AWARE_HF = ("musicgen", "musicgen_melody")  # backend classes that take preset=
@@ -121,13 +128,13 @@ def _from_hf(name: str, check, device: str, dtype: str, preset: str) -> Backend:
     return backend
 
 
-def _from_f5(name: str, check, device: str, dtype: str) -> Backend:
+def _from_package(scheme: str, name: str, check, device: str, dtype: str) -> Backend:
     from audionet.lib.core.devices import resolve_device
-    from audionet.models.f5.clone import F5VoiceCloner
 
+    target, example = PACKAGE_BACKENDS[scheme]
     if not name:
-        raise BackendError("f5-tts: spec needs a model id or a local directory, e.g. f5-tts:SWivid/F5-TTS")
-    return check(F5VoiceCloner)(name, device=resolve_device(device), dtype=dtype)
+        raise BackendError(f"{scheme}: spec needs a model id or a local directory, e.g. {scheme}:{example}")
+    return check(_attribute(target))(name, device=resolve_device(device), dtype=dtype)
 
 
 def _from_kokoro(scheme: str, rest: str, check, preset: Optional[str], device: str) -> Backend:
@@ -182,8 +189,8 @@ def load_backend(
             backend = _from_hf(rest, check, device, dtype, preset or "balanced")
         elif scheme in ("kokoro", "kokoro-clone"):
             backend = _from_kokoro(scheme, rest, check, preset, device)
-        elif scheme == "f5-tts":
-            backend = _from_f5(rest, check, device, dtype)
+        elif scheme in PACKAGE_BACKENDS:
+            backend = _from_package(scheme, rest, check, device, dtype)
         elif scheme == "loop":
             from audionet.models.baselines.looped import looped
 
@@ -192,7 +199,7 @@ def load_backend(
         else:
             raise BackendError(
                 f"unknown model spec {spec!r}; use baseline:<name>, hf:<id or dir>, kokoro:<voice>, kokoro-clone:, "
-                "f5-tts:<id or dir>, py:<module>:<factory> or loop:<spec>"
+                "f5-tts:<id or dir>, voxcpm:<id or dir>, py:<module>:<factory> or loop:<spec>"
             )
     check(type(backend))  # py: factories are only known once called
     if warmup:

