@@ -85,6 +85,14 @@ async def read_capped(request: Request, limit: int, deadline_s: float) -> bytes:
     return b"".join(chunks)
 
 
+def log_refusal(request: Request, status: int, reason: str) -> None:
+    """One line for a refusal the app sends, with the reason the caller received. Its kind is its path and
+    status: the server's throttle (`connections.LogThrottle`) keeps a flood to one line per kind a minute,
+    counting the rest."""
+    address = request.client.host if request.client else "?"
+    connection_log.warning(f"refused {request.method} {request.url.path} with {status}: %s (from %s)", reason, address)
+
+
 class ClientLeft(Exception):
     """The client disconnected while its request waited or generated."""
 
@@ -254,7 +262,8 @@ class MinerApp:
         app = FastAPI(title="audionet miner", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
 
         @app.exception_handler(WireError)
-        async def wire_error(_request, error: WireError):
+        async def wire_error(request: Request, error: WireError):
+            log_refusal(request, error.status, error.message)
             return JSONResponse({"error": error.message}, status_code=error.status, headers=CLOSE)
 
         @app.exception_handler(ClientDisconnect)
@@ -271,7 +280,8 @@ class MinerApp:
             return Response(status_code=499, headers=CLOSE)
 
         @app.exception_handler(BackendError)
-        async def backend_error(_request, error: BackendError):
+        async def backend_error(request: Request, error: BackendError):
+            log_refusal(request, 500, str(error))
             return JSONResponse({"error": str(error)}, status_code=500, headers=CLOSE)
 
         for service in self.services:
