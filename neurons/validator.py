@@ -10,10 +10,11 @@ import argparse
 import asyncio
 import sys
 
-from audionet.lib.core.config import Parser, add_common_flags, flag, positive_int, run_entry_point
+from audionet.lib.core.config import Parser, add_common_flags, flag, run_entry_point
 from audionet.lib.core.telemetry import add_telemetry_flags
 from audionet.lib.services import registry
 from audionet.lib.validator.incentive import CURVE
+from audionet.lib.validator.settings import ValidatorSettings
 from audionet.lib.validator.verdicts import add_verdict_flags
 
 
@@ -63,28 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
         default="",
         help="service:share,... of services that share a mechanism (default: even)",
     )
-    flag(
-        neuron,
-        "neuron.sample_size",
-        type=positive_int,
-        default=256,
-        help="most miners a round asks (as many as fit the round interval at the measured cost per miner)",
-    )
-    flag(neuron, "neuron.epoch_length", type=positive_int, default=100, help="blocks between weight settings")
-    flag(neuron, "neuron.round_interval", type=float, default=12.0, help="seconds from round start to the next")
-    flag(
-        neuron,
-        "neuron.round_budget",
-        type=float,
-        default=0.0,
-        help="seconds a round may take to judge, which sets how many miners it asks (0: the round interval)",
-    )
     flag(neuron, "neuron.rounds", type=int, default=0, help="stop after this many rounds (0 = run forever)")
     registry.add_services_flag(neuron, "neuron.services", "query")
-    flag(neuron, "neuron.seed", type=int, default=None, help="seed for prompts (default: fresh randomness)")
-    flag(neuron, "neuron.save_audio", default=None, help="keep every received clip as FLAC under this directory")
-    registry.add_timeout_flags(neuron, "neuron.timeout", "{title} request timeout, s")
     add_verdict_flags(neuron)
+    ValidatorSettings.add_flags(parser, services=registry.all_services())
     add_telemetry_flags(parser)
     from audionet.models.eval.profiles import add_eval_flags
 
@@ -117,22 +100,10 @@ def main(argv=None) -> int:
 
 
 def evaluator_specs(args) -> dict[str, str]:
-    """The evaluation profile's specs; on a real network, offline evaluators only when asked for by
-    name (ConfigError otherwise: they reward cheap procedural audio over real models)."""
-    from audionet.lib.core.config import is_real_network
-    from audionet.lib.core.errors import ConfigError
-    from audionet.models.eval.profiles import EvalSettings, offline_only
+    """The evaluation profile's specs for this network (`EvalSettings.validator_specs`: its policy)."""
+    from audionet.models.eval.profiles import EvalSettings
 
-    real = is_real_network(args.subtensor_network)
-    specs = EvalSettings.from_flags(args).specs(real)
-    weak = offline_only(specs) if real and args.eval_profile != "offline" else []
-    if weak:
-        named = ", ".join(f"--eval.{kind} {specs[kind]}" for kind in weak)
-        raise ConfigError(
-            f"{named}: offline evaluators on {args.subtensor_network} would reward cheap procedural audio over real "
-            "models; use the standard profile's models, or pass --eval.profile offline to run them anyway"
-        )
-    return specs
+    return EvalSettings.from_flags(args).validator_specs(args.subtensor_network)
 
 
 def run(args, log) -> int:
@@ -155,26 +126,20 @@ def open_validator(args, log):
     from audionet.lib.core.timing import Timer
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.scoring.judge import Judge
-    from audionet.lib.validator.loop import Validator, ValidatorSettings
+    from audionet.lib.validator.loop import Validator
     from audionet.lib.validator.verdicts import VerdictLog
 
     wallet = load_wallet(args.wallet_name, args.wallet_hotkey, args.wallet_path)
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
     state_dir = args.neuron_state_dir or node_dir(args.subtensor_network, args.netuid, args.wallet_hotkey)
     services = args.neuron_services
-    settings = ValidatorSettings(
+    settings = ValidatorSettings.from_flags(
+        args,
         state_dir=state_dir,
         curve=replace(
             CURVE, eligible_after=args.neuron_eligible_after, ready_error=args.neuron_ready_error
         ).with_memory(record_s=args.neuron_record_hours * 3600),
-        sample_size=args.neuron_sample_size,
-        epoch_length=args.neuron_epoch_length,
-        round_interval=args.neuron_round_interval,
-        round_budget_s=args.neuron_round_budget or None,
-        timeouts={s: getattr(args, f"neuron_timeout_{s}") for s in services},
         services=services,
-        seed=args.neuron_seed,
-        save_audio_dir=args.neuron_save_audio,
         mechanisms=args.neuron_mechanisms,
         split=args.neuron_split,
     )

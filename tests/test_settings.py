@@ -5,12 +5,13 @@ parser is built from its settings (less the families not yet converted, named he
 from __future__ import annotations
 
 import ast
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from pathlib import Path
 
 from audionet.lib.core.config import FLAG, Parser, Settings, dest
 from audionet.lib.miner.settings import build_parser
 from audionet.lib.services import registry
+from audionet.lib.validator.settings import ValidatorSettings  # noqa: F401 (a Settings class the tests find)
 
 REPO = Path(__file__).resolve().parent.parent
 # Flag families of the miner's command line still defined the older way (`flag(...)` beside a reader).
@@ -49,12 +50,20 @@ def flag_names(cls) -> list[str]:
 
 def test_every_settings_class_generates_its_parser_and_reads_its_own_defaults_back():
     classes = settings_classes()
-    assert {c.__name__ for c in classes} >= {"AxonSettings", "MinerSettings", "GuardSettings", "PoolSettings"}
+    assert {c.__name__ for c in classes} >= {
+        "AxonSettings",
+        "MinerSettings",
+        "GuardSettings",
+        "PoolSettings",
+        "ValidatorSettings",
+    }
     for cls in classes:
         parser = Parser(prog="test")
         cls.add_flags(parser, services=registry.all_services())
-        read = cls.from_flags(parser.parse_args([]))
-        default = cls()
+        # a field that is no flag and has no default (the validator's state folder) is given as a value
+        given = {f.name: "given" for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING}
+        read = cls.from_flags(parser.parse_args([]), **given)
+        default = cls(**given)
         for item in fields(cls):
             spec = item.metadata.get(FLAG)
             if spec and spec["per_service"]:

@@ -24,10 +24,11 @@ from audionet.benchmarks.common.results import command_line
 from audionet.benchmarks.evaluator_devices import report
 from audionet.lib.core.config import CommaList, Parser, positive_int
 from audionet.lib.core.devices import device_slug
+from audionet.lib.core.dispatch import ROUND_ROBIN, WEIGHTED
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.scoring.jobs import Job
 from audionet.lib.scoring.judge import Judge
-from audionet.lib.scoring.replicas import ROUND_ROBIN, WEIGHTED, EvaluatorReplicas
+from audionet.lib.scoring.replicas import EvaluatorReplicas
 from audionet.lib.services import registry
 
 WARMUP_CLIPS = 4  # per service: the clips the weighted dispatch measures each device's speed on before it is timed

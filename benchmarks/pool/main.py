@@ -27,14 +27,13 @@ from audionet.benchmarks.device_tables import main as services
 from audionet.benchmarks.pool import report as pool_report
 from audionet.lib.core.config import positive_int
 from audionet.lib.core.devices import describe_device
-from audionet.lib.core.dispatch import Speed
+from audionet.lib.core.dispatch import ROUND_ROBIN, WEIGHTED, Speed
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.core.timing import Timer
 from audionet.lib.miner.pool import LocalReplica, Pool, PoolSettings, Replica
 from audionet.lib.miner.pool.settings import counts as count_list
 from audionet.lib.services import registry
 
-WEIGHTED, ROUND_ROBIN = "weighted", "round-robin"
 STUDY_LINE = 10_000
 
 

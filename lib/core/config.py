@@ -59,13 +59,22 @@ def flag(
 FLAG = "audionet.flag"  # the field metadata key: the flag a field is read from
 
 
-def setting(name: str, default: Any = None, *, help: str, per_service: str | bool = False, **options) -> Any:
+def setting(
+    name: str,
+    default: Any = None,
+    *,
+    help: str,
+    per_service: str | bool = False,
+    default_factory: Any = dict,
+    **options,
+) -> Any:
     """A settings field that is also the flag `--name` (`type`, `choices`, `action` and `old` go to `flag`).
     `per_service`: one flag `--name.<service>` per service instead, defaulting to `default` (True) or to that
-    service's attribute of this name; the field is then {service: value}."""
+    service's attribute of this name; the field is then {service: value}, `default_factory()` when built
+    without flags."""
     spec = {"name": name, "default": default, "help": help, "per_service": per_service, "options": options}
     if per_service:
-        return field(default_factory=dict, metadata={FLAG: spec})
+        return field(default_factory=default_factory, metadata={FLAG: spec})
     if isinstance(default, (list, dict, set)):
         raise TypeError(f"--{name}: a mutable default; use a tuple")
     return field(default=default, metadata={FLAG: spec})

@@ -22,6 +22,17 @@ from typing import Optional
 MIN_SIZE = 0.1  # audio seconds: a request is never planned as free of cost
 ALPHA = 0.3  # weight of the newest measurement in a replica's running average of its speed
 CLIP = 2.0  # one measurement moves the average at most this factor up or down (a cold cache, a GC pause)
+# How work is spread over replicas: WEIGHTED (earliest finish, `plan`: the miner's and the validator's), or
+# ROUND_ROBIN (item i on replica i mod n: the equal split the benchmarks compare it with).
+WEIGHTED, ROUND_ROBIN = "weighted", "round-robin"
+POLICIES = (WEIGHTED, ROUND_ROBIN)
+
+
+def check_policy(policy: str) -> str:
+    """`policy`, or ValueError naming the ones there are."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown dispatch policy {policy!r}; use {', '.join(POLICIES)}")
+    return policy
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ from audionet.lib.miner.guard import log as connection_log
 from audionet.lib.miner.health import Health
 from audionet.lib.miner.limits import GuardSettings
 from audionet.lib.miner.places import Caller, percent, stake_share
-from audionet.lib.miner.pool import Pool
+from audionet.lib.miner.pool import Place, Pool
 from audionet.lib.services import registry
 
 log = logging.getLogger("miner")
@@ -83,6 +83,14 @@ async def read_capped(request: Request, limit: int, deadline_s: float) -> bytes:
     except TimeoutError:
         raise WireError(f"the request body did not arrive within {deadline_s:g} s", status=408) from None
     return b"".join(chunks)
+
+
+def log_refusal(request: Request, status: int, reason: str) -> None:
+    """One line for a refusal the app sends, with the reason the caller received. Its kind is its path and
+    status: the server's throttle (`connections.LogThrottle`) keeps a flood to one line per kind a minute,
+    counting the rest."""
+    address = request.client.host if request.client else "?"
+    connection_log.warning(f"refused {request.method} {request.url.path} with {status}: %s (from %s)", reason, address)
 
 
 class ClientLeft(Exception):
@@ -157,14 +165,11 @@ class MinerApp:
         self.claim_connection(http, caller)
         own = caller == self.hotkey
         who = Caller(caller, OWN_PRIORITY if own else self.policy.admit(caller), self.share(caller))
-        dispatcher = self.pool.dispatchers[name]
         try:
-            ticket = dispatcher.enter(who)  # a full line, or the caller's share of it, answers before parsing
-            try:
-                request = await dispatcher.prepare(ticket, run_in_threadpool(dispatcher.parse, ticket, body))
-                audio, elapsed, device, model = await self._generate_while_connected(http, dispatcher, ticket, request)
-            finally:
-                dispatcher.leave(ticket)
+            # a full line, or the caller's share of it, answers before parsing
+            async with self.pool.place(name, who) as place:
+                request = await place.parse(body)
+                audio, elapsed, device, model = await self._generate_while_connected(http, name, place, request)
             if audio.seconds > service.answer_limit_s:  # text the length check could not tell: still the caller's
                 raise WireError(
                     f"the answer is {audio.seconds:.1f} s of audio; the limit is {service.answer_limit_s:g} s",
@@ -218,10 +223,10 @@ class MinerApp:
                 status=503,
             )
 
-    async def _generate_while_connected(self, http: Request, dispatcher, ticket, request) -> tuple:
+    async def _generate_while_connected(self, http: Request, name: str, place: Place, request) -> tuple:
         """(audio, generation seconds, device, model id) from the scheduler; if the client leaves first, its
         request leaves the line (or its generation is abandoned) and this raises ClientLeft."""
-        work = asyncio.ensure_future(self._generate(dispatcher, ticket, request))
+        work = asyncio.ensure_future(self._generate(name, place, request))
         gone = asyncio.ensure_future(until_disconnected(http))
         try:
             done, _ = await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -234,10 +239,9 @@ class MinerApp:
         await asyncio.gather(work, return_exceptions=True)
         raise ClientLeft()
 
-    async def _generate(self, dispatcher, ticket, request) -> tuple:
-        name = dispatcher.service.name
+    async def _generate(self, name: str, place: Place, request) -> tuple:
         try:
-            audio, elapsed, device, model, _label = await dispatcher.submit(ticket, request)
+            audio, elapsed, device, model, _label = await place.generate(request)
         except (WireError, BackendError):
             raise
         except Exception as error:
@@ -258,7 +262,8 @@ class MinerApp:
         app = FastAPI(title="audionet miner", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
 
         @app.exception_handler(WireError)
-        async def wire_error(_request, error: WireError):
+        async def wire_error(request: Request, error: WireError):
+            log_refusal(request, error.status, error.message)
             return JSONResponse({"error": error.message}, status_code=error.status, headers=CLOSE)
 
         @app.exception_handler(ClientDisconnect)
@@ -275,7 +280,8 @@ class MinerApp:
             return Response(status_code=499, headers=CLOSE)
 
         @app.exception_handler(BackendError)
-        async def backend_error(_request, error: BackendError):
+        async def backend_error(request: Request, error: BackendError):
+            log_refusal(request, 500, str(error))
             return JSONResponse({"error": str(error)}, status_code=500, headers=CLOSE)
 
         for service in self.services:

@@ -59,20 +59,14 @@ class Health:
             "status": "ok",
             "hotkey": self.hotkey,
             "started_ns": self.started_ns,
-            "services": {
-                s: {
-                    "model": self.pool.model(s),
-                    "busy": self.pool.dispatchers[s].busy,
-                    "waiting": self.pool.dispatchers[s].waiting,
-                    "served": self.served[s],
-                    "replicas": self.pool.dispatchers[s].describe(),
-                }
-                for s in self.served
-            },
+            "services": {s: self._service(s) for s in self.served},
             "devices": self.pool.devices(),
             "places": self.places(),
         }
         return HealthDetails.model_validate(details)  # the answer's schema (lib/core/protocol.py)
+
+    def _service(self, name: str) -> dict:
+        return self.pool.status(name) | {"served": self.served[name]}
 
     def places(self) -> dict:
         """Every place held: per verified caller its share of the stake and what it holds by stage (connections;
@@ -90,6 +84,6 @@ class Health:
             "limits": {
                 "connections": self.guard.settings.max_connections,
                 "unverified": self.guard.settings.unverified_budget,
-                "line": {s: self.pool.dispatchers[s].places for s in self.served},
+                "line": {s: self.pool.places(s) for s in self.served},
             },
         }

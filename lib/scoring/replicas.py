@@ -19,13 +19,11 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, Optional
 
 from audionet.lib.core.devices import bind_cuda, device_labels
-from audionet.lib.core.dispatch import Slots, Speed, estimate, plan
+from audionet.lib.core.dispatch import ROUND_ROBIN, WEIGHTED, Slots, Speed, check_policy, estimate, plan
 from audionet.lib.scoring.analyses import StageTimer
 from audionet.lib.scoring.jobs import Clip
 
 Analysis = Callable[[Any, Sequence[Clip], StageTimer], None]
-WEIGHTED, ROUND_ROBIN = "weighted", "round-robin"
-POLICIES = (WEIGHTED, ROUND_ROBIN)
 
 
 def device_of(evaluators) -> str:
@@ -41,9 +39,7 @@ class EvaluatorReplicas:
         equal split the evaluator-devices study compares it with)."""
         if not members:
             raise ValueError("evaluator replicas need at least one set of evaluators")
-        if policy not in POLICIES:
-            raise ValueError(f"unknown dispatch policy {policy!r}; use {', '.join(POLICIES)}")
-        self.members, self.policy = list(members), policy
+        self.members, self.policy = list(members), check_policy(policy)
         self.labels = list(labels) if labels else device_labels([device_of(m) for m in self.members])
         if len(self.labels) != len(self.members):
             raise ValueError(f"{len(self.labels)} labels for {len(self.members)} evaluator replicas")

@@ -12,7 +12,6 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
 from typing import Optional
 
 import httpx
@@ -29,10 +28,10 @@ from audionet.lib.services import registry
 from audionet.lib.validator.client import Answer, MinerClient, Target
 from audionet.lib.validator.coverage import Coverage
 from audionet.lib.validator.draws import DrawLanes
-from audionet.lib.validator.incentive import CURVE, Curve
 from audionet.lib.validator.mechanisms import Plan, plan
 from audionet.lib.validator.network_view import NetworkView
 from audionet.lib.validator.round import RoundScorer, Scored, score_as_answered
+from audionet.lib.validator.settings import ValidatorSettings
 from audionet.lib.validator.state import ScoreState, atomic_write_json
 from audionet.lib.validator.verdicts import verdict_rows
 
@@ -40,27 +39,6 @@ log = logging.getLogger("validator")
 SERVED_TTL_S = 600.0  # how long a miner's signed health (the services it serves) is trusted before asking again
 HTTP_POOLS = 16  # httpx clients the miners are shared between (64 connections each)
 HEALTH_TIMEOUT_S = 5.0  # a miner that cannot say what it serves within this is asked for every service
-
-
-def default_timeouts() -> dict[str, float]:
-    """Seconds for the whole exchange, per registered service."""
-    return {service.name: service.timeout_s for service in registry.all_services()}
-
-
-@dataclass
-class ValidatorSettings:
-    state_dir: str
-    curve: Curve = CURVE  # the records' memory, eligibility and the scores-to-weights curve
-    sample_size: int = 256  # most miners a round asks (as many as the round interval allows: lib/validator/coverage.py)
-    epoch_length: int = 100  # blocks between set_weights
-    round_interval: float = 12.0
-    round_budget_s: Optional[float] = None  # seconds a round may take to judge (None: round_interval; inf: cap)
-    timeouts: dict[str, float] = field(default_factory=default_timeouts)
-    services: tuple[str, ...] = field(default_factory=registry.names)
-    seed: Optional[int] = None
-    save_audio_dir: Optional[str] = None  # keep every valid clip as FLAC, for listening
-    mechanisms: Optional[dict[str, int]] = None  # service -> mechanism; None: one per service, or all on one
-    split: dict[str, float] = field(default_factory=dict)  # shares of services that share a mechanism (missing: 1)
 
 
 class Validator:

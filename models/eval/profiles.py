@@ -26,8 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from audionet.lib.core.config import split_list
-from audionet.lib.core.errors import BackendError
+from audionet.lib.core.config import is_real_network, split_list
+from audionet.lib.core.errors import BackendError, ConfigError
 from audionet.models.specs import split_spec
 
 
@@ -283,6 +283,20 @@ class EvalSettings:
     def specs(self, real_network: bool = False) -> dict[str, str]:
         """The chosen profile's specs with every --eval.<kind> override on top."""
         return resolve_specs(self.chosen_profile(real_network), self.overrides)
+
+    def validator_specs(self, network: str) -> dict[str, str]:
+        """`specs` for a validator on `network`: on a real one, offline evaluators only when asked for by the
+        offline profile (ConfigError otherwise: they reward cheap procedural audio over real models)."""
+        real = is_real_network(network)
+        specs = self.specs(real)
+        weak = offline_only(specs) if real and self.profile != "offline" else []
+        if weak:
+            named = ", ".join(f"--eval.{kind} {specs[kind]}" for kind in weak)
+            raise ConfigError(
+                f"{named}: offline evaluators on {network} would reward cheap procedural audio over real models; use"
+                " the standard profile's models, or pass --eval.profile offline to run them anyway"
+            )
+        return specs
 
 
 def add_eval_flags(parser, *, profile: bool = True, device_default: str = "auto") -> None:

@@ -118,11 +118,18 @@ def test_every_auth_failure_is_a_clean_status_and_the_miner_keeps_serving(net):
         "unregistered": (body, sign_request(wallet(net, "stranger"), "/v1/tts", body, miner.hotkey), 403),
         "no permit": (body, sign_request(wallet(net, "strict"), "/v1/tts", body, miner.hotkey), 403),
     }
+    start, reasons = log_size(miner.log_path), {}
     for name, (payload, headers, status) in cases.items():
         response = post(miner, "/v1/tts", payload, headers)
         assert response.status_code == status, f"{name}: {response.status_code} {response.text}"
         assert "\n" not in response.json()["error"], name
+        reasons.setdefault(status, response.json()["error"])
     assert post(miner, "/v1/tts", body, good()).status_code == 200
+    # the miner logs each refusal with the reason its caller received, one line per path and status a minute
+    new = log_since(miner.log_path, start).splitlines()
+    for status, reason in reasons.items():
+        lines = [line for line in new if f"refused POST /v1/tts with {status}: " in line]
+        assert len(lines) == 1 and f"with {status}: {reason} (from 127.0.0.1)" in lines[0], new
 
 
 def test_hostile_bodies_are_refused_before_work(net):

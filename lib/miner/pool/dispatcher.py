@@ -43,7 +43,7 @@ from collections import Counter
 from collections.abc import Awaitable, Sequence
 from typing import Optional, TypeVar
 
-from audionet.lib.core.dispatch import Slots, estimate, plan
+from audionet.lib.core.dispatch import ROUND_ROBIN, WEIGHTED, Slots, check_policy, estimate, plan
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stopped
@@ -53,7 +53,6 @@ from audionet.lib.miner.pool.estimates import answer_length, check_in_time, lear
 from audionet.lib.miner.pool.line import Line, Ticket
 from audionet.lib.miner.pool.replica import Replica, Result, calibrate
 
-POLICIES = ("weighted", "round-robin")
 MAX_LOOKAHEAD = 64  # requests of the line planned ahead
 MAX_WAITING = 8  # the miner's default --miner.max_waiting
 T = TypeVar("T")
@@ -68,17 +67,15 @@ class ServiceDispatcher:
         service,
         replicas: Sequence[Replica],
         timer: Timer,
-        policy: str = "weighted",
+        policy: str = WEIGHTED,
         max_waiting: int = MAX_WAITING,
         timeout_s: Optional[float] = None,
     ):
         if not replicas:
             raise ValueError(f"no replica for {service.name}")
-        if policy not in POLICIES:
-            raise ValueError(f"unknown dispatch policy {policy!r}; use {', '.join(POLICIES)}")
         if max_waiting < 0:
             raise ValueError("max_waiting must be >= 0")
-        self.service, self.replicas, self.timer, self.policy = service, list(replicas), timer, policy
+        self.service, self.replicas, self.timer, self.policy = service, list(replicas), timer, check_policy(policy)
         self.max_waiting = max_waiting
         self.timeout_s = service.timeout_s if timeout_s is None else timeout_s
         self.line = Line()
@@ -162,7 +159,7 @@ class ServiceDispatcher:
         ticket.request, ticket.size = request, max(self.size_of(request), ticket.answer_s or 0.0)
         ticket.stop.max_audio_s = self.service.answer_limit_s  # a backend that reports its audio stops past it
         check_in_time(self.service, self.replicas, ticket.size, self.timeout_s)
-        if self.policy == "round-robin":
+        if self.policy == ROUND_ROBIN:
             ticket.bound = next(self._rotation)
         self.dispatch()
         try:
@@ -233,7 +230,7 @@ class ServiceDispatcher:
         ready = self.line.ready()
         if not ready or all(replica.free == 0 for replica in self.replicas):
             return
-        if self.policy == "round-robin":
+        if self.policy == ROUND_ROBIN:
             for ticket in ready:
                 if ticket.bound is not None and ticket.bound.free > 0:
                     self._start(ticket, ticket.bound)
@@ -293,14 +290,14 @@ class ServiceDispatcher:
 
     def calibrate(self) -> None:
         """Time each replica's warm-ups (blocking, at start-up), where the dispatcher has a choice."""
-        if len(self.replicas) >= 2 and self.policy == "weighted":
+        if len(self.replicas) >= 2 and self.policy == WEIGHTED:
             calibrate(self.service.name, self.replicas)
 
     def describe(self) -> list[dict]:
         """Each replica's state; `waiting` is how many in line the current plan puts there."""
         for replica in self.replicas:
             replica.planned = 0
-        if self.policy == "weighted" and self.line.ready():
+        if self.policy == WEIGHTED and self.line.ready():
             for index, _start in self._plan()[2]:
                 self.replicas[index].planned += 1
         return [replica.describe() for replica in self.replicas]

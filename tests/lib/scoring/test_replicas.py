@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from audionet.lib.core.audio import Audio
-from audionet.lib.core.dispatch import Speed
+from audionet.lib.core.dispatch import ROUND_ROBIN, Speed
 from audionet.lib.scoring.jobs import Clip, Expect
 from audionet.lib.scoring.judge import Judge
-from audionet.lib.scoring.replicas import ROUND_ROBIN, EvaluatorReplicas, report_line
+from audionet.lib.scoring.replicas import EvaluatorReplicas, report_line
 from audionet.lib.services import MUSIC, TTS, VC
 
 
