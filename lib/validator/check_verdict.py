@@ -29,6 +29,7 @@ from audionet.lib.validator.round import Scored
 
 SLOW = 0.5  # an answer slower than this share of its service's timeout is a warning: a busy hour may cross it
 LITTLE = 0.5  # below this share of the reference's pay, a service "earns little" (warn)
+WEAK = 0.05  # a reference scoring under this (e.g. the offline evaluators' ASR on Kokoro) measures little
 # Each gate in words, for the verdict line ("7 of 10 answers gated: replays the reference clip").
 GATE_WORDS = {
     "missing": "no decodable audio",
@@ -110,6 +111,8 @@ def pay(score: float, reference: Reference) -> tuple[str, str]:
     relative = score / reference.score
     share = float(CURVE.shape(relative))
     against = f"{relative:.0%} of the reference's {reference.score:.2f} ({reference.spec}, same prompts)"
+    if reference.score < WEAK:
+        against += f" (a weak measure: the reference itself scores under {WEAK:g} with these evaluators)"
     if relative <= CURVE.floor:
         return "FAIL", f"{against}, at or under the curve's floor of {CURVE.floor:.0%}: it earns nothing"
     if share < LITTLE:

@@ -89,6 +89,8 @@ def test_the_verdict_is_what_the_curve_pays_against_the_reference():
     little = 0.65 * (CURVE.floor + 0.25 * (1 - CURVE.floor))  # a quarter of the way from the floor up
     assert level(little).level == "warn" and "earns little" in level(little).line
     assert level(0.6).level == "ok"
+    weak = level(0.01, Reference("kokoro-clone:", 0.01))
+    assert weak.level == "ok" and "a weak measure: the reference itself scores under 0.05" in weak.line
     unknown = level(0.6, Reference("kokoro-clone:", None, "no such backend"))
     assert (
         unknown.level == "warn" and "no reference to measure against (kokoro-clone:: no such backend)" in unknown.line
