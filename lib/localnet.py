@@ -308,6 +308,8 @@ class LocalNet:
                     "models": miner.models,
                     "scores": entry["scores"],
                     "weights": entry["weights"],
+                    "bounds": entry.get("bounds", {}),
+                    "eligible": entry.get("eligible", {}),
                     "emission": emission.get(miner.uid, 0.0),
                     "latency_s": service_latency,
                     "mean_latency_s": fmean(all_latency) if all_latency else None,
@@ -320,6 +322,7 @@ class LocalNet:
             "mechanisms": {"count": mechanisms.count, "shares": mechanisms.shares},
             "subnet": self.layout(),
             "validator": {"uid": self.validator_uid, "hotkey": self.validator_hotkey},
+            "curve": summary.get("curve"),
             "miners": miners,
         }
 

@@ -1,6 +1,8 @@
 """localnet.html beside localnet.json: one self-contained page (lib/core/html_report.py) with each miner's
-weight by round per service, the final table, every clip the validator received with a player and its
-verdict, and the time per answer per service against its timeout."""
+weight by round per service, why each weight is what it is (per service the curve drawn with each miner's point
+on it: its estimate, lower bound, the reference, the floor and the weight, and a note where two paid miners run
+the same engine), the final table, every clip the validator received with a player, its verdict and its parts
+and penalties in words, and the time per answer per service against its timeout."""
 
 from __future__ import annotations
 
@@ -8,7 +10,9 @@ import os
 from statistics import fmean
 from typing import Optional
 
-from audionet.lib.core.html_report import Markup, audio, esc, line_plot, page, table
+from audionet.lib.core.html_report import Markup, audio, curve_plot, esc, line_plot, page, table
+from audionet.lib.scoring.explain import in_words
+from audionet.lib.services import registry
 
 
 def clip_path(audio_dir: str, round_: int, uid: int, service: str) -> str:
@@ -49,7 +53,9 @@ def render(report: dict, records: list[dict], audio_dir: Optional[str]) -> str:
         text_columns=(1,),
     )
     clips = table(
-        ["round", "miner", "service", "clip", "score", "gate"], [clip_row(r, names, audio_dir) for r in rows], (1, 3, 5)
+        ["round", "miner", "service", "clip", "score", "gate", "parts and penalties"],
+        [clip_row(r, names, audio_dir) for r in rows],
+        (1, 3, 5, 6),
     )
     timeouts = {r["service"]: r["timeout_s"] for r in rows}
     latency = {
@@ -67,6 +73,7 @@ def render(report: dict, records: list[dict], audio_dir: Optional[str]) -> str:
         title,
         [
             ("Weight per miner by round", plots),
+            ("Why each weight is what it is", "".join(weight_reasons(report, names, s) for s in services)),
             ("Final table", final),
             ("Every clip the validator received", clips),
             ("Time per answer", timing),
@@ -82,7 +89,65 @@ def clip_row(row: dict, names: dict, audio_dir: Optional[str]) -> list:
     else:
         player = Markup("no audio")
     gate = Markup(f'<span class="gated">{esc(row["gate"])}</span>') if row["gate"] else "-"
-    return [row["round"], names.get(row["uid"], row["uid"]), row["service"], player, row["score"], gate]
+    why = "-" if row["gate"] else clip_words(row["service"], row.get("components") or {})
+    return [row["round"], names.get(row["uid"], row["uid"]), row["service"], player, row["score"], gate, why]
+
+
+def clip_words(service: str, components: dict) -> str:
+    """A clip's parts and penalties by its service's declaration, in words."""
+    if service not in registry.names():
+        return "-"
+    return in_words(registry.get(service).judging, [components]) or "-"
+
+
+def weight_reasons(report: dict, names: dict, service: str) -> str:
+    """One service's curve with a point per miner, a row per miner saying how its weight follows, and a note
+    where paid miners run the same engine."""
+    curve = report.get("curve")
+    if not curve:
+        return f"<p>{esc(service)}: the validator's summary has no curve to explain the weights with</p>"
+    floor, power, reference = curve["floor"], curve["power"], curve["references"].get(service, 0.0)
+
+    def shape(relative: float) -> float:
+        return max(0.0, (relative - floor) / (1.0 - floor)) ** power
+
+    points, rows = {}, []
+    for miner in report["miners"]:
+        if service not in miner.get("bounds", {}):
+            continue
+        bound, weight = miner["bounds"][service], miner["weights"].get(service, 0.0)
+        relative = bound / reference if reference > 0 else 0.0
+        points[names[miner["uid"]]] = (relative, shape(relative))
+        why = weight_words(miner["eligible"][service], relative, floor, shape(relative), weight)
+        rows.append([names[miner["uid"]], miner["scores"].get(service, 0.0), bound, reference, relative, weight, why])
+    plot = curve_plot(f"{service}: weight before normalising, by relative quality (floor {floor:.0%})", shape, points)
+    headers = ["miner", "estimate", "lower bound", "reference", "bound / reference", "weight", "why"]
+    return plot + table(headers, rows, text_columns=(0, 6)) + same_engine(report, names, service)
+
+
+def weight_words(eligible: bool, relative: float, floor: float, shaped: float, weight: float) -> Markup:
+    if not eligible:
+        text = "not eligible yet (too few answers in its record, or its last query failed): weight 0"
+    elif relative <= floor:
+        text = f"{relative:.0%} of the reference, at or under the floor of {floor:.0%}: weight 0"
+    else:
+        text = f"{relative:.0%} of the reference, {shaped:.0%} of the way up from the floor: weight {weight:.3f}"
+    return Markup(f'<span class="why">{esc(text)}</span>')
+
+
+def same_engine(report: dict, names: dict, service: str) -> str:
+    """A note per engine that two or more miners paid in `service` run (identical backend specs)."""
+    paid: dict[str, list[str]] = {}
+    for miner in report["miners"]:
+        spec = miner.get("models", {}).get(service)
+        if spec and miner["weights"].get(service, 0.0) > 0:
+            paid.setdefault(spec, []).append(names[miner["uid"]])
+    return "".join(
+        f'<p class="same-engine">{esc(", ".join(who))} run the same engine for {esc(service)} ({esc(spec)}): their '
+        "answers come from one model, so how the weight splits between them is luck</p>"
+        for spec, who in paid.items()
+        if len(who) > 1
+    )
 
 
 def write(path: str, report: dict, records: list[dict], audio_dir: Optional[str]) -> str:

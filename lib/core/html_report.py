@@ -20,7 +20,7 @@ table { border-collapse: collapse; margin: 1em 0; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f3f3f3; } td.text { text-align: left; }
 figure { display: inline-block; margin: 0.5em 1em 1em 0; } figcaption { font-weight: bold; }
-.broken { color: #d62728; } .gated { color: #d62728; }
+.broken { color: #d62728; } .gated { color: #d62728; } .same-engine { color: #8c564b; }
 """
 SCRIPT = """
 const clips = [...document.querySelectorAll('audio')];
@@ -39,6 +39,11 @@ for (const clip of clips) {
   clip.load();
 }
 if (!clips.length) document.body.dataset.checked = 'yes';
+for (const plot of document.querySelectorAll('svg.curve')) {
+  const drawn = [...plot.querySelectorAll('circle.point')].filter((p) => p.getBBox().width > 0);
+  plot.dataset.points = String(drawn.length);
+  plot.dataset.drawn = plot.querySelector('polyline.curve').getBBox().width > 0 ? 'yes' : 'no';
+}
 for (const plot of document.querySelectorAll('svg.plot')) {
   const lines = [...plot.querySelectorAll('polyline')];
   plot.dataset.drawn = lines.length && lines.every((l) => l.getBBox().width > 0) ? 'yes' : 'no';
@@ -123,6 +128,43 @@ def line_plot(
     svg = (
         f'<svg class="plot" width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">{"".join(parts)}</svg>'
     )
+    return Markup(f"<figure><figcaption>{esc(title)}</figcaption>{svg}</figure>")
+
+
+def curve_plot(title: str, curve, points: dict[str, tuple[float, float]], x_max: float = 1.3) -> Markup:
+    """A weight curve (`curve(x)` for relative quality x from 0 to `x_max`, drawn as one polyline) and one
+    labelled point per miner on it (`points`: name -> (x, y); x beyond the axis is drawn at its end); inline
+    SVG. Each point is a `circle.point` whose <title> is its name."""
+    width, height, left, bottom, top, right = 520, 280, 48, 36, 12, 150
+    xs = [x / 50 * x_max for x in range(51)]
+    ys = [float(curve(x)) for x in xs]
+    y1 = max([*ys, *(y for _, y in points.values()), 1e-9])
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        px = left + min(max(x, 0.0), x_max) / x_max * (width - left - right)
+        return px, height - bottom - min(max(y, 0.0), y1) / y1 * (height - bottom - top)
+
+    line = " ".join("{:.1f},{:.1f}".format(*at(x, y)) for x, y in zip(xs, ys))
+    parts = [
+        f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="#444"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="#444"/>',
+        f'<text x="{left - 4}" y="{top + 8}" text-anchor="end" font-size="10">{y1:.2g}</text>',
+        f'<text x="{left}" y="{height - bottom + 14}" font-size="10">0</text>',
+        f'<text x="{width - right}" y="{height - bottom + 14}" text-anchor="end" font-size="10">{x_max:g}</text>',
+        f'<text x="{(width - right + left) / 2}" y="{height - 4}" text-anchor="middle" font-size="11">'
+        "relative quality (bound / reference)</text>",
+        f'<polyline class="curve" fill="none" stroke="#444" stroke-width="1.5" points="{line}"/>',
+    ]
+    for n, (name, (x, y)) in enumerate(points.items()):
+        colour = PALETTE[n % len(PALETTE)]
+        px, py = at(x, y)
+        parts.append(
+            f'<circle class="point" cx="{px:.1f}" cy="{py:.1f}" r="5" fill="{colour}"><title>{esc(name)}</title></circle>'
+        )
+        parts.append(
+            f'<text x="{width - right + 8}" y="{top + 14 * (n + 1)}" font-size="11" fill="{colour}">{esc(name)}</text>'
+        )
+    svg = f'<svg class="curve" width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">{"".join(parts)}</svg>'
     return Markup(f"<figure><figcaption>{esc(title)}</figcaption>{svg}</figure>")
 
 

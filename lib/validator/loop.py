@@ -264,6 +264,7 @@ class Validator:
 
     def write_summary(self, block: int) -> None:
         weights, estimates, answers = self.state.weights(), self.state.estimates(), self.state.answers()
+        curve = self.state.curve_view()
         miners = [
             {
                 "uid": uid,
@@ -272,6 +273,8 @@ class Validator:
                 "scores": {s: estimates[s][uid] for s in self.services},
                 "weights": {s: weights[s][uid] for s in self.services},
                 "answers": {s: answers[s][uid] for s in self.services},
+                "bounds": {s: curve[s]["bounds"][uid] for s in self.services},
+                "eligible": {s: curve[s]["eligible"][uid] for s in self.services},
             }
             for uid, hotkey in enumerate(self.state.hotkeys)
             if hotkey != self.hotkey
@@ -283,6 +286,11 @@ class Validator:
                 "block": block,
                 "validator": self.hotkey,
                 "last_weights_block": self.state.last_weights_block,
+                "curve": {
+                    "floor": self.state.curve.floor,
+                    "power": self.state.curve.power,
+                    "references": {s: curve[s]["reference"] for s in self.services},
+                },
                 "miners": miners,
             },
         )

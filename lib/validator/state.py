@@ -134,6 +134,20 @@ class ScoreState:
             for s in self.services
         }
 
+    def curve_view(self) -> dict[str, dict]:
+        """Per scored service, how the curve weighs each uid (what the weights follow from): its lower confidence
+        bound, whether it is eligible, and the reference the bounds are measured against."""
+        view = {}
+        for s in self.services:
+            bound, eligible = self.curve.bounds(self.records[s], self.serves[s])
+            reference = self.curve.reference(bound, eligible)
+            view[s] = {
+                "reference": float(reference.reshape(-1)[0]) if reference.size else 0.0,
+                "bounds": [float(b) for b in bound],
+                "eligible": [bool(e) for e in eligible],
+            }
+        return view
+
     def doubted(self) -> list[int]:
         """Uids whose answers in a scored service may have changed (a change statistic past half its threshold):
         asked again first, up to half a round."""

@@ -3,6 +3,7 @@
 import numpy as np
 
 from audionet.lib.core.audio import Audio
+from audionet.lib.core.errors import WireError
 from audionet.models.base import MusicGenerator, SpeechSynthesizer, VoiceCloner
 
 
@@ -35,6 +36,42 @@ class ShortMusic(MusicGenerator):
 
     def generate(self, prompt, seconds, *, seed=0):
         return Audio(0.3 * np.sin(np.arange(9_600) * 0.05), 32_000)
+
+
+class NoiseMusic(MusicGenerator):
+    """Quiet white noise of the length asked for: passes every gate, and the music penalties take its score."""
+
+    model_id = "garbage:noise-music"
+
+    def generate(self, prompt, seconds, *, seed=0):
+        rng = np.random.default_rng(seed)
+        return Audio((0.1 * rng.standard_normal(int(32_000 * seconds))).astype(np.float32), 32_000)
+
+
+REFUSAL = (
+    "this miner refuses every music request with a reason longer than eighty characters, so that a check which"
+    " cuts it mid-word shows"
+)
+
+
+class RefusingMusic(MusicGenerator):
+    """Refuses every request as the caller's fault (HTTP 400), with a long reason."""
+
+    model_id = "garbage:refuse"
+
+    def generate(self, prompt, seconds, *, seed=0):
+        raise WireError(REFUSAL)
+
+    def warmup(self):
+        pass
+
+
+def noise_music(device="cpu"):
+    return NoiseMusic()
+
+
+def refusing_music(device="cpu"):
+    return RefusingMusic()
 
 
 def tts(device="cpu"):

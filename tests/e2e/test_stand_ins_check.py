@@ -11,6 +11,7 @@ import re
 import pytest
 
 from audionet.lib.localnet import LocalNet
+from audionet.lib.services import registry
 from audionet.models.random_weights import random_spec
 from audionet.neurons.miner import main as miner_main
 
@@ -40,6 +41,8 @@ MINERS = max(len(ids) for ids in FAMILIES.values())
 TIMEOUT_S = "180"
 CHECK = ["--check.answers", "2", "--check.seed", "3"]
 CHECK += [arg for service in FAMILIES for arg in (f"--check.timeout.{service}", TIMEOUT_S)]
+# the cheapest references: what the curve would pay random weights is not the point here
+CHECK += [arg for s in registry.all_services() for arg in (f"--check.reference.{s.name}", s.default_backend)]
 REFUSED_OR_SILENT = ("no valid answer", "no decodable audio", "mostly silent", "no answer within")
 
 
@@ -75,8 +78,8 @@ def test_each_stand_in_answers_the_validators_prompts_audibly(net, index, capsys
     lines = capsys.readouterr().out.splitlines()
     assert lines[2] == f"ok   health: signed by the miner; it serves {', '.join(sorted(models))}", lines
     for service in models:
-        verdict = next(line for line in lines if re.match(rf"(ok|FAIL) +{service}: ", line))
+        verdict = next(line for line in lines if re.match(rf"(ok|warn|FAIL) +{service}: ", line))
         timing = next(line for line in lines if re.match(rf"(ok|warn|FAIL) +{service} time: ", line))
         assert not any(word in verdict or word in timing for word in REFUSED_OR_SILENT), (models[service], lines)
-        assert verdict.startswith(f"ok   {service}: 2 of 2 answers scored") or "answers gated" in verdict, lines
-    assert code in (0, 1)  # 1: a gate for the random weights' speech fired, as said above
+        assert f"{service}: 2 of 2 answers scored" in verdict or "answers gated" in verdict, lines
+    assert code in (0, 1)  # 1: a gate for the random weights' speech fired, or they earn nothing under the curve

@@ -209,3 +209,18 @@ def test_unreadable_state_is_a_clear_config_error(tmp_path):
         path.write_text(content)
         with pytest.raises(ConfigError, match="state"):
             ScoreState.load(str(path), SERVICES)
+
+
+def test_the_curves_view_explains_the_weights():
+    """What the report draws: a uid is paid exactly where it is eligible and its bound over the reference is above
+    the floor (the cheap TTS at well under the reference gets weight 0)."""
+    state = ScoreState(SERVICES, curve=EAGER)
+    state.sync(["a", "b", "c"])
+    for _ in range(4):
+        for uid, reward in ((0, 0.8), (1, 0.78), (2, 0.34)):
+            state.update("tts", uid, reward)
+    view, weights = state.curve_view()["tts"], state.weights()["tts"]
+    assert view["reference"] > 0 and view["eligible"] == [True, True, True]
+    for bound, weight in zip(view["bounds"], weights):
+        assert (weight > 0) == (bound / view["reference"] > EAGER.floor), (view, weights)
+    assert weights[2] == 0.0 and weights[0] > 0

@@ -1,0 +1,62 @@
+"""A score in words: the parts a service's declaration (declaration.py) pays for and the penalties that took
+from it, by the declaration's names, over one clip or several ("adherence 0.12, musicality 0.40; penalties:
+loop took 100% (3 of 3 clips)"). The self-check and the localnet report both explain scores with it, from the
+`components` a verdict row carries (parts by name, each penalty as `<name>_penalty`: the share it took).
+
+Data and arithmetic only: the miner's self-check and the report read it without the scoring stack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from statistics import fmean
+
+from audionet.lib.scoring.declaration import Judging
+
+PENALTY = "_penalty"  # how a penalty's share taken is named among a verdict's components (jobs.Verdict)
+NOTABLE = 0.01  # a penalty that took less than this share of a score is not worth a word
+
+
+def penalty_names(judging: Judging) -> list[str]:
+    """Every multiplier a verdict of this service may carry: the penalties, then the gating parts' `_gate`."""
+    return [p.name for p in judging.penalties] + [f"{p.name}_gate" for p in judging.parts if p.gate]
+
+
+def words(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def parts_of(judging: Judging, components: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """Each declared part's mean value over the clips that have it, in the declaration's order."""
+    found = {}
+    for part in judging.parts:
+        values = [c[part.name] for c in components if part.name in c]
+        if values:
+            found[part.name] = fmean(values)
+    return found
+
+
+def penalties_of(judging: Judging, components: Sequence[Mapping[str, float]]) -> dict[str, tuple[float, int]]:
+    """Each penalty that took a notable share: (its mean share taken over the clips, the clips it took from),
+    the largest first."""
+    found = {}
+    for name in penalty_names(judging):
+        taken = [c.get(name + PENALTY, 0.0) for c in components]
+        hit = sum(share >= NOTABLE for share in taken)
+        if hit:
+            found[name] = (fmean(taken), hit)
+    return dict(sorted(found.items(), key=lambda item: -item[1][0]))
+
+
+def in_words(judging: Judging, components: Sequence[Mapping[str, float]]) -> str:
+    """'parts adherence 0.12, aesthetics 0.05; penalties: loop took 100% (3 of 3 clips)'; '' for no clip."""
+    if not components:
+        return ""
+    parts = ", ".join(f"{words(name)} {value:.2f}" for name, value in parts_of(judging, components).items())
+    taken = penalties_of(judging, components)
+    n = len(components)
+    penalties = ", ".join(
+        f"{words(name)} took {share:.0%}" + (f" ({hit} of {n} clips)" if n > 1 else "")
+        for name, (share, hit) in taken.items()
+    )
+    return f"parts {parts or 'none measured'}; " + (f"penalties: {penalties}" if penalties else "no penalty")
