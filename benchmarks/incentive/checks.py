@@ -134,9 +134,9 @@ def check_all(run: Run, alone: Run | None = None, serving: dict[str, float] | No
     checks["one-service specialist / best all-rounder, in its service"] = at_least(_specialist(run), SPECIALIST)
     if alone is not None:
         copies = events.group(run, "copy")
-        many = pay[window][:, :, copies].sum(axis=2).mean()
-        one = alone.incentive[steady(alone)][:, :, events.group(alone, "copy")].sum(axis=2).mean()
-        excess = float(many / (len(copies) * one)) if one > 0 else float("inf")
+        many = pay[window][:, :, copies].mean()
+        one = _one_uid_at(alone, next(g.quality for g in alone.groups if g.kind == "copy"))
+        excess = float(many / one) if one > 0 else float("inf")
         checks[f"{len(copies)} copies / {len(copies)} x one copy"] = at_most(excess, 1 + 1e-9, "1")
     if serving is not None:
         checks["thin service: 230 cheap uids begin to serve, pay of a uid at 0.90 moved"] = at_most(
@@ -191,6 +191,18 @@ def _drop_shown(run: Run, points) -> float:
             if before > 0 and eventual > 0:
                 shares.append((1 - after / before) / eventual)
     return float(np.median(shares)) if shares else 0.0
+
+
+def _one_uid_at(run: Run, quality: float) -> float:
+    """Steady pay of one uid at `quality`, from the honest uids either side of it (interpolated: the curve is
+    linear there). Their answers are drawn as a copy's are, and one copy alone carries its record's luck: on seed 0
+    it earned 0.730 of the best's pay, the honest uids at 0.94 and 0.96 0.70-0.75 and 0.81-0.82, six copies
+    0.76-0.79."""
+    each = run.incentive[steady(run)].mean(axis=(0, 1))
+    below = max(q for q in SPREAD if q <= quality + 1e-9)
+    above = min(q for q in SPREAD if q >= quality - 1e-9)
+    low, high = (float(each[events.group(run, "honest", q)].mean()) for q in (below, above))
+    return low if above == below else low + (high - low) * (quality - below) / (above - below)
 
 
 def _specialist(run: Run) -> float:

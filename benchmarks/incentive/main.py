@@ -21,7 +21,7 @@ import sys
 from dataclasses import replace
 
 from audionet.benchmarks.common.flags import study_parser
-from audionet.benchmarks.common.results import command_line
+from audionet.benchmarks.common.results import RESULTS_DIR, command_line
 from audionet.benchmarks.incentive import events as after
 from audionet.benchmarks.incentive import serving
 from audionet.benchmarks.incentive.before import Issue33
@@ -31,9 +31,7 @@ from audionet.benchmarks.incentive.scorers import PerService
 from audionet.benchmarks.incentive.sim import simulate
 from audionet.lib.validator.incentive import CURVE, HOUR
 
-# The per-round scores the curve was chosen on: the adversary study before issue 46's naturalness student (its
-# rerun lowers espeak; on it the copies check reads 1.024 > 1: the study is to be rerun on the new table)
-SAMPLES = os.path.join(os.path.dirname(__file__), "samples", "cpu-x86_64-2core", "adversaries-offline.json")
+SAMPLES = os.path.join(RESULTS_DIR, "cpu-x86_64-2core", "adversaries-offline.json")
 AFTER_H = 96.0  # simulated after the miners' events: a bait and switch's four days
 TRACKED = ("bait", "upgrade", "quiet upgrade", "new hotkey", "reformed", "turned")  # pay after the events, plotted
 

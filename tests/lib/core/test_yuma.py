@@ -71,3 +71,18 @@ def test_an_empty_subnet_has_an_empty_consensus():
     for shape in ((0, 0), (0, 3), (2, 0)):
         epoch = yuma.epoch(np.zeros(shape), [1.0] * shape[0])
         assert epoch.incentive.tolist() == [0.0] * shape[1] and epoch.consensus.tolist() == [0.0] * shape[1]
+
+
+def test_a_copier_of_a_still_consensus_gets_the_most_trust_any_validator_can():
+    """Why the incentive study's copier out-trusts the honest median whatever the curve (docs/scoring.md): trust
+    is at most min(1, the consensus's sum); a copier of last epoch's consensus, normalised, gets exactly that
+    while the consensus holds still, and every honest validator with noise about the median gets less."""
+    rng = np.random.default_rng(0)
+    quality = np.linspace(0.2, 1.0, 40)
+    honest = np.clip(quality + rng.normal(0, 0.05, (9, quality.size)), 0, None)
+    stake = rng.uniform(0.5, 1.5, 9)
+    before = yuma.epoch(honest, stake)
+    copier = yuma.normalise(before.consensus)
+    after = yuma.epoch(np.vstack([honest, copier]), [*stake, 0.05])
+    assert after.validator_trust[-1] == pytest.approx(min(1.0, after.consensus.sum()))
+    assert after.validator_trust[-1] > after.validator_trust[:-1].max()
