@@ -201,7 +201,10 @@ def build_parser(prog: str) -> Parser:
         "--eot-services", type=registry.service_list, default="tts", help="the services EOT-PGD also attacks"
     )
     parser.add_argument(
-        "--search", type=int, default=16, help="random-search draws at the headline bound (0: none; no gradient)"
+        "--search",
+        type=int,
+        default=0,
+        help="random-search draws at the headline bound, no gradient (0: none, as before)",
     )
     parser.add_argument("--check-every", type=positive_int, default=25, help="steps between real-Judge checks")
     parser.add_argument(
