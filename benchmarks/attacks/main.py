@@ -6,7 +6,9 @@ perturbation buys a cheap engine's answer, next to what honest backends score.
 The attacker knows everything (code, weights, declaration) and climbs the service's whole score as the
 Judge computes it (surrogate.py), by projected gradient ascent under an L-infinity bound on the 16-bit
 samples it sends (pgd.py): plain PGD on the deterministic Judge, and at the headline bound also EOT-PGD,
-averaging over random shifts and gains (what an attacker unsure of the validator's exact view would do).
+averaging over random shifts and gains (what an attacker unsure of the validator's exact view would do),
+and a random search without any gradient (sign noise at the bound, the best of `--search` draws): what a
+Judge whose verdict swings under any faint change pays by chance.
 Each answer is checked by the real Judge as the attack goes; the best one it saw is the attacked reward.
 "Undefended" is the same Judge without the judges that cannot be bought (their ceilings are then off).
 Writes <out>/<device-slug>/attacks-<profile>.{json,md,png}.
@@ -104,22 +106,35 @@ def attack_case(judged: Judged, case: Case, settings: pgd.Settings, clean, log) 
     outcome = pgd.attack(
         objective, case.audio.samples, settings, check, clean_score=clean.score, ceiling=top, progress=progress
     )
-    seconds = time.perf_counter() - started
+    run = outcome_row(case, settings.bound, kind, outcome, clean.score, time.perf_counter() - started, log)
+    held = sorted(judged.judging.measure_names() & set(fixed))  # read by the score, no gradient: not attacked
+    return {**run, "best_possible": top, "measures": objective.measures(_tensor(outcome.samples)), "held": held}
+
+
+def search_case(judged: Judged, case: Case, bound: float, draws: int, clean, seed: int, log) -> dict:
+    """The attacker without a gradient: random sign perturbations at the bound, the best the real Judge saw."""
+    started, rate = time.perf_counter(), case.audio.sample_rate
+    outcome = pgd.random_search(
+        case.audio.samples, bound, draws, lambda s: judged.verdict(case, Audio(s, rate)).score, clean.score, seed
+    )
+    kind = f"random search x{draws}"
+    return outcome_row(case, bound, kind, outcome, clean.score, time.perf_counter() - started, log)
+
+
+def outcome_row(case: Case, bound: float, kind: str, outcome: pgd.Outcome, clean: float, seconds: float, log) -> dict:
     log(
-        f"{case.label}: L-inf {settings.bound:g} {kind} {outcome.steps_run} steps, reward {clean.score:.3f} -> "
-        f"{outcome.score:.3f} (at most {top:.3f}; {seconds:.0f} s)"
+        f"{case.label}: L-inf {bound:g} {kind} {outcome.steps_run} steps, reward {clean:.3f} -> "
+        f"{outcome.score:.3f} ({seconds:.0f} s)"
     )
     return {
-        "bound": settings.bound,
+        "bound": bound,
         "attack": kind,
         "steps": outcome.steps_run,
         "score": outcome.score,
-        "gain": outcome.score - clean.score,
-        "best_possible": top,
+        "gain": outcome.score - clean,
         "snr_db": pgd.snr_db(case.audio.samples, outcome.samples),
         "trace": outcome.trace,
         "seconds": seconds,
-        "measures": objective.measures(_tensor(outcome.samples)),
     }
 
 
@@ -150,6 +165,11 @@ def run_service(name: str, judges: dict[str, Judged], args, sources, log) -> dic
                     steps = args.steps if headline else args.sweep_steps
                     settings = pgd.Settings(bound, steps, eot, args.check_every, seed=args.seed + 1)
                     row["runs"][which].append(attack_case(judged, case, settings, clean[which], prefixed(log, which)))
+                if headline and args.search:
+                    found = search_case(
+                        judged, case, bound, args.search, clean[which], args.seed + 2, prefixed(log, which)
+                    )
+                    row["runs"][which].append(found)
         attacked.append(row)
     return {
         "service": name,
@@ -179,6 +199,12 @@ def build_parser(prog: str) -> Parser:
     parser.add_argument("--eot", type=int, default=2, help="EOT samples per step at the headline bound (0: no EOT)")
     parser.add_argument(
         "--eot-services", type=registry.service_list, default="tts", help="the services EOT-PGD also attacks"
+    )
+    parser.add_argument(
+        "--search",
+        type=int,
+        default=0,
+        help="random-search draws at the headline bound, no gradient (0: none, as before)",
     )
     parser.add_argument("--check-every", type=positive_int, default=25, help="steps between real-Judge checks")
     parser.add_argument(
@@ -233,6 +259,7 @@ def measure(args, command: str) -> int:
                 "eot",
                 "eot_services",
                 "attack",
+                "search",
                 "check_every",
                 "seed",
             )

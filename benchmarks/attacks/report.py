@@ -89,13 +89,15 @@ def targets(findings: dict, ratio: bool) -> dict:
 def markdown(data: dict) -> str:
     models = ", ".join(f"{k} {v}" for k, v in data["evaluators"].items() if v != "none")
     s = data["settings"]
+    draws = s.get("search", 0)
+    search = f"; and a random search, no gradient: the best of {draws} sign-noise draws at the bound" if draws else ""
     lines = [
         f"# White-box attacks on the Judge ({data['profile']} profile)",
         "",
         f"Evaluators: {models}. Judges attacked: {', '.join(s.get('attack', ('undefended', 'defended')))}. "
         f"{s['clips']} attacked answers per service; PGD with {s['steps']} steps at the "
         f"headline bound {s['headline']:g} (plus EOT-PGD over {s['eot']} random views per step for "
-        f"{', '.join(s['eot_services'])}), {s['sweep_steps']} at the others; the real Judge checks the answer every "
+        f"{', '.join(s['eot_services'])}{search}), {s['sweep_steps']} at the others; the real Judge checks the answer every "
         f"{s['check_every']} steps. Reward: per answer the best of its attacks within the bound, mean over answers. "
         "Undefended: the Judge before the defence (no naturalness student, no ceilings, no gate). SNR: of the answers "
         "the attacks at that bound kept (their best, often before the bound was used up), and of the answer counted (it may come from a smaller bound).",
@@ -109,6 +111,15 @@ def markdown(data: dict) -> str:
         )
         same = " The defence changes nothing this service reads: one Judge." if len(result["judges"]) == 1 else ""
         lines += [f"Honest: {honest}.{same}", ""]
+        held = sorted(
+            {m for row in result["attacked"] for runs in row["runs"].values() for r in runs for m in r.get("held", ())}
+        )
+        if held:
+            lines += [
+                f"Held at the clean answer's values (no gradient here: not attacked, only checked by the real Judge): "
+                f"{', '.join(held)}.",
+                "",
+            ]
         rows = []
         for judge in result["judges"]:
             a = f["attacked"][judge]
