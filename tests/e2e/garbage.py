@@ -48,6 +48,15 @@ class NoiseMusic(MusicGenerator):
         return Audio((0.1 * rng.standard_normal(int(32_000 * seconds))).astype(np.float32), 32_000)
 
 
+class SilentMusic(MusicGenerator):
+    """Digital silence of the length asked for: the silence gate's case."""
+
+    model_id = "garbage:silence"
+
+    def generate(self, prompt, seconds, *, seed=0):
+        return Audio(np.zeros(int(32_000 * seconds), dtype=np.float32), 32_000)
+
+
 REFUSAL = (
     "this miner refuses every music request with a reason longer than eighty characters, so that a check which"
     " cuts it mid-word shows"
@@ -68,6 +77,10 @@ class RefusingMusic(MusicGenerator):
 
 def noise_music(device="cpu"):
     return NoiseMusic()
+
+
+def silent_music(device="cpu"):
+    return SilentMusic()
 
 
 def refusing_music(device="cpu"):

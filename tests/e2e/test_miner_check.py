@@ -3,7 +3,7 @@
 An honest miner (the best offline TTS, Kokoro) is ready, exit 0, its service `ok` against the reference judged in
 the same run. A 1 s loop cheat (`loop:baseline:*`) and noise sold as music pass every gate but earn nothing under
 the curve: FAIL, exit 1, with the penalty that took their score named. A miner that refuses with 400 is reported
-as refused, with the status and the whole reason. A cheat the gates catch (full-scale noise for speech) fails
+as refused, with the status and the whole reason; silence is gated; a miner too slow for the timeout fails. A cheat the gates catch (full-scale noise for speech) fails
 with the gate named and counted; a miner whose flags say another port than the chain has fails on the endpoint
 but is still reached where it is."""
 
@@ -35,6 +35,7 @@ def net(tmp_path_factory):
         ),
         "noise": ("--services", "music", "--music.model", "py:tests.e2e.garbage:noise_music"),
         "refuses": ("--services", "music", "--music.model", "py:tests.e2e.garbage:refusing_music"),
+        "silent": ("--services", "music", "--music.model", "py:tests.e2e.garbage:silent_music"),
     }
     started = {name: net.add_miner(name, extra_args=flags) for name, flags in miners.items()}
     try:
@@ -96,6 +97,25 @@ def test_a_refusal_is_reported_with_its_status_and_whole_reason(net, capsys):
     verdict = line(lines, "FAIL music: ")
     assert f'refused with HTTP 400 x2 (HTTP 400: "{REFUSAL}")' in verdict, verdict
     assert line(lines, "FAIL music time: ") == "FAIL music time: no answer: refused with HTTP 400 x2"
+    assert lines[-1].startswith("NOT READY")
+
+
+def test_silence_is_gated_and_not_ready(net, capsys):
+    _, miners = net
+    code, lines = check(miners["silent"], capsys)
+    assert code == 1, "\n".join(lines)
+    verdict = line(lines, "FAIL music: ")
+    assert verdict.startswith("FAIL music: 2 of 2 answers gated, it earns nothing: mostly silent x2 (silent: "), verdict
+    assert lines[-1].startswith("NOT READY")
+
+
+def test_a_miner_too_slow_for_the_timeout_is_not_ready(net, capsys):
+    _, miners = net
+    # Kokoro cannot speak a validator's sentence in 0.3 s on any CPU: too slow for that timeout.
+    code, lines = check(miners["good"], capsys, "--check.timeout.tts", "0.3")
+    assert code == 1, "\n".join(lines)
+    assert line(lines, "FAIL tts: ")
+    assert line(lines, "FAIL tts time: ").startswith("FAIL tts time: no answer"), lines
     assert lines[-1].startswith("NOT READY")
 
 
