@@ -1,9 +1,10 @@
 """A round's verdicts in public: one row per answer (who, which service, score and every component, the gate
-that fired and why, latency against the timeout, model and device as the miner signed them, the record's
+that fired and why, the score in words as the self-check and localnet.html give it (`why`), latency against the timeout, model and device as the miner signed them, the record's
 estimate, the weight in the service and in the mechanism that pays it).
 
 Every row goes to the validator's local rounds.jsonl; W&B gets one table per service and round
-(`tables/verdicts/<service>`: the columns below, then that service's components), at most `max_rows` rows a
+(`tables/verdicts/<service>`: the columns below, then that service's components, every penalty it declares
+among them as `<name>_penalty` even where no clip of the round measured it), at most `max_rows` rows a
 round, and the audio only when `--neuron.wandb_audio` asks for it. docs/validator.md says how a miner finds
 its rows.
 """
@@ -17,6 +18,8 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 
 from audionet.lib.core.config import flag, positive_int
+from audionet.lib.scoring.explain import PENALTY, in_words, penalty_names
+from audionet.lib.services import registry
 
 if TYPE_CHECKING:  # the flags are read before the scoring stack loads
     from audionet.lib.validator.mechanisms import Plan
@@ -32,6 +35,7 @@ COLUMNS = (
     "reward",
     "gate_name",
     "gate",
+    "why",
     "latency_s",
     "timeout_s",
     "audio_s",
@@ -78,6 +82,8 @@ def verdict_rows(
                 "reward": item.reward,
                 "gate_name": item.gate_name,  # which gate fired (None: none did)
                 "gate": item.gate,  # why, in one line (rounds.jsonl has always carried it)
+                # an answer past every gate: its parts and the penalties that took from it, in words
+                "why": None if item.gate else in_words(registry.get(answer.service).judging, [item.components]),
                 "latency_s": round(answer.latency_s, 4),
                 "timeout_s": timeouts.get(answer.service),
                 "audio_s": round(answer.audio.seconds, 3) if answer.audio is not None else None,
@@ -100,7 +106,8 @@ def tables(rows: Sequence[dict], max_rows: int, audio: bool = False) -> dict[str
     out: dict[str, tuple[list[str], list[dict]]] = {}
     for service in dict.fromkeys(row["service"] for row in kept):
         mine = [row for row in kept if row["service"] == service]
-        components = sorted({name for row in mine for name in row["components"]})
+        declared = [name + PENALTY for name in penalty_names(registry.get(service).judging)]
+        components = sorted({name for row in mine for name in row["components"]}.union(declared))
         columns = [*COLUMNS, *components, *(["audio"] if audio else [])]
         flat = [{**row, **row["components"], **({"audio": audio_key(row)} if audio else {})} for row in mine]
         out[f"verdicts/{service}"] = (columns, flat)

@@ -32,7 +32,7 @@ def scored(uid: int, service: str, score: float, gate_name=None, gate=None, comp
 
 def round_of_five() -> list[Scored]:
     return [
-        scored(1, "tts", 0.8, components={"naturalness": 0.7, "wer": 0.1}),
+        scored(1, "tts", 0.8, components={"naturalness": 0.7, "wer": 0.1, "content_penalty": 0.4}),
         scored(2, "tts", 0.4, "length", "wrong length: 9.00 s, expected 1.0-4.0 s", {"speech_ratio": 0.9}),
         scored(1, "music", 0.6, components={"clap": 0.5}),
         scored(2, "music", 0.0, "no_answer", "no valid answer: timed out after 60 s"),
@@ -52,6 +52,9 @@ def test_rows_carry_the_verdict_and_the_weights_in_service_and_mechanism():
     assert first["mechanism_weight"] == pytest.approx(0.75 * 0.75 + 0.25 * 0.5)  # tts 3 : music 1
     assert gated["gate_name"] == "length" and gated["gate"].startswith("wrong length") and gated["reward"] == 0.0
     assert rows[3]["gate_name"] == "no_answer"
+    # the score in words, as the self-check and localnet.html say it; a gated answer's why is its gate
+    assert first["why"] == "parts naturalness 0.70; penalties: content took 40%" and gated["why"] is None
+    assert rows[2]["why"] == "parts none measured; no penalty"  # clap is a measure, not a declared part
     unset = verdict_rows(7, round_of_five(), [0.0] * 5, TIMEOUTS, weights, None)  # before weights were set
     assert unset[0]["mechanism"] is None and unset[0]["mechanism_weight"] is None and unset[0]["weight"] == 0.75
 
@@ -69,8 +72,11 @@ def test_wandb_gets_a_table_per_service_with_every_column_and_at_most_the_rows_a
     files = os.path.join(os.path.dirname(run["path"]), "files")
     tables = {s: load_json(os.path.join(files, logged[f"tables/verdicts/{s}/path"])) for s in ("tts", "music")}
     extra = ["audio"] if audio else []
-    assert tables["tts"]["columns"] == [*COLUMNS, "naturalness", "speech_ratio", "wer", *extra]
-    assert tables["music"]["columns"] == [*COLUMNS, "clap", *extra]
+    # every penalty the service declares is a column, measured this round or not
+    tts_components = ["content_penalty", "naturalness", "naturalness_gate_penalty", "speech_ratio", "wer"]
+    assert tables["tts"]["columns"] == [*COLUMNS, *tts_components, *extra]
+    music_penalties = ["continuity_penalty", "duration_penalty", "loop_penalty", "not_music_penalty", "speech_penalty"]
+    assert tables["music"]["columns"] == [*COLUMNS, "clap", *music_penalties, *extra]
     assert [len(t["data"]) for t in tables.values()] == [2, 2]  # the fifth row (uid 3's music) was cut
     tts = [dict(zip(tables["tts"]["columns"], row)) for row in tables["tts"]["data"]]
     assert tts[0]["naturalness"] == 0.7 and tts[1]["gate_name"] == "length" and tts[1]["naturalness"] is None
