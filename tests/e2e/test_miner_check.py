@@ -50,6 +50,13 @@ def check(miner, capsys, *extra) -> tuple[int, list[str]]:
     return code, capsys.readouterr().out.splitlines()
 
 
+def not_ready(net, name: str, capsys, *extra) -> list[str]:
+    """The check's lines for miner `name`, which must exit 1 and end NOT READY."""
+    code, lines = check(net[1][name], capsys, *extra)
+    assert code == 1 and lines[-1].startswith("NOT READY"), "\n".join(lines)
+    return lines
+
+
 def line(lines: list[str], start: str) -> str:
     (found,) = [text for text in lines if text.startswith(start)]
     return found
@@ -71,9 +78,7 @@ def test_an_honest_miner_would_earn_and_is_ready(net, capsys):
 
 
 def test_a_loop_cheat_earns_nothing_and_is_not_ready(net, capsys):
-    _, miners = net
-    code, lines = check(miners["loop"], capsys)
-    assert code == 1, "\n".join(lines)
+    lines = not_ready(net, "loop", capsys)
     music = line(lines, "FAIL music: ")
     assert "at or under the curve's floor of 78%: it earns nothing" in music or "gated" in music, music
     assert "loop took" in line(lines, "FAIL music why: "), lines
@@ -82,50 +87,35 @@ def test_a_loop_cheat_earns_nothing_and_is_not_ready(net, capsys):
 
 
 def test_noise_sold_as_music_earns_nothing_and_is_not_ready(net, capsys):
-    _, miners = net
-    code, lines = check(miners["noise"], capsys)
-    assert code == 1, "\n".join(lines)
+    lines = not_ready(net, "noise", capsys)
     assert "it earns nothing" in line(lines, "FAIL music: "), lines
     assert "penalties: not music took" in line(lines, "FAIL music why: "), lines
-    assert lines[-1].startswith("NOT READY")
 
 
 def test_a_refusal_is_reported_with_its_status_and_whole_reason(net, capsys):
-    _, miners = net
-    code, lines = check(miners["refuses"], capsys)
-    assert code == 1, "\n".join(lines)
+    lines = not_ready(net, "refuses", capsys)
     verdict = line(lines, "FAIL music: ")
     assert f'refused with HTTP 400 x2 (HTTP 400: "{REFUSAL}")' in verdict, verdict
     assert line(lines, "FAIL music time: ") == "FAIL music time: no answer: refused with HTTP 400 x2"
-    assert lines[-1].startswith("NOT READY")
 
 
 def test_silence_is_gated_and_not_ready(net, capsys):
-    _, miners = net
-    code, lines = check(miners["silent"], capsys)
-    assert code == 1, "\n".join(lines)
+    lines = not_ready(net, "silent", capsys)
     verdict = line(lines, "FAIL music: ")
     assert verdict.startswith("FAIL music: 2 of 2 answers gated, it earns nothing: mostly silent x2 (silent: "), verdict
-    assert lines[-1].startswith("NOT READY")
 
 
 def test_a_miner_too_slow_for_the_timeout_is_not_ready(net, capsys):
-    _, miners = net
     # Kokoro cannot speak a validator's sentence in 0.3 s on any CPU: too slow for that timeout.
-    code, lines = check(miners["good"], capsys, "--check.timeout.tts", "0.3")
-    assert code == 1, "\n".join(lines)
+    lines = not_ready(net, "good", capsys, "--check.timeout.tts", "0.3")
     assert line(lines, "FAIL tts: ")
     assert line(lines, "FAIL tts time: ").startswith("FAIL tts time: no answer"), lines
-    assert lines[-1].startswith("NOT READY")
 
 
 def test_a_cheat_is_not_ready_and_the_gate_is_named_with_its_count(net, capsys):
-    _, miners = net
-    code, lines = check(miners["cheat"], capsys)
-    assert code == 1, "\n".join(lines)
+    lines = not_ready(net, "cheat", capsys)
     verdict = line(lines, "FAIL tts:")
     assert verdict.startswith("FAIL tts: 2 of 2 answers gated, it earns nothing: clipped x2 (clipped: ")
-    assert lines[-1].startswith("NOT READY")
 
 
 def test_flags_that_disagree_with_the_chain_fail_on_the_endpoint(net, capsys):
