@@ -135,11 +135,13 @@ def test_localnet_runs_its_roster_pays_no_cheat_and_logs_each_round(tmp_path):
     clip = tmp_path / "net" / "audio" / "round-00001" / f"uid-{best['uid']:03d}-music.flac"
     audio = decode_flac(clip.read_bytes(), max_seconds=30, max_bytes=10**7)
     assert audio.sample_rate == 32_000 and audio.seconds >= 3.5
-    # localnet.html beside the JSON: in Chromium every clip plays and every service's weight plot is drawn
+    # localnet.html beside the JSON: in Chromium every clip plays, every service's weight plot and curve is drawn
     page = out.with_suffix(".html")
     if CHROMIUM:
         dom = rendered_dom(page)
-        assert dom.count('data-state="playable"') == 9 and dom.count('data-drawn="yes"') == 3, dom[-2000:]
+        # three weight plots and three curves (issue 43: a point per miner on each service's curve)
+        assert dom.count('data-state="playable"') == 9 and dom.count('data-drawn="yes"') == 6, dom[-2000:]
+        assert 'data-drawn="no"' not in dom and dom.count('data-points="3"') == 3, dom[-2000:]
     else:
         assert page.read_text().count("data:audio/flac;base64,") == 9
     # the miners were stopped with SIGTERM at the end and still wrote their timings
