@@ -29,8 +29,6 @@ from audionet.lib.validator.check_verdict import Finding, Reference, service_fin
 from audionet.lib.validator.client import MinerClient, Target
 from audionet.lib.validator.round import score_round
 
-HEALTH_TIMEOUT_S = 5.0
-
 
 @dataclass(frozen=True)
 class CheckSettings(Settings):
@@ -88,7 +86,7 @@ async def run_check(chain, wallet, settings: CheckSettings, judge: Judge, source
         return findings
     async with httpx.AsyncClient() as http:
         client = MinerClient(wallet, http)
-        served = await client.served(target, HEALTH_TIMEOUT_S)
+        served = await client.served(target)
         if served is None:
             return [*findings, Finding("FAIL", "health", f"no signed answer from {target.endpoint}/v1/health")]
         known = sorted(served & set(registry.names()))

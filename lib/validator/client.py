@@ -39,6 +39,9 @@ from audionet.lib.validator.reply import IDENTITY, MAX_HEALTH_BYTES, Reply, erro
 log = logging.getLogger("validator")
 
 
+HEALTH_TIMEOUT_S = 5.0  # a miner that cannot say what it serves within this is asked for every service
+
+
 @dataclass(frozen=True)
 class Target:
     uid: int
@@ -94,7 +97,7 @@ class MinerClient:
         return answer
 
     async def served(
-        self, target: Target, timeout: float, wanted: Optional[Collection[str]] = None
+        self, target: Target, timeout: float = HEALTH_TIMEOUT_S, wanted: Optional[Collection[str]] = None
     ) -> Optional[frozenset[str]]:
         """The services among `wanted` (default: every registered one) that `target` serves, from its health
         signed by its hotkey for this validator (None when it does not answer, or not with a signed answer);

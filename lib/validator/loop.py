@@ -38,7 +38,6 @@ from audionet.lib.validator.verdicts import verdict_rows
 log = logging.getLogger("validator")
 SERVED_TTL_S = 600.0  # how long a miner's signed health (the services it serves) is trusted before asking again
 HTTP_POOLS = 16  # httpx clients the miners are shared between (64 connections each)
-HEALTH_TIMEOUT_S = 5.0  # a miner that cannot say what it serves within this is asked for every service
 
 
 class Validator:
@@ -95,7 +94,7 @@ class Validator:
         a miner that does not answer it is asked for every service, and its failures are scored)."""
         now = time.monotonic()
         stale = [t for t in targets if now - self.health.get(t.hotkey, (-np.inf, None))[0] > SERVED_TTL_S]
-        answers = await asyncio.gather(*(client.served(t, HEALTH_TIMEOUT_S, self.services) for t in stale))
+        answers = await asyncio.gather(*(client.served(t, wanted=self.services) for t in stale))
         for target, services in zip(stale, answers):
             self.health[target.hotkey] = (now, services)
         out = {}

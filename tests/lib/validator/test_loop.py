@@ -15,7 +15,7 @@ from audionet.lib.core.audio import Audio
 from audionet.lib.core.chain import OfflineChain
 from audionet.lib.scoring.duplicates import fingerprint
 from audionet.lib.scoring.judge import Judge
-from audionet.lib.validator.client import Answer
+from audionet.lib.validator.client import HEALTH_TIMEOUT_S, Answer
 from audionet.lib.validator.loop import Validator, ValidatorSettings
 
 WALLET = SimpleNamespace(hotkey=SimpleNamespace(ss58_address="validator"))
@@ -65,7 +65,7 @@ class DownMiners:
     def __init__(self):
         self.asked: list[int] = []
 
-    async def served(self, target, timeout, wanted=None):
+    async def served(self, target, timeout=HEALTH_TIMEOUT_S, wanted=None):
         return None
 
     async def query(self, target, service, request, timeout):
