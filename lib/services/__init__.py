@@ -13,7 +13,6 @@ from audionet.lib.services.music import MusicGeneration, MusicRequest
 from audionet.lib.services.registry import (
     PRESET_NAMES,
     add_backend_flags,
-    add_timeout_flags,
     all_services,
     backend_specs,
     get,
@@ -46,7 +45,6 @@ __all__ = [
     "VCRequest",
     "VoiceClone",
     "add_backend_flags",
-    "add_timeout_flags",
     "all_services",
     "backend_specs",
     "get",

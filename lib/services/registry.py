@@ -92,19 +92,6 @@ def add_backend_flags(parser, *, roster: bool = False, presets: bool = True) -> 
             )
 
 
-def add_timeout_flags(group, prefix: str, help: str) -> None:
-    """--<prefix>.<service> in seconds for every registered service, defaulting to the service's `timeout_s`
-    (`help` may name the service as {title})."""
-    for service in all_services():
-        flag(
-            group,
-            f"{prefix}.{service.name}",
-            type=float,
-            default=service.timeout_s,
-            help=help.format(title=service.title),
-        )
-
-
 def sources_from_flags(args, chosen, *, real_network: bool = False) -> dict:
     """{service: what its `draw` needs} for the `chosen` services, from their own flags (entry points only)."""
     return {
