@@ -67,10 +67,8 @@ class Reference:
 
 def ready(findings: Sequence[Finding]) -> bool:
     """Nothing about the miner as a whole failed, and at least one service would earn (no FAIL of its own)."""
-    if any(f.level == "FAIL" for f in findings if f.service is None):
-        return False
-    services = {f.service for f in findings if f.service}
-    return any(not any(f.level == "FAIL" for f in findings if f.service == s) for s in services)
+    services = list(dict.fromkeys(f.service for f in findings if f.service))
+    return not failed(None, findings) and bool(earning(services, findings))
 
 
 def earning(services: Sequence[str], findings: Sequence[Finding]) -> list[str]:
@@ -78,7 +76,8 @@ def earning(services: Sequence[str], findings: Sequence[Finding]) -> list[str]:
     return [s for s in services if any(f.service == s for f in findings) and not failed(s, findings)]
 
 
-def failed(service: str, findings: Sequence[Finding]) -> bool:
+def failed(service: Optional[str], findings: Sequence[Finding]) -> bool:
+    """A FAIL about `service` (None: about the miner as a whole)."""
     return any(f.level == "FAIL" for f in findings if f.service == service)
 
 
@@ -131,11 +130,12 @@ def service_findings(
             "FAIL", service, f"{len(gated)} of {n} answers gated, it earns nothing: {gate_counts(scored)}", service
         )
     else:
-        level, words = pay(fmean(kept), reference)
+        score = fmean(kept)
+        level, words = pay(score, reference)
         verdict = Finding(
             level,
             service,
-            f"{n} of {n} answers scored, score {fmean(kept):.2f} (lowest {min(kept):.2f}), {words}",
+            f"{n} of {n} answers scored, score {score:.2f} (lowest {min(kept):.2f}), {words}",
             service,
         )
     found = [verdict]
