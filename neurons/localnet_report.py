@@ -7,12 +7,12 @@ and penalties in words, and the time per answer per service against its timeout.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from statistics import fmean
 from typing import Optional
 
 from audionet.lib.core.html_report import Markup, audio, curve_plot, esc, line_plot, page, table
-from audionet.lib.scoring.explain import in_words
-from audionet.lib.services import registry
+from audionet.lib.validator.incentive import CURVE
 
 
 def clip_path(audio_dir: str, round_: int, uid: int, service: str) -> str:
@@ -89,15 +89,8 @@ def clip_row(row: dict, names: dict, audio_dir: Optional[str]) -> list:
     else:
         player = Markup("no audio")
     gate = Markup(f'<span class="gated">{esc(row["gate"])}</span>') if row["gate"] else "-"
-    why = "-" if row["gate"] else clip_words(row["service"], row.get("components") or {})
+    why = row.get("why") or "-"  # the validator's words for the clip's parts and penalties (verdicts.py)
     return [row["round"], names.get(row["uid"], row["uid"]), row["service"], player, row["score"], gate, why]
-
-
-def clip_words(service: str, components: dict) -> str:
-    """A clip's parts and penalties by its service's declaration, in words."""
-    if service not in registry.names():
-        return "-"
-    return in_words(registry.get(service).judging, [components]) or "-"
 
 
 def weight_reasons(report: dict, names: dict, service: str) -> str:
@@ -106,10 +99,11 @@ def weight_reasons(report: dict, names: dict, service: str) -> str:
     curve = report.get("curve")
     if not curve:
         return f"<p>{esc(service)}: the validator's summary has no curve to explain the weights with</p>"
-    floor, power, reference = curve["floor"], curve["power"], curve["references"].get(service, 0.0)
+    floor, reference = curve["floor"], curve["references"].get(service, 0.0)
+    validators_curve = replace(CURVE, floor=floor, power=curve["power"])  # as the summary states it
 
     def shape(relative: float) -> float:
-        return max(0.0, (relative - floor) / (1.0 - floor)) ** power
+        return float(validators_curve.shape(relative))
 
     points, rows = {}, []
     for miner in report["miners"]:

@@ -142,6 +142,7 @@ def test_localnet_runs_its_roster_pays_no_cheat_and_logs_each_round(tmp_path):
         # three weight plots and three curves (issue 43: a point per miner on each service's curve)
         assert dom.count('data-state="playable"') == 9 and dom.count('data-drawn="yes"') == 6, dom[-2000:]
         assert 'data-drawn="no"' not in dom and dom.count('data-points="3"') == 3, dom[-2000:]
+        assert "parts " in dom  # a clip past the gates says its parts and penalties, as its verdict row does
     else:
         assert page.read_text().count("data:audio/flac;base64,") == 9
     # the miners were stopped with SIGTERM at the end and still wrote their timings

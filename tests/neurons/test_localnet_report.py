@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from audionet.lib.core.audio import Audio, encode_flac
+from audionet.lib.scoring.explain import in_words
+from audionet.lib.services import registry
 from audionet.neurons.localnet_report import clip_path, render
 from tests.chromium import needs_chromium, rendered_dom
 
@@ -46,7 +48,8 @@ def result(round_, uid, service, weight, gate=None):
         "latency_s": 0.5 + uid,
         "timeout_s": 20.0,
         "audio_s": 1.0,
-        "components": MUSIC if service == "music" else {"naturalness": 0.7, "content_penalty": 0.25},
+        "components": (components := MUSIC if service == "music" else {"naturalness": 0.7, "content_penalty": 0.25}),
+        "why": None if gate else in_words(registry.get(service).judging, [components]),  # as verdicts.py writes it
     }
 
 
