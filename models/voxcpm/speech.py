@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 
 import numpy as np
 
@@ -61,8 +62,6 @@ class VoxCpmSpeech(SpeechLmCloner, SpeechLmSynthesizer):
     def __init__(
         self, name: str, *, device: str = "cpu", dtype: str = "auto", batch_window_s: float | None = None
     ) -> None:
-        import threading
-
         self.model_id, self.device, self.dtype = name, device, resolve_dtype(dtype, device)
         self.batcher = LengthBucketBatcher(self._locked_batch, window_s=batch_window_s or 0.0, max_batch=1)
         self._lock = threading.Lock()  # torch's global RNG: one seeded request at a time
