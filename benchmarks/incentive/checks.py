@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from audionet.benchmarks.incentive import events
+from audionet.benchmarks.incentive import bonds, events
 from audionet.benchmarks.incentive.population import SPREAD
 from audionet.benchmarks.incentive.roles import GPU, TEMPO
 from audionet.benchmarks.incentive.sim import ROUND_S, Run
@@ -94,6 +94,9 @@ def check_all(run: Run, alone: Run | None = None, serving: dict[str, float] | No
     copiers = [v for v, r in enumerate(run.roles) if r.copies]
     above = float(max(trust[v] for v in copiers) - median)
     checks["weight copier's trust - honest median (max over 1-4 tempos)"] = at_most(above, 0.0)
+    for name, model in bonds.MODELS.items():
+        premium = bonds.copier_premium(run, window, model)
+        checks[f"weight copier's dividends/stake - honest median ({name} bonds)"] = Check(premium, REPORTED, True)
 
     by_row = run.row_pay[window]
     cheap = events.group(run, "cheap")

@@ -73,6 +73,8 @@ class Run:
     row_weights: np.ndarray  # [epoch, validator, row, uid]: the weights each validator committed, per row
     # per validator, each weight setting: (round, weights [mechanism, uid], weights [row, uid], published [mechanism])
     settings: list[list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]] = field(default_factory=list)
+    # per epoch, per mechanism: what Yuma read (stored weights, active stake, fresh uids), to replay other bonds
+    epoch_inputs: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = field(default_factory=list)
 
     def uids(self, predicate: Callable[[Group], bool]) -> np.ndarray:
         chosen = [i for i, g in enumerate(self.groups) if predicate(g)]
@@ -168,7 +170,7 @@ def simulate(
     registered = np.full(n, -1)
     bonds: list = [None] * m_count
     consensus: list[np.ndarray] = []
-    out_incentive, out_trust, out_dividends = [], [], []
+    out_incentive, out_trust, out_dividends, inputs = [], [], [], []
     settings: list[list] = [[] for _ in roles]
     last_epoch = 0
     for t in range(rounds):
@@ -212,18 +214,20 @@ def simulate(
             settings[v].append((t, weights.astype(np.float32), rows.astype(np.float32), published))
         if (t + 1) % TEMPO == 0:
             fresh = registered >= last_epoch
-            epochs = []
+            epochs, inputs_now = [], []
             for m in range(m_count):
                 set_at = last_update[:, m]
                 active_stake = stake * (set_at >= 0) * (t - set_at <= ACTIVITY_CUTOFF)
                 stored = yuma.quantize(committed[:, m]) * (set_at[:, None] > registered[None, :])
                 epochs.append(yuma.epoch(stored, active_stake, bonds[m], fresh))
+                inputs_now.append((stored.astype(np.float32), active_stake, fresh))
                 bonds[m] = epochs[-1].bonds
             consensus.append(np.stack([e.consensus for e in epochs]))
             out_incentive.append(np.stack([e.incentive for e in epochs]))
             out_trust.append(np.stack([e.validator_trust for e in epochs]))
             out_dividends.append(np.stack([e.dividends for e in epochs]))
             out_rows.append(committed_rows.astype(np.float32))
+            inputs.append(inputs_now)
             last_epoch = t
     return Run(
         groups,
@@ -241,6 +245,7 @@ def simulate(
         scorer.rows,
         np.array(out_rows),
         settings,
+        inputs,
     )
 
 

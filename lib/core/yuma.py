@@ -5,7 +5,9 @@ Read from opentensor/subtensor at commit 14bc6f9f964b9cc362e9635dd110a487fa5d15a
 `col_clip_sparse`, `mat_ema_sparse`, `interpolate_sparse`) and `subnets/mechanism.rs` (`split_emissions`,
 `epoch_with_mechanisms`); written anew, in float64 where the chain uses I32F32 fixed point. The chain's
 defaults: kappa 32767/65535, bonds moving average 900 000 (a bond EMA weight of 0.1), bonds penalty 65535
-(bonds follow the clipped weights), Yuma3 and liquid alpha off (the original bond EMA below).
+(bonds follow the clipped weights), Yuma3 and liquid alpha off (the original bond EMA below). `Yuma3` is the
+other bond model a subnet owner can switch on (`Yuma3On`, and with it `LiquidAlphaOn`), read at commit
+03f92770 (`compute_bonds`, `compute_liquid_alpha_values`, `alpha_sigmoid`, `math.rs` `mat_ema_alpha`).
 
 One epoch of one mechanism:
 1. Each validator's stored weights (u16, max-upscaled) are normalised per row.
@@ -16,6 +18,10 @@ One epoch of one mechanism:
 4. Bonds: the previous epoch's bonds (columns of miners registered since then start again), normalised per
    miner; plus 0.1 x the clipped weights times stake, normalised per miner; normalised per miner again.
    A validator's dividends are its bonds times the miners' incentive, normalised.
+   With `Yuma3`: each validator's bond to a miner is its own EMA of its clipped weight, capped at 1 (per cell
+   rate alpha: the bonds moving average's, or with liquid alpha a sigmoid of how far the weight is above the
+   consensus, or the bond above the weight, between alpha_low and alpha_high); its dividends are its stake
+   times its share of each miner's bonds times the miner's incentive, normalised.
 5. The mechanism's emission goes half to miners (incentive) and half to validators (dividends); with no
    weights at all, validators are paid by stake.
 """
@@ -54,6 +60,36 @@ class Epoch:
         return self.dividends / total if total > 0 else self.dividends
 
 
+@dataclass(frozen=True)
+class Yuma3:
+    """The Yuma3 bonds (`Yuma3On`); `liquid`: liquid alpha on (`LiquidAlphaOn`), at the chain's defaults."""
+
+    liquid: bool = False
+    alpha_low: float = 45_875 / U16_MAX  # the chain's default alpha values (0.7, 0.9) as u16
+    alpha_high: float = 58_982 / U16_MAX
+    steepness: float = 1_000.0  # AlphaSigmoidSteepness (i16)
+
+    def alphas(self, for_bonds: np.ndarray, bonds: np.ndarray, consensus: np.ndarray) -> np.ndarray:
+        """Each cell's EMA rate: `alpha_sigmoid` where liquid alpha is on (and the consensus is not all 0)."""
+        if not self.liquid or not consensus.any():
+            return np.full(for_bonds.shape, BONDS_ALPHA)
+        buy = np.clip(for_bonds - consensus, 0.0, 1.0)
+        sell = np.clip(bonds - for_bonds, 0.0, 1.0)
+        diff = np.where(for_bonds >= bonds, buy, sell)
+        sigmoid = 1.0 / (1.0 + np.exp(self.steepness / -100.0 * (diff - 0.5)))
+        return np.clip(self.alpha_low + sigmoid * (self.alpha_high - self.alpha_low), self.alpha_low, self.alpha_high)
+
+    def epoch(self, for_bonds, stake, incentive, consensus, bonds, fresh) -> tuple[np.ndarray, np.ndarray]:
+        """(dividends, bonds as stored: u16 proportions)."""
+        old = np.zeros_like(for_bonds) if bonds is None else np.asarray(bonds, float) / U16_MAX
+        if fresh is not None:
+            old[:, np.asarray(fresh, bool)] = 0.0
+        alpha = self.alphas(for_bonds, old, consensus)
+        ema = np.minimum((1 - alpha) * old + alpha * for_bonds, 1.0)
+        dividends = normalise((normalise(ema, axis=0) * incentive).sum(axis=1) * stake)
+        return dividends, np.rint(ema * U16_MAX)
+
+
 def quantize(weights: np.ndarray) -> np.ndarray:
     """What set_weights stores: each row max-upscaled to u16 and rounded (bittensor's `normalize`)."""
     weights = np.atleast_2d(np.asarray(weights, float))
@@ -86,10 +122,12 @@ def epoch(
     bonds: Optional[np.ndarray] = None,
     fresh: Optional[np.ndarray] = None,
     kappa: float = KAPPA,
+    yuma3: Optional[Yuma3] = None,
 ) -> Epoch:
     """One epoch. `weights` [validator, uid] as stored (any positive scale per row); `stake` the validators'
-    active stake (0 for one without a permit or inactive); `bonds` the previous epoch's `Epoch.bonds` (None:
-    none yet); `fresh` [uid] True for uids registered since the previous epoch."""
+        active stake (0 for one without a permit or inactive); `bonds` the previous epoch's `Epoch.bonds` (None:
+        none yet); `fresh` [uid] True for uids registered since the previous epoch; `yuma3`: the Yuma3 bonds
+    instead of the original ones (`bonds` then as that model stores them)."""
     weights = np.atleast_2d(np.asarray(weights, float))
     stake = normalise(np.asarray(stake, float))
     w = normalise(weights, axis=1)
@@ -98,6 +136,11 @@ def epoch(
     trust = clipped.sum(axis=1)
     incentive = normalise(stake @ clipped)
     for_bonds = w + BONDS_PENALTY * (clipped - w)
+    if yuma3 is not None:
+        dividends, stored = yuma3.epoch(for_bonds, stake, incentive, consensus, bonds, fresh)
+        if incentive.sum() + dividends.sum() == 0:
+            dividends = stake
+        return Epoch(consensus, incentive, trust, dividends, stored)
     old = np.zeros_like(w) if bonds is None else np.asarray(bonds, float).copy()
     if fresh is not None:
         old[:, np.asarray(fresh, bool)] = 0.0

@@ -11,11 +11,13 @@ import pytest
 from audionet.benchmarks.incentive import main as incentive
 from audionet.benchmarks.incentive import serving
 from audionet.benchmarks.incentive.before import Issue33
+from audionet.benchmarks.incentive.bonds import MODELS, dividends_per_stake
 from audionet.benchmarks.incentive.checks import check_all
 from audionet.benchmarks.incentive.population import N_UIDS, SPREAD, population, samples_from_report
 from audionet.benchmarks.incentive.roles import VALIDATORS
 from audionet.benchmarks.incentive.scorers import PerService
 from audionet.benchmarks.incentive.sim import simulate
+from audionet.lib.core import yuma
 from audionet.lib.validator.incentive import CURVE
 from tests.files import REPO, load_json
 
@@ -63,6 +65,11 @@ def test_a_short_subnet_pays_no_cheat_and_a_specialist_only_where_it_serves(samp
     assert run.validator_trust[-1].max() <= 1.0 + 1e-9 and run.incentive[-1].sum(axis=1) == pytest.approx(1.0)
     checks = check_all(run)
     assert len(checks) >= 25 and checks["full-time cheats: most any earned in an epoch"].ok
+    premiums = [checks[f"weight copier's dividends/stake - honest median ({name} bonds)"].value for name in MODELS]
+    assert all(np.isfinite(premiums)) and len(set(premiums)) == len(MODELS)  # each bond model replayed on its own
+    share = np.array([yuma.normalise(stake) for _, stake, _ in run.epoch_inputs[-1]])
+    replayed = np.nan_to_num(dividends_per_stake(run, MODELS["chain default"])[-1]) * share
+    assert replayed == pytest.approx(run.dividends[-1])  # the replay is the run's own Yuma
 
 
 def test_the_reference_does_not_move_with_the_count_of_serving_uids_as_the_quantile_did(samples):

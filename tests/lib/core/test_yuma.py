@@ -86,3 +86,28 @@ def test_a_copier_of_a_still_consensus_gets_the_most_trust_any_validator_can():
     after = yuma.epoch(np.vstack([honest, copier]), [*stake, 0.05])
     assert after.validator_trust[-1] == pytest.approx(min(1.0, after.consensus.sum()))
     assert after.validator_trust[-1] > after.validator_trust[:-1].max()
+
+
+def test_yuma3_bonds_follow_each_validators_own_weights_and_reward_the_early_bonder():
+    """Yuma3 (`Yuma3On`): a bond is the validator's own EMA of its clipped weight (rate 0.1 without liquid
+    alpha); the validator that weighted the miner epochs earlier holds more of its bonds, and earns more."""
+    model, bonds = yuma.Yuma3(), None
+    for t in range(12):
+        late = [1.0, 0.0] if t < 6 else [0.0, 1.0]
+        epoch = yuma.epoch(np.array([[0.0, 1.0], late]), [0.5, 0.5], bonds, yuma3=model)
+        bonds = epoch.bonds
+    own = 1 - 0.9**12, 1 - 0.9**6  # each validator's bond to miner 1: its own EMA of 1.0 since it began
+    assert bonds[:, 1] / yuma.U16_MAX == pytest.approx(own, abs=1e-4)
+    assert epoch.dividends[0] / epoch.dividends[1] == pytest.approx(own[0] / own[1], rel=1e-3)
+
+
+def test_liquid_alpha_is_its_low_bound_wherever_a_weight_is_far_from_half_the_consensus():
+    """Liquid alpha's sigmoid turns at a weight 0.5 above the consensus (or a bond 0.5 above the weight): with
+    weights spread over many miners no cell is near it, so every cell gets about alpha_low, one EMA rate for all."""
+    model = yuma.Yuma3(liquid=True)
+    quality = np.linspace(0.2, 1.0, 40)
+    weights = yuma.normalise(np.clip(quality + np.random.default_rng(1).normal(0, 0.05, (5, 40)), 0, None), axis=1)
+    consensus = yuma.weighted_median(weights, np.full(5, 0.2))
+    alphas = model.alphas(np.minimum(weights, consensus), np.zeros_like(weights), consensus)
+    assert alphas.max() - alphas.min() < 1e-3 and alphas.min() == pytest.approx(model.alpha_low, abs=2e-3)
+    assert model.alphas(np.array([[0.9]]), np.zeros((1, 1)), np.array([0.1])).item() > 0.89  # far above: alpha_high
