@@ -123,11 +123,13 @@ def epoch(
     fresh: Optional[np.ndarray] = None,
     kappa: float = KAPPA,
     yuma3: Optional[Yuma3] = None,
+    bonds_penalty: float = BONDS_PENALTY,
 ) -> Epoch:
     """One epoch. `weights` [validator, uid] as stored (any positive scale per row); `stake` the validators'
-        active stake (0 for one without a permit or inactive); `bonds` the previous epoch's `Epoch.bonds` (None:
-        none yet); `fresh` [uid] True for uids registered since the previous epoch; `yuma3`: the Yuma3 bonds
-    instead of the original ones (`bonds` then as that model stores them)."""
+    active stake (0 for one without a permit or inactive); `bonds` the previous epoch's `Epoch.bonds` (None:
+    none yet); `fresh` [uid] True for uids registered since the previous epoch; `yuma3`: the Yuma3 bonds
+    instead of the original ones (`bonds` then as that model stores them); `bonds_penalty` (`BondsPenalty` /
+    65535): how far bonds follow the clipped weights rather than the weights as set."""
     weights = np.atleast_2d(np.asarray(weights, float))
     stake = normalise(np.asarray(stake, float))
     w = normalise(weights, axis=1)
@@ -135,7 +137,7 @@ def epoch(
     clipped = np.minimum(w, consensus)
     trust = clipped.sum(axis=1)
     incentive = normalise(stake @ clipped)
-    for_bonds = w + BONDS_PENALTY * (clipped - w)
+    for_bonds = w + bonds_penalty * (clipped - w)
     if yuma3 is not None:
         dividends, stored = yuma3.epoch(for_bonds, stake, incentive, consensus, bonds, fresh)
         if incentive.sum() + dividends.sum() == 0:
