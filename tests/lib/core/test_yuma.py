@@ -111,3 +111,22 @@ def test_liquid_alpha_is_its_low_bound_wherever_a_weight_is_far_from_half_the_co
     alphas = model.alphas(np.minimum(weights, consensus), np.zeros_like(weights), consensus)
     assert alphas.max() - alphas.min() < 1e-3 and alphas.min() == pytest.approx(model.alpha_low, abs=2e-3)
     assert model.alphas(np.array([[0.9]]), np.zeros((1, 1)), np.array([0.1])).item() > 0.89  # far above: alpha_high
+
+
+@pytest.mark.parametrize(
+    "bonds_model", [None, yuma.Yuma3(), yuma.Yuma3(liquid=True)], ids=["default", "yuma3", "liquid"]
+)
+def test_with_bonds_penalty_1_a_copier_of_a_still_consensus_earns_the_most_dividends_per_stake(bonds_model):
+    """Bonds follow the clipped weights, in which the copy is the largest on every miner: whatever the bond
+    model, once bonds settle its dividends per stake are the most any validator gets (docs/scoring.md)."""
+    rng = np.random.default_rng(0)
+    quality = np.linspace(0.2, 1.0, 40)
+    honest = np.clip(quality + rng.normal(0, 0.05, (9, quality.size)), 0, None)
+    stake = np.array([*rng.uniform(0.5, 1.5, 9), 0.05])
+    copier = yuma.normalise(yuma.epoch(honest, stake[:9]).consensus)
+    bonds = None
+    for _ in range(60):
+        epoch = yuma.epoch(np.vstack([honest, copier]), stake, bonds, yuma3=bonds_model)
+        bonds = epoch.bonds
+    per_stake = epoch.dividends / yuma.normalise(stake)
+    assert per_stake[-1] > per_stake[:-1].max()
