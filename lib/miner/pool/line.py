@@ -39,7 +39,7 @@ from typing import Optional
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stop
-from audionet.lib.miner.places import Caller
+from audionet.lib.miner.limits import Caller
 from audionet.lib.miner.pool.replica import Replica
 
 LONG_SHARE = 1 / 3  # of the service's longest answer: a request this long or longer is checked before it starts
