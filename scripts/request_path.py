@@ -28,8 +28,7 @@ from audionet.lib.core.wallet import create_wallet
 from audionet.lib.miner.app import MinerApp
 from audionet.lib.miner.connections import guarded_config
 from audionet.lib.miner.guard import ConnectionGuard
-from audionet.lib.miner.limits import GuardSettings
-from audionet.lib.miner.places import stake_share
+from audionet.lib.miner.limits import GuardSettings, stake_share
 from audionet.lib.miner.pool import from_backends
 from audionet.lib.services import TTS
 

@@ -192,6 +192,18 @@ def answer_limit_seconds(max_seconds: float) -> float:
     return max_seconds * 1.1 + 1.0
 
 
+# How long a text takes to say, at any plausible rate: the length a right answer has (the validator's length gate,
+# lib/scoring/gates.py) and the length the miner plans a speech request for (lib/services/speech.py), one rule.
+SPEECH_SECONDS_PER_CHAR = (0.025, 0.2)  # plausible speaking rates (≈5-40 chars/s)
+SPEECH_SLACK_S = 1.5
+
+
+def speech_seconds(text: str) -> tuple[float, float]:
+    """The (min, max) duration of `text` spoken at any plausible rate."""
+    low, high = SPEECH_SECONDS_PER_CHAR
+    return low * len(text), high * len(text) + SPEECH_SLACK_S
+
+
 def decode_response_audio(flac: bytes, max_seconds: float) -> Audio:
     """A miner's FLAC answer, decoded and checked (`max_seconds`: the service's answer limit)."""
     return decode_flac(flac, max_seconds=max_seconds, max_bytes=MAX_RESPONSE_BYTES)

@@ -47,8 +47,7 @@ from audionet.lib.miner.connections import VERIFIED_EXTENSION
 from audionet.lib.miner.guard import ConnectionGuard
 from audionet.lib.miner.guard import log as connection_log
 from audionet.lib.miner.health import Health
-from audionet.lib.miner.limits import GuardSettings
-from audionet.lib.miner.places import Caller, percent, stake_share
+from audionet.lib.miner.limits import Caller, GuardSettings, percent, stake_share
 from audionet.lib.miner.pool import Place, Pool
 from audionet.lib.services import registry
 
@@ -122,13 +121,13 @@ class MinerApp:
         guard: ConnectionGuard | None = None,
     ):
         """`pool`: the scheduler and device pool (`pool.from_backends` makes one of {service: backend}). `guard`:
-        the connection guard of the server that serves this app (its limits, places and `places.stake_share` of
+        the connection guard of the server that serves this app (its limits, places and `limits.stake_share` of
         `policy`; default: one with the default settings, for an app served without it)."""
         self.wallet, self.chain, self.pool, self.policy = wallet, chain, pool, policy
         self.services = {name: registry.get(name) for name in self.pool.names()}
         self.hotkey = wallet.hotkey.ss58_address
         self.sync_interval = sync_interval
-        # the guard holds places by the same stake share as the line (`places.stake_share`, built once)
+        # the guard holds places by the same stake share as the line (`limits.stake_share`, built once)
         self.guard = guard or ConnectionGuard(GuardSettings(), shares=stake_share(policy, self.hotkey))
         self.share = self.guard.shares
         self.nonces = RestartSafeNonceStore()

@@ -5,7 +5,7 @@ Every open connection is one of:
 * **owned** by a caller: a request on it carried a signature that verified (the miner calls the
   `audionet.verified` scope extension then), or it comes from an address where that caller's signature verified
   recently (*provisional*: TCP's handshake proves the address, the earlier signature the caller behind it). A
-  caller holds at most its entitlement of connections (`places.entitled`: its share of the competing stake, at
+  caller holds at most its entitlement of connections (`limits.entitled`: its share of the competing stake, at
   least a round's worth); past it, its idle ones give way to its new ones, and a newly verified connection
   beyond it is refused (503).
 * a **stranger**: it has proven nothing (a header that names a registered hotkey proves nothing until its
@@ -36,8 +36,7 @@ from collections.abc import Callable
 from typing import Optional, Protocol
 
 from audionet.lib.miner.addresses import Arrivals, KnownAddresses
-from audionet.lib.miner.limits import GuardSettings, Progress
-from audionet.lib.miner.places import CONNECTION_FLOOR, entitled
+from audionet.lib.miner.limits import CONNECTION_FLOOR, GuardSettings, Progress, entitled
 
 log = logging.getLogger("miner.connections")
 FIRST_HEAD_S = 0.1  # at the budget, a stranger awaiting a head this long gives way to a newcomer, oldest first
@@ -67,7 +66,7 @@ class ConnectionGuard:
         backlog: int = 1024,
         clock: Callable[[], float] = time.monotonic,
     ):
-        """`shares`: a caller's share of the competing stake (`places.stake_share`, the app's too); `backlog`: the listen backlog
+        """`shares`: a caller's share of the competing stake (`limits.stake_share`, the app's too); `backlog`: the listen backlog
         (`connections.ensure_fd_room`)."""
         self.settings, self.shares, self.backlog, self.clock = settings, shares, backlog, clock
         self.live: dict[Connection, None] = {}  # open and not being closed by the guard

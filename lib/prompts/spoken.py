@@ -148,15 +148,3 @@ def normalise_for_wer(text: str) -> str:
     text = spoken_form(text.replace("\u2019", "'").replace("&", " and ")).lower()
     text = _NOT_WORD.sub(" ", text.replace("-", " ")).replace("'", "")
     return " ".join(text.split())
-
-
-# How long a text takes to say: the length gate (lib/scoring/gates.py) and the services' refusal of text
-# that cannot be spoken within a request's limit (lib/services/speech.py) share this one rule.
-SPEECH_SECONDS_PER_CHAR = (0.025, 0.2)  # plausible speaking rates (≈5-40 chars/s)
-SPEECH_SLACK_S = 1.5
-
-
-def speech_seconds(text: str) -> tuple[float, float]:
-    """The (min, max) duration of `text` spoken at any plausible rate."""
-    low, high = SPEECH_SECONDS_PER_CHAR
-    return low * len(text), high * len(text) + SPEECH_SLACK_S

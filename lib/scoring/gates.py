@@ -11,7 +11,7 @@ from typing import Optional
 import numpy as np
 
 from audionet.lib.core.audio import MIN_ACTIVE_RATIO, SILENCE_DBFS, Audio, frame_dbfs, silent
-from audionet.lib.prompts.spoken import speech_seconds
+from audionet.lib.core.protocol import speech_seconds
 
 __all__ = [
     "MIN_ACTIVE_RATIO",

@@ -21,9 +21,8 @@ from typing import Optional
 import numpy as np
 
 from audionet.lib.core.errors import WireError
-from audionet.lib.core.protocol import MAX_TEXT_CHARS
-from audionet.lib.prompts import make_sentence, spoken_form
-from audionet.lib.prompts.spoken import speech_seconds
+from audionet.lib.core.protocol import MAX_TEXT_CHARS, speech_seconds
+from audionet.lib.prompts import make_sentence
 from audionet.lib.scoring.declaration import Ceiling, Part, Penalty, Range
 from audionet.lib.services.base import Service, split_seconds
 from audionet.models.baselines.espeak import EspeakSynthesizer
@@ -65,7 +64,8 @@ def check_speakable(text: str, max_seconds: float) -> float:
     """The seconds espeak-ng takes to say `text` at its fastest rate; refuse (400) text with nothing to speak
     (or that it says nothing for: fullwidth or circled digits, say), or that takes longer than `max_seconds`:
     the caller's mistake, decided before any generation, is never a 500."""
-    if not any(ch.isalnum() for ch in spoken_form(text)):
+    # a letter or digit, as written: rewriting digits as words (`prompts.spoken_form`) neither adds nor removes one
+    if not any(ch.isalnum() for ch in text):
         raise WireError("the text has nothing to speak: no letters or digits")
     seconds = EspeakSynthesizer().spoken_seconds(text, max_seconds)
     MEASURED.add(text, seconds)

@@ -23,7 +23,7 @@ import numpy as np
 from audionet.lib.core.audio import encode_flac
 from audionet.lib.core.auth import sign_request, verify_response
 from audionet.lib.core.protocol import HEALTH_PATH
-from audionet.lib.miner.places import CONNECTION_FLOOR, LINE_FLOOR, entitled
+from audionet.lib.miner.limits import CONNECTION_FLOOR, LINE_FLOOR, entitled
 from audionet.lib.services import MUSIC, TTS, VC
 from audionet.models.baselines.espeak import EspeakSynthesizer
 

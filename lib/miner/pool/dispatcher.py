@@ -14,11 +14,11 @@ leaves), never by polling:
   place from before its body is parsed; at most `max_waiting` beyond the pool's slots, then a caller with
   more stake than the last in line takes that place, parsing or waiting (the displaced one gets a 503), otherwise
   the caller gets the 503;
-* places follow stake (`lib.miner.places`): one caller holds at most its share of the line's places (parsing,
+* places follow stake (`lib.miner.limits`): one caller holds at most its share of the line's places (parsing,
   waiting and generating), at least one;
-* what a request will cost (`estimates`): its length by the backend's own reckoning (400 at once past the
-  limit), and a long request that even the fastest replica would not finish within half the timeout, at its
-  measured speed, is refused before it starts;
+* what a request will cost (`line.answer_length`, `line.check_in_time`): its length by the backend's own
+  reckoning (400 at once past the limit), and a long request that even the fastest replica would not finish
+  within half the timeout, at its measured speed, is refused before it starts;
 * a waiter whose caller goes away (the miner cancels its task when the client disconnects) leaves at once;
 * dispatch ("weighted", the miner's): the whole line is planned with `lib.core.dispatch.plan` on every slot, using
   each replica's measured seconds per audio second; every free slot that the plan fills now starts the
@@ -48,9 +48,8 @@ from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stopped
 from audionet.lib.core.timing import Timer
-from audionet.lib.miner.places import ANONYMOUS, LINE_FLOOR, Caller, entitled, percent
-from audionet.lib.miner.pool.estimates import answer_length, check_in_time, learn_from_abandoned
-from audionet.lib.miner.pool.line import Line, Ticket
+from audionet.lib.miner.limits import ANONYMOUS, LINE_FLOOR, Caller, entitled, percent
+from audionet.lib.miner.pool.line import Line, Ticket, answer_length, check_in_time, learn_from_abandoned
 from audionet.lib.miner.pool.replica import Replica, Result, calibrate
 
 MAX_LOOKAHEAD = 64  # requests of the line planned ahead
@@ -134,7 +133,7 @@ class ServiceDispatcher:
 
     def parse(self, ticket: Ticket, body: bytes) -> ServiceRequest:
         """The request in `body` (`Service.parse`) and, for a long one, its length by the backend's own reckoning
-        (`estimates.answer_length`: 400 past the limit), kept on `ticket`. Runs in a worker thread."""
+        (`line.answer_length`: 400 past the limit), kept on `ticket`. Runs in a worker thread."""
         request = self.service.parse(body)
         ticket.answer_s = answer_length(self.service, self.replicas, request)
         return request

@@ -1,25 +1,49 @@
-"""The waiting line of one service, in stake order: highest stake first, first come first served among equals.
+"""The waiting line of one service and what it admits (issue 45): a request's place in it, and what the scheduler
+knows about a request before it runs.
+
+**The line**, in stake order: highest stake first, first come first served among equals.
 
 A request takes its place as soon as its caller is verified, before its body is parsed (its text measured):
 a *ticket* with no request yet. Parsing and waiting tickets share the line. When the line is full, a caller
 with more stake than the last in line takes that place, whatever that one's stage, and the displaced one gets
 a 503 at once (a parse still running is dropped); a caller with no more stake than the last in line is refused
 itself. A ticket whose caller leaves is taken out at once, so its place is free for the next caller.
+
+**Estimates** (`answer_length`, `check_in_time`): how long its answer will be, by the backend's own reckoning,
+and whether it can finish in time.
+
+* **Length.** The length check of `Service.parse` reads text as espeak-ng reads it at its fastest rate, for any
+  backend; a backend that speaks differently (Kokoro reads CJK, symbols and Roman numerals up to 1.85x as long;
+  espeak-ng's own voices and seeds speak more slowly than its fastest rate) says at least how long its own
+  answer would be (`Service.answer_seconds`: Kokoro from its phonemes and voice, espeak-ng from the voice and
+  the seed's rate). Text it would speak past the answer limit is refused at once (400, given back), not
+  after a generation that the audio budget stops.
+* **In time.** A long request (a third of the service's longest answer or more) that even the fastest replica
+  would not finish within *half* the timeout at its measured speed is refused before it starts (503, given
+  back): a long generation holds its slot at most about half the timeout, so a request with more stake that
+  waits behind it is still answered within its own timeout. Shorter requests always run, so the speed stays
+  measured.
+* **Speed from abandoned requests.** A replica that has finished nothing yet learns its speed from a request
+  abandoned at the timeout (the seconds it ran for the audio it made, or, having made none, for the audio it
+  was planned to make), so a fresh miner refuses the next such request instead of running it to the timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stop
-from audionet.lib.miner.places import Caller
+from audionet.lib.miner.limits import Caller
 from audionet.lib.miner.pool.replica import Replica
+
+LONG_SHARE = 1 / 3  # of the service's longest answer: a request this long or longer is checked before it starts
+IN_TIME_SHARE = 0.5  # of the timeout: the most a long generation may be expected to take
 
 
 @dataclass(eq=False)
@@ -94,3 +118,41 @@ class Line:
         except ValueError:
             return False
         return True
+
+
+def answer_length(service, replicas: Sequence, request: ServiceRequest) -> Optional[float]:
+    """At least how long the answer to `request` lasts, by the first replica's backend, when the espeak-ng
+    reading says it is long (a short text cannot reach the limit in any voice); WireError 400 past the answer
+    limit. Runs in a worker thread (espeak-ng counts about 2 ms per second of speech, Kokoro phonemises)."""
+    if service.planned_seconds(request) < LONG_SHARE * service.max_seconds:
+        return None
+    seconds = replicas[0].answer_seconds(request)
+    if seconds is not None and seconds > service.answer_limit_s:
+        raise WireError(
+            f"this miner's {service.name} backend speaks the text for more than {seconds:.1f} s in the voice and"
+            f" seed asked; the answer may be at most {service.answer_limit_s:g} s"
+        )
+    return seconds
+
+
+def check_in_time(service, replicas: Sequence, size: float, timeout_s: float) -> None:
+    """WireError 503 when a long request of `size` audio seconds would take even the fastest replica more than
+    half the timeout at its measured speed."""
+    fastest = min((r.speed.value for r in replicas if r.speed.value is not None), default=None)
+    if size < LONG_SHARE * service.max_seconds or fastest is None:
+        return
+    budget = IN_TIME_SHARE * timeout_s
+    if size * fastest > budget:
+        raise WireError(
+            f"{service.name}: about {size:.0f} s of audio would take this miner {size * fastest:.0f} s at its"
+            f" measured speed, more than {budget:g} s (half its {timeout_s:g} s timeout, so that a request behind"
+            " it is answered in time)",
+            status=503,
+        )
+
+
+def learn_from_abandoned(replica, seconds: float, produced_s: float, planned_s: float) -> None:
+    """A request abandoned after `seconds` having made `produced_s` audio seconds (of `planned_s`): the
+    replica's first measure of its speed, when it has none."""
+    if replica.speed.value is None and seconds > 0:
+        replica.speed.add(seconds, produced_s if produced_s > 0 else max(planned_s, 1.0))

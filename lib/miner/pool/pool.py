@@ -17,7 +17,7 @@ from typing import Optional
 from audionet.lib.core.dispatch import WEIGHTED
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.timing import Timer
-from audionet.lib.miner.places import Caller
+from audionet.lib.miner.limits import Caller
 from audionet.lib.miner.pool.dispatcher import MAX_WAITING, ServiceDispatcher
 from audionet.lib.miner.pool.line import Ticket
 from audionet.lib.miner.pool.replica import Replica, Result

@@ -7,7 +7,7 @@ import pytest
 
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.timing import Timer
-from audionet.lib.miner.places import Caller
+from audionet.lib.miner.limits import Caller
 from audionet.lib.miner.pool import LocalReplica, ServiceDispatcher
 from audionet.lib.services import TTS, TTSRequest
 from tests.gated import GatedSpeech, open_gate, started, until
