@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import field, fields
+from dataclasses import MISSING, field, fields
 from typing import Any, Optional
 
 DEFAULT_WALLET_PATH = os.path.expanduser("~/.bittensor/wallets")
@@ -65,16 +65,17 @@ def setting(
     *,
     help: str,
     per_service: str | bool = False,
-    default_factory: Any = dict,
+    default_factory: Any = None,
     **options,
 ) -> Any:
     """A settings field that is also the flag `--name` (`type`, `choices`, `action` and `old` go to `flag`).
     `per_service`: one flag `--name.<service>` per service instead, defaulting to `default` (True) or to that
-    service's attribute of this name; the field is then {service: value}, `default_factory()` when built
-    without flags."""
+    service's attribute of this name; the field is then {service: value}, `default_factory()` (else {}) when
+    built without flags. `default_factory` on a plain field: a default known only at run time (the registered
+    services), which is also the flag's."""
     spec = {"name": name, "default": default, "help": help, "per_service": per_service, "options": options}
-    if per_service:
-        return field(default_factory=default_factory, metadata={FLAG: spec})
+    if per_service or default_factory is not None:
+        return field(default_factory=default_factory or dict, metadata={FLAG: spec})
     if isinstance(default, (list, dict, set)):
         raise TypeError(f"--{name}: a mutable default; use a tuple")
     return field(default=default, metadata={FLAG: spec})
@@ -93,6 +94,17 @@ class Settings:
         return [f for f in fields(cls) if FLAG in f.metadata]  # type: ignore[arg-type]
 
     @classmethod
+    def flag_keys(cls, services: Sequence) -> Sequence:
+        """Who gets a per-service flag: the services the parser serves (a family keyed by something else, the
+        evaluator kinds, says so here)."""
+        return services
+
+    @classmethod
+    def field_default(cls, item) -> Any:
+        """A field's default (a `default_factory` one made now): the default of its flag."""
+        return item.default_factory() if item.default is MISSING else item.default
+
+    @classmethod
     def add_flags(
         cls, parser, title: Optional[str] = None, services: Sequence = (), skip: Sequence[str] = (), **defaults
     ) -> None:
@@ -106,7 +118,7 @@ class Settings:
                 continue
             if spec["per_service"]:
                 attribute = spec["per_service"]
-                for service in services:
+                for service in cls.flag_keys(services):
                     default = getattr(service, attribute) if isinstance(attribute, str) else spec["default"]
                     flag(
                         group,
@@ -121,7 +133,7 @@ class Settings:
                 flag(
                     group,
                     spec["name"],
-                    default=defaults.get(item.name, item.default),
+                    default=defaults.get(item.name, cls.field_default(item)),
                     help=spec["help"],
                     **spec["options"],
                 )
@@ -129,16 +141,22 @@ class Settings:
     @classmethod
     def from_flags(cls, args, **values):
         """The settings from parsed flags (a per-service field: every `--name.<service>` the parser has); `values`
-        set fields that are no flag. A flag this parser does not have leaves its field at the default."""
+        set fields (flags or not) to what the caller worked out. A flag this parser does not have leaves its field
+        at the default."""
         read, parsed = {}, vars(args)
+        plain = {dest(f.metadata[FLAG]["name"]) for f in cls.settings_fields() if not f.metadata[FLAG]["per_service"]}
         for item in cls.settings_fields():
             spec = item.metadata[FLAG]
             key = dest(spec["name"])
             if spec["per_service"]:
-                read[item.name] = {k.removeprefix(key + "_"): v for k, v in parsed.items() if k.startswith(key + "_")}
+                read[item.name] = {
+                    k.removeprefix(key + "_"): v
+                    for k, v in parsed.items()
+                    if k.startswith(key + "_") and k not in plain  # --eval.profile is no --eval.<kind>
+                }
             elif key in parsed:
                 read[item.name] = parsed[key]
-        return cls(**read, **values)
+        return cls(**{**read, **values})
 
     def as_flags(self) -> list[str]:
         """The command line that parses back into these settings: each field that differs from its default
@@ -148,7 +166,7 @@ class Settings:
             spec, value = item.metadata[FLAG], getattr(self, item.name)
             if spec["per_service"]:
                 argv += [arg for service, v in value.items() for arg in (f"--{spec['name']}.{service}", flag_text(v))]
-            elif value == item.default:
+            elif value == self.field_default(item):
                 continue
             elif spec["options"].get("action") == "store_true":
                 argv.append(f"--{spec['name']}")

@@ -23,10 +23,10 @@ the wire.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
-from audionet.lib.core.config import is_real_network, split_list
+from audionet.lib.core.config import Settings, is_real_network, setting, split_list
 from audionet.lib.core.errors import BackendError, ConfigError
 from audionet.models.specs import split_spec
 
@@ -265,17 +265,39 @@ def load_evaluators(specs: Optional[dict[str, str]] = None, *, device: str = "au
 
 
 @dataclass(frozen=True)
-class EvalSettings:
-    """--eval.profile, --eval.<kind> and --eval.devices as typed settings."""
+class Kind:
+    """An evaluator kind as its `--eval.<kind>` flag shows it."""
 
-    profile: str = "auto"  # auto: standard on a real network, offline elsewhere
-    overrides: dict[str, Optional[str]] = field(default_factory=dict)
-    devices: str = "auto"  # comma list: one replica of the evaluators per device (auto: every visible GPU, else cpu)
+    name: str
+
+    @property
+    def title(self) -> str:
+        offline, standard = PROFILES["offline"][self.name], PROFILES["standard"][self.name]
+        return f"{self.name} model (offline: {offline}; standard: {standard})"
+
+
+@dataclass(frozen=True)
+class EvalSettings(Settings):
+    """evaluation models"""
+
+    profile: str = setting(
+        "eval.profile",
+        "auto",
+        choices=["auto", *PROFILES],
+        help="auto: standard on a real network, offline on an offline chain and for local tools",
+    )
+    overrides: dict[str, Optional[str]] = setting("eval", None, per_service=True, help="override the profile's {title}")
+    devices: str = setting(
+        "eval.devices",
+        "auto",
+        old=("eval.device",),
+        help="comma list of devices, one replica of the evaluators per device: auto (every visible GPU, else cpu) "
+        "| cpu | cuda | cuda:N, e.g. cuda:0,cuda:1",
+    )
 
     @classmethod
-    def from_flags(cls, args) -> EvalSettings:
-        overrides = {kind: getattr(args, f"eval_{kind}") for kind in KINDS}
-        return cls(getattr(args, "eval_profile", "auto"), overrides, args.eval_devices)
+    def flag_keys(cls, services) -> list[Kind]:
+        return [Kind(kind) for kind in KINDS]  # --eval.<kind>, whatever the services
 
     def chosen_profile(self, real_network: bool = False) -> str:
         return self.profile if self.profile != "auto" else ("standard" if real_network else DEFAULT_PROFILE)
@@ -304,30 +326,4 @@ def add_eval_flags(parser, *, profile: bool = True, device_default: str = "auto"
     audionet-bench and the evaluation-cost study so all of them judge with the same models (`profile`
     False: a tool that chooses profiles itself takes only the per-kind overrides). `EvalSettings.from_flags`
     reads them back."""
-    from audionet.lib.core.config import flag
-
-    group = parser.add_argument_group("evaluation models")
-    if profile:
-        flag(
-            group,
-            "eval.profile",
-            default="auto",
-            choices=["auto", *PROFILES],
-            help="auto: standard on a real network, offline on an offline chain and for local tools",
-        )
-    for kind in KINDS:
-        flag(
-            group,
-            f"eval.{kind}",
-            default=None,
-            help=f"override the profile's {kind} model (offline: {PROFILES['offline'][kind]}; "
-            f"standard: {PROFILES['standard'][kind]})",
-        )
-    flag(
-        group,
-        "eval.devices",
-        old=("eval.device",),
-        default=device_default,
-        help="comma list of devices, one replica of the evaluators per device: auto (every visible GPU, else cpu) "
-        "| cpu | cuda | cuda:N, e.g. cuda:0,cuda:1",
-    )
+    EvalSettings.add_flags(parser, skip=() if profile else ("profile",), devices=device_default)
