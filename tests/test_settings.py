@@ -16,7 +16,7 @@ from audionet.lib.miner.settings import build_parser
 from audionet.lib.services import registry
 from audionet.lib.validator.check import CheckSettings  # noqa: F401 (the parsers import these when built)
 from audionet.models.eval.profiles import EvalSettings  # noqa: F401
-from audionet.neurons import check, localnet, score, validator
+from audionet.neurons import check, localnet, references, score, validator  # noqa: F401 (references: its settings)
 
 # Every production parser; importing their modules defines every Settings class the tests find.
 PARSERS = {
@@ -28,13 +28,9 @@ PARSERS = {
 }
 
 REPO = Path(__file__).resolve().parent.parent
-# Flag families still defined the older way (`flag(...)` beside a reader): the chain and wallet flags every
-# neuron shares, the miner's --services, and the per-service backend flags (--tts.model, --vc.preset, ...).
+# Flag families still defined the older way (`flag(...)` beside a reader): the miner's --services, and the
+# per-service backend flags (--tts.model, --vc.preset, ...).
 NOT_YET_SETTINGS = (
-    "netuid",
-    "subtensor.",
-    "wallet.",
-    "logging.",
     "services",
     "tts.",
     "vc.model",
@@ -90,6 +86,8 @@ def test_every_settings_class_generates_its_parser_and_reads_its_own_defaults_ba
         "ReferenceSettings",
         "ScoreSettings",
         "LocalnetSettings",
+        "FetchSettings",
+        "ChainSettings",
     }
     for cls in classes:
         parser = Parser(prog="test")
@@ -99,7 +97,8 @@ def test_every_settings_class_generates_its_parser_and_reads_its_own_defaults_ba
         required = {
             f.name: f.metadata[FLAG]["name"] for f in cls.settings_fields() if "required" in f.metadata[FLAG]["options"]
         }
-        given |= {name: REQUIRED[flag] for name, flag in required.items()}
+        options = {f.name: f.metadata[FLAG]["options"] for f in cls.settings_fields()}
+        given |= {name: options[name].get("type", str)(REQUIRED[flag]) for name, flag in required.items()}
         argv = [arg for flag in required.values() for arg in (f"--{flag}", REQUIRED[flag])]
         read = cls.from_flags(parser.parse_args(argv), **given)
         default = cls(**given)

@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import MISSING, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Optional
 
 DEFAULT_WALLET_PATH = os.path.expanduser("~/.bittensor/wallets")
@@ -182,19 +182,34 @@ def flag_text(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def add_common_flags(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("chain and wallet")
-    flag(group, "netuid", type=int, required=True, help="subnet uid")
-    flag(
-        group,
+@dataclass(frozen=True)
+class ChainSettings(Settings):
+    """chain"""
+
+    netuid: Optional[int] = setting("netuid", None, type=int, required=True, help="subnet uid")
+    network: str = setting(
         "subtensor.network",
-        default="finney",
+        "finney",
         help="finney | test | local | ws(s)://host:port | offline:<sqlite file> (localnet)",
     )
-    flag(group, "wallet.name", default="default", help="coldkey wallet name")
-    flag(group, "wallet.hotkey", default="default", help="hotkey name inside the wallet")
-    flag(group, "wallet.path", default=DEFAULT_WALLET_PATH, help="wallets directory")
-    flag(group, "logging.level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    logging_level: str = setting(
+        "logging.level", "INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="log level"
+    )
+
+
+@dataclass(frozen=True)
+class WalletSettings(Settings):
+    """wallet"""
+
+    name: str = setting("wallet.name", "default", help="coldkey wallet name")
+    hotkey: str = setting("wallet.hotkey", "default", help="hotkey name inside the wallet")
+    path: str = setting("wallet.path", DEFAULT_WALLET_PATH, help="wallets directory")
+
+
+def add_common_flags(parser: argparse.ArgumentParser) -> None:
+    """The chain and wallet flags every neuron takes (`ChainSettings`, `WalletSettings`)."""
+    ChainSettings.add_flags(parser)
+    WalletSettings.add_flags(parser)
 
 
 def is_real_network(network: str) -> bool:
