@@ -165,7 +165,12 @@ class Settings:
         for item in self.settings_fields():
             spec, value = item.metadata[FLAG], getattr(self, item.name)
             if spec["per_service"]:
-                argv += [arg for service, v in value.items() for arg in (f"--{spec['name']}.{service}", flag_text(v))]
+                argv += [  # None: no value given (an --eval.<kind> left to the profile)
+                    arg
+                    for service, v in value.items()
+                    if v is not None
+                    for arg in (f"--{spec['name']}.{service}", flag_text(v))
+                ]
             elif value == self.field_default(item):
                 continue
             elif spec["options"].get("action") == "store_true":
