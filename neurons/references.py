@@ -12,48 +12,56 @@ engine that spoke the reference.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
+from typing import Optional
 
-from audionet.lib.core.config import Parser, positive_int
+from audionet.lib.core.config import Parser, Settings, positive_int, setting
+from audionet.lib.prompts.corpus import CORPORA, DEFAULT_CORPUS, DEFAULT_DIR
 
 PROG = "audionet-references"
 
 
-def build_parser() -> Parser:
-    from audionet.lib.prompts.corpus import CORPORA, DEFAULT_CORPUS, DEFAULT_DIR
+@dataclass(frozen=True)
+class FetchSettings(Settings):
+    """what to fetch"""
 
+    corpus: str = setting("corpus", DEFAULT_CORPUS, choices=sorted(CORPORA), help="the read-speech corpus")
+    dest: str = setting("dest", DEFAULT_DIR, help=f"folder for name.flac + name.txt (default {DEFAULT_DIR})")
+    per_speaker: int = setting("per-speaker", 10, type=positive_int, help="clips kept per speaker (3-15 s each)")
+    url: Optional[str] = setting("url", None, help="a mirror of the corpus archive (default: the known mirrors)")
+    sha256: Optional[str] = setting("sha256", None, help="the archive's sha256 (required with --url)")
+
+
+def build_parser() -> Parser:
     parser = Parser(prog=PROG, description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    fetch = commands.add_parser("fetch", help="download, check and unpack a corpus")
-    fetch.add_argument("--corpus", choices=sorted(CORPORA), default=DEFAULT_CORPUS)
-    fetch.add_argument("--dest", default=DEFAULT_DIR, help=f"folder for name.flac + name.txt (default {DEFAULT_DIR})")
-    fetch.add_argument("--per-speaker", type=positive_int, default=10, help="clips kept per speaker (3-15 s each)")
-    fetch.add_argument("--url", default=None, help="a mirror of the corpus archive (default: the known mirrors)")
-    fetch.add_argument("--sha256", default=None, help="the archive's sha256 (required with --url)")
+    FetchSettings.add_flags(commands.add_parser("fetch", help="download, check and unpack a corpus"))
     verify = commands.add_parser("verify", help="check every file against the folder's manifest")
     verify.add_argument("dest", nargs="?", default=DEFAULT_DIR)
     return parser
 
 
 def run_fetch(args) -> int:
+    wanted = FetchSettings.from_flags(args)
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
     from audionet.lib.prompts.corpus import fetch
 
-    if args.url and not args.sha256:
+    if wanted.url and not wanted.sha256:
         print(f"{PROG}: error: --url needs --sha256 (the archive is only kept when it matches)", file=sys.stderr)
         return 2
     columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
     with Progress(*columns, transient=False) as progress:
-        task = progress.add_task(f"downloading {args.corpus}", total=None)
+        task = progress.add_task(f"downloading {wanted.corpus}", total=None)
         manifest = fetch(
-            args.dest,
-            args.corpus,
-            urls=(args.url,) if args.url else (),
-            sha256=args.sha256 or "",
-            per_speaker=args.per_speaker,
+            wanted.dest,
+            wanted.corpus,
+            urls=(wanted.url,) if wanted.url else (),
+            sha256=wanted.sha256 or "",
+            per_speaker=wanted.per_speaker,
             progress=lambda done, total: progress.update(task, completed=done, total=total or None),
         )
-    print(f"{manifest['clips']} reference clips in {args.dest} ({manifest['licence']})")
+    print(f"{manifest['clips']} reference clips in {wanted.dest} ({manifest['licence']})")
     return 0
 
 

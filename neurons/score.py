@@ -16,9 +16,10 @@ import argparse
 import contextlib
 import sys
 import time
+from dataclasses import dataclass
 from typing import Optional
 
-from audionet.lib.core.config import Parser, flag
+from audionet.lib.core.config import Parser, Settings, setting
 from audionet.lib.services import registry
 
 PROG = "audionet-score"
@@ -27,71 +28,85 @@ score 0, gate 'missing' with the reason); 2 bad usage, a bad --text/--reference,
 that cannot be loaded."""
 
 
+def takers(field: str) -> str:
+    """The services whose requests take `field` (a Prompt field), for help and errors."""
+    return "/".join(s.name for s in registry.all_services() if field in s.inputs) or "no service"
+
+
+def service_name(text: str) -> str:
+    """argparse type: a registered service (checked when parsed: a service registered later is known)."""
+    if text not in registry.names():
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(registry.names())})")
+    return text
+
+
+@dataclass(frozen=True)
+class ScoreSettings(Settings):
+    """what the files answer"""
+
+    files: tuple[str, ...] = ()
+    service: str = setting("service", None, required=True, type=service_name, help="which request the files answer")
+    text: str = setting(
+        "text", None, required=True, help="; ".join(f"{s.name}: {s.text_help}" for s in registry.all_services())
+    )
+    reference: Optional[str] = setting(
+        "reference", None, metavar="PATH", help=f"the reference clip the miner had to clone ({takers('reference')})"
+    )
+    reference_text: Optional[str] = setting("reference-text", None, help="the transcript of --reference")
+    seconds: Optional[float] = setting(
+        "seconds",
+        None,
+        type=float,
+        help=f"the requested length ({takers('seconds')}; default: each clip's own, clamped to the service's range)",
+    )
+    json: bool = setting(
+        "json", False, action="store_true", help="print a JSON list instead of a table (stdout holds only JSON)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=PROG, description=__doc__.split("\n")[0], epilog=EXIT_CODES)
     parser.add_argument("files", nargs="+", metavar="FILE", help="audio files (WAV/FLAC/OGG/..., any rate/channels)")
-    flag(parser, "service", required=True, choices=registry.names(), help="which request the files answer")
-    flag(parser, "text", required=True, help="; ".join(f"{s.name}: {s.text_help}" for s in registry.all_services()))
-    flag(
-        parser,
-        "reference",
-        metavar="PATH",
-        help="the reference clip the miner had to clone (" + takers("reference") + ")",
-    )
-    flag(parser, "reference-text", help="the transcript of --reference")
-    flag(
-        parser,
-        "seconds",
-        type=float,
-        help="the requested length ("
-        + takers("seconds")
-        + "; default: each clip's own, clamped to the service's range)",
-    )
-    flag(parser, "json", action="store_true", help="print a JSON list instead of a table (stdout holds only JSON)")
+    ScoreSettings.add_flags(parser)
     from audionet.models.eval.profiles import add_eval_flags
 
     add_eval_flags(parser)
     return parser
 
 
-def takers(field: str) -> str:
-    """The services whose requests take `field` (a Prompt field), for help and errors."""
-    return "/".join(s.name for s in registry.all_services() if field in s.inputs) or "no service"
-
-
-def make_request(service, args, clip_seconds: Optional[float] = None):
+def make_request(service, asked: ScoreSettings, clip_seconds: Optional[float] = None):
     """The request the files answer, through the service's own factory (WireError, one line).
     A length-taking service without --seconds judges each clip against its own length."""
     from audionet.lib.services import Prompt
 
-    seconds = args.seconds
+    seconds = asked.seconds
     if "seconds" in service.inputs and seconds is None:
         low, high = service.seconds_range
         seconds = low if clip_seconds is None else min(max(clip_seconds, low), high)
-    reference = reference_of(args) if "reference" in service.inputs else None
-    return service.request(Prompt(args.text, seconds=seconds, reference=reference))
+    reference = reference_of(asked) if "reference" in service.inputs else None
+    return service.request(Prompt(asked.text, seconds=seconds, reference=reference))
 
 
-def reference_of(args):
+def reference_of(asked):
     """--reference and --reference-text as a Reference, loaded by the validator's own clip loader."""
     from audionet.lib.core.audio_files import load_reference_clip
     from audionet.lib.core.errors import WireError
     from audionet.lib.prompts.references import Reference
 
     try:
-        audio = load_reference_clip(args.reference)
+        audio = load_reference_clip(asked.reference)
     except WireError as error:
-        raise WireError(f"--reference {args.reference}: {error}") from None
-    return Reference("reference", audio, args.reference_text)
+        raise WireError(f"--reference {asked.reference}: {error}") from None
+    return Reference("reference", audio, asked.reference_text)
 
 
-def check_usage(service, args) -> Optional[str]:
+def check_usage(service, asked) -> Optional[str]:
     """Flag combinations argparse cannot express; a one-line reason or None."""
-    if "reference" in service.inputs and not (args.reference and args.reference_text):
+    if "reference" in service.inputs and not (asked.reference and asked.reference_text):
         return f"--service {service.name} needs --reference PATH and --reference-text"
-    if "reference" not in service.inputs and (args.reference or args.reference_text):
+    if "reference" not in service.inputs and (asked.reference or asked.reference_text):
         return f"--reference and --reference-text are only for --service {takers('reference')}"
-    if args.seconds is not None and "seconds" not in service.inputs:
+    if asked.seconds is not None and "seconds" not in service.inputs:
         return f"--seconds is only for --service {takers('seconds')}"
     return None
 
@@ -136,15 +151,15 @@ def stderr_status(message: str):
         yield
 
 
-def validated_request(service, args):
+def validated_request(service, asked):
     """(request, None) or (None, one-line problem): flags, text and reference checked before any model loads."""
     from audionet.lib.core.errors import WireError
 
-    problem = check_usage(service, args)
+    problem = check_usage(service, asked)
     if problem:
         return None, problem
     try:
-        return make_request(service, args), None
+        return make_request(service, asked), None
     except WireError as error:
         return None, str(error).replace("invalid request field", "invalid", 1)
 
@@ -156,13 +171,14 @@ def main(argv=None, judge=None) -> int:
     from audionet.lib.scoring.report import print_json, print_table
 
     args = build_parser().parse_args(argv)
-    service = registry.get(args.service)
-    request, problem = validated_request(service, args)
+    asked = ScoreSettings.from_flags(args, files=tuple(args.files))
+    service = registry.get(asked.service)
+    request, problem = validated_request(service, asked)
     if problem:
         print(f"{PROG}: error: {problem}", file=sys.stderr)
         return 2
 
-    loaded = load_files(args.files, service)
+    loaded = load_files(asked.files, service)
     # Libraries that print must not spoil --json: everything but the report goes to stderr.
     with contextlib.redirect_stdout(sys.stderr):
         try:
@@ -178,10 +194,10 @@ def main(argv=None, judge=None) -> int:
             + f" on {judge.evaluators.device}",
             file=sys.stderr,
         )
-        per_clip = "seconds" in service.inputs and args.seconds is None  # each clip asked for its own length
+        per_clip = "seconds" in service.inputs and asked.seconds is None  # each clip asked for its own length
         jobs = [
-            service.job(make_request(service, args, audio.seconds) if audio and per_clip else request, audio, path)
-            for path, (audio, _) in zip(args.files, loaded)
+            service.job(make_request(service, asked, audio.seconds) if audio and per_clip else request, audio, path)
+            for path, (audio, _) in zip(asked.files, loaded)
         ]
         started = time.perf_counter()
         with stderr_status(f"scoring {len(jobs)} file(s)..."):
@@ -194,7 +210,7 @@ def main(argv=None, judge=None) -> int:
     for verdict, (_, why) in zip(verdicts, loaded):
         if why:
             verdict.gates["missing"] = f"could not read: {why}"
-    (print_json if args.json else print_table)(args.service, args.files, verdicts)
+    (print_json if asked.json else print_table)(asked.service, asked.files, verdicts)
     return 1 if any(why for _, why in loaded) else 0
 
 

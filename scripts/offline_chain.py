@@ -20,7 +20,7 @@ import asyncio
 import sys
 
 from audionet.lib.core.chain import OfflineChain
-from audionet.lib.core.config import DEFAULT_WALLET_PATH, Parser, flag
+from audionet.lib.core.config import Parser, WalletSettings
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.core.subnet_rules import RULE_FLAGS
 from audionet.lib.core.wallet import create_wallet, load_wallet
@@ -33,9 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--block-seconds", type=float, default=12.0, help="block time when creating the chain")
     commands = parser.add_subparsers(dest="command", required=True)
     register = commands.add_parser("register", help="register a wallet's hotkey (idempotent; updates stake/permit)")
-    flag(register, "wallet.name", required=True)
-    flag(register, "wallet.hotkey", default="default")
-    flag(register, "wallet.path", default=DEFAULT_WALLET_PATH)
+    WalletSettings.add_flags(register)  # the neurons' wallet flags
     register.add_argument("--stake", type=float, default=0.0)
     register.add_argument("--permit", action="store_true", help="give a validator permit")
     register.add_argument("--create", action="store_true", help="create the wallet (no password) if missing")
@@ -59,7 +57,8 @@ def main(argv=None) -> int:
     if args.command == "register":
         make = create_wallet if args.create else load_wallet
         try:
-            wallet = make(args.wallet_name, args.wallet_hotkey, args.wallet_path)
+            named = WalletSettings.from_flags(args)
+            wallet = make(named.name, named.hotkey, named.path)
         except ConfigError as error:
             print(f"error: {error} (pass --create to make it)", file=sys.stderr)
             return 2

@@ -12,7 +12,8 @@ from audionet.benchmarks.common.results import table
 from audionet.benchmarks.common.timing import timed_calls
 from audionet.lib.core.audio import Audio
 from audionet.lib.scoring.duplicates import fingerprint
-from audionet.models.eval.profiles import PROFILES, load_evaluator
+from audionet.models.eval.loaders import load_evaluator
+from audionet.models.eval.profiles import PROFILES
 
 SENTENCES = [
     "Alice walked to the harbour at seven o'clock and waited for the rain to stop.",

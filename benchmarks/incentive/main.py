@@ -29,6 +29,7 @@ from audionet.benchmarks.incentive.checks import STEADY_H, check_all, curve_poin
 from audionet.benchmarks.incentive.population import Samples, population, samples_from_report
 from audionet.benchmarks.incentive.scorers import PerService
 from audionet.benchmarks.incentive.sim import simulate
+from audionet.lib.core.config import flag
 from audionet.lib.validator.incentive import CURVE, HOUR
 
 SAMPLES = os.path.join(RESULTS_DIR, "cpu-x86_64-2core", "adversaries-offline.json")
@@ -123,8 +124,10 @@ def build_parser(prog: str):
     parser.add_argument("--samples", default=SAMPLES, help="adversary study JSON with per-round raw scores")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="only the library's CURVE and the curve before it")
-    parser.add_argument(
-        "--warm-up",
+    flag(  # spelled as the other studies' --warmup and --warmup-seconds; --warm-up kept for a release
+        parser,
+        "warmup-hours",
+        old=("warm-up",),
         type=float,
         default=None,
         help="hours simulated before the steady window (default: twice the memory)",
@@ -146,7 +149,7 @@ def main(argv: list[str], prog: str = "audionet-bench incentive") -> int:
         return 2
     with Progress() as progress:
         task = progress.add_task("candidate curves", total=len(candidates(tuple(samples.services), args.quick)) + 1)
-        found = study(samples, args.seed, args.quick, args.warm_up, lambda: progress.advance(task))
+        found = study(samples, args.seed, args.quick, args.warmup_hours, lambda: progress.advance(task))
     slug = os.path.basename(os.path.dirname(os.path.abspath(args.samples)))
     print(write(found, samples, args, slug, f"incentive-{samples.profile}", command_line(prog, argv)))
     return 0 if passes(found["chosen"]) else 1

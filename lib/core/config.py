@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Optional
 
 DEFAULT_WALLET_PATH = os.path.expanduser("~/.bittensor/wallets")
@@ -65,16 +65,17 @@ def setting(
     *,
     help: str,
     per_service: str | bool = False,
-    default_factory: Any = dict,
+    default_factory: Any = None,
     **options,
 ) -> Any:
     """A settings field that is also the flag `--name` (`type`, `choices`, `action` and `old` go to `flag`).
     `per_service`: one flag `--name.<service>` per service instead, defaulting to `default` (True) or to that
-    service's attribute of this name; the field is then {service: value}, `default_factory()` when built
-    without flags."""
+    service's attribute of this name; the field is then {service: value}, `default_factory()` (else {}) when
+    built without flags. `default_factory` on a plain field: a default known only at run time (the registered
+    services), which is also the flag's."""
     spec = {"name": name, "default": default, "help": help, "per_service": per_service, "options": options}
-    if per_service:
-        return field(default_factory=default_factory, metadata={FLAG: spec})
+    if per_service or default_factory is not None:
+        return field(default_factory=default_factory or dict, metadata={FLAG: spec})
     if isinstance(default, (list, dict, set)):
         raise TypeError(f"--{name}: a mutable default; use a tuple")
     return field(default=default, metadata={FLAG: spec})
@@ -93,6 +94,17 @@ class Settings:
         return [f for f in fields(cls) if FLAG in f.metadata]  # type: ignore[arg-type]
 
     @classmethod
+    def flag_keys(cls, services: Sequence) -> Sequence:
+        """Who gets a per-service flag: the services the parser serves (a family keyed by something else, the
+        evaluator kinds, says so here)."""
+        return services
+
+    @classmethod
+    def field_default(cls, item) -> Any:
+        """A field's default (a `default_factory` one made now): the default of its flag."""
+        return item.default_factory() if item.default is MISSING else item.default
+
+    @classmethod
     def add_flags(
         cls, parser, title: Optional[str] = None, services: Sequence = (), skip: Sequence[str] = (), **defaults
     ) -> None:
@@ -106,7 +118,7 @@ class Settings:
                 continue
             if spec["per_service"]:
                 attribute = spec["per_service"]
-                for service in services:
+                for service in cls.flag_keys(services):
                     default = getattr(service, attribute) if isinstance(attribute, str) else spec["default"]
                     flag(
                         group,
@@ -121,7 +133,7 @@ class Settings:
                 flag(
                     group,
                     spec["name"],
-                    default=defaults.get(item.name, item.default),
+                    default=defaults.get(item.name, cls.field_default(item)),
                     help=spec["help"],
                     **spec["options"],
                 )
@@ -129,16 +141,22 @@ class Settings:
     @classmethod
     def from_flags(cls, args, **values):
         """The settings from parsed flags (a per-service field: every `--name.<service>` the parser has); `values`
-        set fields that are no flag. A flag this parser does not have leaves its field at the default."""
+        set fields (flags or not) to what the caller worked out. A flag this parser does not have leaves its field
+        at the default."""
         read, parsed = {}, vars(args)
+        plain = {dest(f.metadata[FLAG]["name"]) for f in cls.settings_fields() if not f.metadata[FLAG]["per_service"]}
         for item in cls.settings_fields():
             spec = item.metadata[FLAG]
             key = dest(spec["name"])
             if spec["per_service"]:
-                read[item.name] = {k.removeprefix(key + "_"): v for k, v in parsed.items() if k.startswith(key + "_")}
+                read[item.name] = {
+                    k.removeprefix(key + "_"): v
+                    for k, v in parsed.items()
+                    if k.startswith(key + "_") and k not in plain  # --eval.profile is no --eval.<kind>
+                }
             elif key in parsed:
                 read[item.name] = parsed[key]
-        return cls(**read, **values)
+        return cls(**{**read, **values})
 
     def as_flags(self) -> list[str]:
         """The command line that parses back into these settings: each field that differs from its default
@@ -147,8 +165,13 @@ class Settings:
         for item in self.settings_fields():
             spec, value = item.metadata[FLAG], getattr(self, item.name)
             if spec["per_service"]:
-                argv += [arg for service, v in value.items() for arg in (f"--{spec['name']}.{service}", flag_text(v))]
-            elif value == item.default:
+                argv += [  # None: no value given (an --eval.<kind> left to the profile)
+                    arg
+                    for service, v in value.items()
+                    if v is not None
+                    for arg in (f"--{spec['name']}.{service}", flag_text(v))
+                ]
+            elif value == self.field_default(item):
                 continue
             elif spec["options"].get("action") == "store_true":
                 argv.append(f"--{spec['name']}")
@@ -164,19 +187,34 @@ def flag_text(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def add_common_flags(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("chain and wallet")
-    flag(group, "netuid", type=int, required=True, help="subnet uid")
-    flag(
-        group,
+@dataclass(frozen=True)
+class ChainSettings(Settings):
+    """chain"""
+
+    netuid: Optional[int] = setting("netuid", None, type=int, required=True, help="subnet uid")
+    network: str = setting(
         "subtensor.network",
-        default="finney",
+        "finney",
         help="finney | test | local | ws(s)://host:port | offline:<sqlite file> (localnet)",
     )
-    flag(group, "wallet.name", default="default", help="coldkey wallet name")
-    flag(group, "wallet.hotkey", default="default", help="hotkey name inside the wallet")
-    flag(group, "wallet.path", default=DEFAULT_WALLET_PATH, help="wallets directory")
-    flag(group, "logging.level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    logging_level: str = setting(
+        "logging.level", "INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="log level"
+    )
+
+
+@dataclass(frozen=True)
+class WalletSettings(Settings):
+    """wallet"""
+
+    name: str = setting("wallet.name", "default", help="coldkey wallet name")
+    hotkey: str = setting("wallet.hotkey", "default", help="hotkey name inside the wallet")
+    path: str = setting("wallet.path", DEFAULT_WALLET_PATH, help="wallets directory")
+
+
+def add_common_flags(parser: argparse.ArgumentParser) -> None:
+    """The chain and wallet flags every neuron takes (`ChainSettings`, `WalletSettings`)."""
+    ChainSettings.add_flags(parser)
+    WalletSettings.add_flags(parser)
 
 
 def is_real_network(network: str) -> bool:

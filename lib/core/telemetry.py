@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Protocol
 
 from audionet.lib.core.audio import Audio
-from audionet.lib.core.config import flag
+from audionet.lib.core.config import Settings, setting
 from audionet.lib.core.timing import Key, Stats, Timer, scalars
 
 log = logging.getLogger("telemetry")
@@ -46,13 +46,9 @@ TABLE_COLUMNS = [
 
 
 def add_telemetry_flags(parser) -> None:
-    group = parser.add_argument_group("telemetry (timing to W&B and JSONL)")
-    flag(group, "wandb.project", default="audionet", help="W&B project")
-    flag(group, "wandb.entity", default=None, help="W&B entity (team or user)")
-    flag(group, "wandb.name", default=None, help="W&B run name (default: <role>-<hotkey prefix>)")
-    flag(group, "wandb.off", action="store_true", help="no W&B at all (the JSONL timing log is still written)")
-    flag(group, "telemetry.interval", type=float, default=60.0, help="seconds between timing flushes")
-    flag(group, "telemetry.dir", default=None, help="where timing.jsonl goes (default: the neuron's state dir)")
+    """--wandb.* and --telemetry.*, read back by `TelemetrySettings.from_flags`."""
+    WandbSettings.add_flags(parser, "W&B (timing and verdicts)")
+    TelemetrySettings.add_flags(parser, "telemetry (timing to W&B and JSONL)")
 
 
 def have_wandb_key() -> bool:
@@ -74,25 +70,28 @@ def package_version() -> str:
 
 
 @dataclass
-class WandbSettings:
-    project: str = "audionet"
-    entity: Optional[str] = None
-    name: Optional[str] = None
-    off: bool = False
+class WandbSettings(Settings):
+    project: str = setting("wandb.project", "audionet", help="W&B project")
+    entity: Optional[str] = setting("wandb.entity", None, help="W&B entity (team or user)")
+    name: Optional[str] = setting("wandb.name", None, help="W&B run name (default: <role>-<hotkey prefix>)")
+    off: bool = setting(
+        "wandb.off", False, action="store_true", help="no W&B at all (the JSONL timing log is still written)"
+    )
 
 
 @dataclass
-class TelemetrySettings:
+class TelemetrySettings(Settings):
     """--wandb.* and --telemetry.* as typed settings."""
 
     wandb: WandbSettings = field(default_factory=WandbSettings)
-    interval_s: float = 60.0
-    dir: Optional[str] = None  # None: the neuron's state dir
+    interval_s: float = setting("telemetry.interval", 60.0, type=float, help="seconds between timing flushes")
+    dir: Optional[str] = setting(
+        "telemetry.dir", None, help="where timing.jsonl goes (default: the neuron's state dir)"
+    )  # None: the neuron's state dir
 
     @classmethod
-    def from_flags(cls, args) -> TelemetrySettings:
-        wandb = WandbSettings(args.wandb_project, args.wandb_entity, args.wandb_name, args.wandb_off)
-        return cls(wandb, args.telemetry_interval, args.telemetry_dir)
+    def from_flags(cls, args, **values) -> TelemetrySettings:
+        return super().from_flags(args, **{"wandb": WandbSettings.from_flags(args), **values})
 
 
 def _finite(value):

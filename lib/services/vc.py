@@ -17,7 +17,7 @@ import numpy as np
 from pydantic import PrivateAttr, StringConstraints, field_validator
 
 from audionet.lib.core.audio import Audio, encode_flac
-from audionet.lib.core.config import CommaList, flag
+from audionet.lib.core.config import CommaList, Settings, setting
 from audionet.lib.core.errors import ConfigError, WireError
 from audionet.lib.core.protocol import (
     MAX_PLAIN_REQUEST_BYTES,
@@ -48,7 +48,6 @@ from audionet.models.base import SpeechSynthesizer, VoiceCloner
 from audionet.models.factory import load_backend
 
 MAX_VC_REQUEST_BYTES = MAX_PLAIN_REQUEST_BYTES + MAX_REFERENCE_FLAC_BYTES * 4 // 3 + 4  # base64 of the clip
-DEFAULT_REFERENCE_TTS = "baseline:espeak,kokoro:"
 
 
 class VCRequest(ServiceRequest):
@@ -69,12 +68,27 @@ class VCRequest(ServiceRequest):
 
 
 @dataclass(frozen=True)
-class ReferenceSettings:
-    """Where voice-clone references come from (--vc.references, --vc.synthesised, --vc.reference_tts)."""
+class ReferenceSettings(Settings):
+    """voice-clone references"""
 
-    directory: Optional[str] = None
-    synthesised: bool = False
-    reference_tts: tuple[str, ...] = tuple(DEFAULT_REFERENCE_TTS.split(","))
+    directory: Optional[str] = setting(
+        "vc.references",
+        None,
+        help="directory of reference clips (name.wav|flac|ogg + name.txt transcript); default on a real "
+        "network: the clips `audionet-references fetch` keeps; offline: fresh --vc.reference_tts speech",
+    )
+    synthesised: bool = setting(
+        "vc.synthesised",
+        False,
+        action="store_true",
+        help="on a real network, speak fresh references with --vc.reference_tts instead of recordings",
+    )
+    reference_tts: tuple[str, ...] = setting(
+        "vc.reference_tts",
+        ("baseline:espeak", "kokoro:"),
+        type=CommaList(what="TTS spec"),
+        help="comma-separated TTS specs (any --tts.model spec) whose voices speak fresh reference sentences",
+    )
 
 
 class VoiceClone(SpeechService):
@@ -138,30 +152,10 @@ class VoiceClone(SpeechService):
         )
 
     def add_flags(self, parser) -> None:
-        group = parser.add_argument_group("voice-clone references")
-        flag(
-            group,
-            "vc.references",
-            default=None,
-            help="directory of reference clips (name.wav|flac|ogg + name.txt transcript); default on a real "
-            "network: the clips `audionet-references fetch` keeps; offline: fresh --vc.reference_tts speech",
-        )
-        flag(
-            group,
-            "vc.synthesised",
-            action="store_true",
-            help="on a real network, speak fresh references with --vc.reference_tts instead of recordings",
-        )
-        flag(
-            group,
-            "vc.reference_tts",
-            type=CommaList(what="TTS spec"),
-            default=DEFAULT_REFERENCE_TTS,
-            help="comma-separated TTS specs (any --tts.model spec) whose voices speak fresh reference sentences",
-        )
+        ReferenceSettings.add_flags(parser)
 
     def source_settings(self, args) -> ReferenceSettings:
-        return ReferenceSettings(args.vc_references, args.vc_synthesised, tuple(args.vc_reference_tts))
+        return ReferenceSettings.from_flags(args)
 
     def open_sources(self, settings: Optional[ReferenceSettings] = None, *, real_network: bool = False):
         """--vc.references; on a real network, the fetched human recordings by default (synthesised

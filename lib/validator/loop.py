@@ -19,7 +19,6 @@ import numpy as np
 
 from audionet.lib.core.audio import encode_flac
 from audionet.lib.core.chain import Chain
-from audionet.lib.core.errors import ConfigError
 from audionet.lib.core.memory import trim_heap
 from audionet.lib.core.timing import Timer
 from audionet.lib.scoring.judge import Judge
@@ -28,12 +27,12 @@ from audionet.lib.services import registry
 from audionet.lib.validator.client import Answer, MinerClient, Target
 from audionet.lib.validator.coverage import Coverage
 from audionet.lib.validator.draws import DrawLanes
-from audionet.lib.validator.mechanisms import Plan, plan
 from audionet.lib.validator.network_view import NetworkView
 from audionet.lib.validator.round import RoundScorer, Scored, score_as_answered
 from audionet.lib.validator.settings import ValidatorSettings
 from audionet.lib.validator.state import ScoreState, atomic_write_json
 from audionet.lib.validator.verdicts import verdict_rows
+from audionet.lib.validator.weight_setting import WeightSetter
 
 log = logging.getLogger("validator")
 SERVED_TTL_S = 600.0  # how long a miner's signed health (the services it serves) is trusted before asking again
@@ -67,8 +66,7 @@ class Validator:
         # every miner before any again, as many as a round interval allows; the pass goes on after a restart
         self.coverage = Coverage.from_json(self.state.coverage, self.rng)
         self.health: dict[str, tuple[float, Optional[frozenset[str]]]] = {}  # hotkey -> (asked at, it serves)
-        self.plan: Optional[Plan] = None  # the mechanisms as weights were last set
-        self.held_said: dict[int, int] = {}  # mechid -> the block this validator last said it holds its weights there
+        self.weights = WeightSetter(chain, settings, self.state, self.state_path)
         self.on_verdicts: Optional[Callable[[list[dict], list[Scored]], None]] = None  # verdicts.VerdictLog
         self.judge.duplicates.load(self.history_path)  # answers of earlier rounds, before a restart too
         if self.state.round:
@@ -144,7 +142,7 @@ class Validator:
             self._log_round(block, scored, estimates, coverage)
             if self.settings.save_audio_dir:
                 self._save_audio(scored)
-        await self.set_weights(block)
+        await self.weights.set(block)
         with self.timer.measure("all", "logging"):
             self.write_summary(block)
         return scored
@@ -158,67 +156,6 @@ class Validator:
             self.timer.record(answer.service, stage, answer.latency_s, audio_s)
             self.timer.record(answer.service, f"{stage}/uid{answer.target.uid}", answer.latency_s, audio_s)
 
-    def _due(self, mechid: int, block: int) -> bool:
-        """Whether `epoch_length` blocks have passed since weights were last set on this mechanism (or never)."""
-        last = self.state.mechanism_blocks.get(mechid, self.state.last_weights_block)
-        return last < 0 or block - last >= self.settings.epoch_length
-
-    async def set_weights(self, block: int) -> None:
-        """Each mechanism due gets the weights of the services it pays (one per service when the subnet runs a
-        mechanism per service; combined by the split where services share one), once this validator's evidence
-        supports every one of them; until then the chain keeps the weights last set there."""
-        known = self.plan.used if self.plan else (sorted(self.state.mechanism_blocks) or [0])
-        if not any(self._due(m, block) for m in known):
-            return
-        try:
-            mechanisms = await self.chain.mechanisms()
-            layout = plan(registry.names(), mechanisms.count, self.settings.mechanisms, self.settings.split)
-            self.plan = layout
-        except ConfigError as error:
-            log.error("not setting weights: %s", error)
-            return
-        except Exception as error:
-            log.error("cannot read the subnet's mechanisms (will retry next round): %s", error)
-            return
-        per_service = {s: np.asarray(w) for s, w in self.state.weights().items()}
-        errors = self.state.typical_errors()
-        done = []
-        # which are due is decided before any is set: a mechanism never set falls back on the last block set
-        for mechid in [m for m in layout.used if self._due(m, block)]:
-            if not any(s in per_service for s in layout.services_of(mechid)):
-                continue  # a mechanism for services this validator does not score: other validators set it
-            waiting = layout.holding(mechid, {s: errors[s] <= self.settings.curve.ready_error for s in errors})
-            if waiting:
-                said = self.held_said.get(mechid)
-                if said is not None and block - said < self.settings.epoch_length:
-                    continue  # said once an epoch
-                self.held_said[mechid] = block
-                log.info(
-                    "mechanism %d: holding its weights until the evidence supports them (%s; published at %.1f%%)",
-                    mechid,
-                    ", ".join(f"{s}: the typical miner's error is {errors[s]:.1%} of the reference" for s in waiting),
-                    100 * self.settings.curve.ready_error,
-                )
-                continue
-            self.held_said.pop(mechid, None)
-            weights = layout.combine(per_service, mechid)
-            uids = [int(u) for u in np.flatnonzero(weights > 0)]
-            if not uids:
-                log.info(
-                    "mechanism %d: no miner has earned weight in %s; not setting it", mechid, layout.services_of(mechid)
-                )
-                continue
-            try:
-                await self.chain.set_weights(uids, [float(weights[u]) for u in uids], mechid=mechid)
-            except Exception as error:
-                log.error("set_weights on mechanism %d failed (will retry next round): %s", mechid, error)
-                continue
-            self.state.mechanism_blocks[mechid] = self.state.last_weights_block = block
-            done.append(f"mechanism {mechid} ({'+'.join(layout.services_of(mechid))}): {len(uids)} uids")
-        if done:
-            self.state.save(self.state_path)
-            log.info("set weights at block %d: %s", block, "; ".join(done))
-
     def _log_round(self, block: int, scored: list[Scored], estimates: list[float], coverage: dict) -> None:
         record = {
             "round": self.state.round,
@@ -227,7 +164,7 @@ class Validator:
             "coverage": coverage,
             "memory_s": {"record": self.settings.curve.memory.record_s},
             "results": verdict_rows(
-                self.state.round, scored, estimates, self.settings.timeouts, self.state.weights(), self.plan
+                self.state.round, scored, estimates, self.settings.timeouts, self.state.weights(), self.weights.plan
             ),
         }
         if len(self.judge.replicas) > 1:  # per evaluation device: clips judged this round, measured speed

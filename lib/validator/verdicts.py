@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from audionet.lib.core.config import flag, positive_int
+from audionet.lib.core.config import Settings, positive_int, setting
 from audionet.lib.scoring.explain import PENALTY, in_words, penalty_names
 from audionet.lib.services import registry
 
@@ -46,12 +46,6 @@ COLUMNS = (
     "mechanism",
     "mechanism_weight",
 )
-MAX_ROWS = 256  # rows per round on W&B: a sample of 16 miners x 3 services is 48
-
-
-def add_verdict_flags(group) -> None:
-    flag(group, "neuron.verdict_rows", type=positive_int, default=MAX_ROWS, help="verdict rows per round on W&B")
-    flag(group, "neuron.wandb_audio", action="store_true", help="upload each answer's audio with its W&B row")
 
 
 def verdict_rows(
@@ -119,13 +113,17 @@ def audio_key(row: dict) -> str:
 
 
 @dataclass
-class VerdictLog:
+class VerdictLog(Settings):
     """The validator's hook (`Validator.on_verdicts`): each round's rows to W&B through its telemetry, and with
-    `audio` each kept row's clip at `verdicts/audio/<service>/uid<uid>` (W&B keeps no audio inside a table)."""
+    `audio` each kept row's clip at `verdicts/audio/<service>/uid<uid>` (W&B keeps no audio inside a table). Its
+    settings are flags (`VerdictLog.add_flags`; `VerdictLog.from_flags(args, telemetry=...)`)."""
 
     telemetry: object  # lib.core.telemetry.Telemetry
-    max_rows: int = MAX_ROWS
-    audio: bool = False
+    # a sample of 16 miners x 3 services is 48 rows
+    max_rows: int = setting("neuron.verdict_rows", 256, type=positive_int, help="verdict rows per round on W&B")
+    audio: bool = setting(
+        "neuron.wandb_audio", False, action="store_true", help="upload each answer's audio with its W&B row"
+    )
 
     def __call__(self, rows: Sequence[dict], scored: Sequence[Scored]) -> None:
         values: dict = {

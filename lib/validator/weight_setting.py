@@ -1,0 +1,89 @@
+"""Setting weights on chain, once an epoch per mechanism: one mechanism per service when the subnet runs enough
+(or the services that share one combined by the split), each published only once this validator's evidence
+supports it (the curve's `ready_error`); until then the chain keeps the weights last set there."""
+
+from __future__ import annotations
+
+import logging
+from typing import Optional
+
+import numpy as np
+
+from audionet.lib.core.chain import Chain
+from audionet.lib.core.errors import ConfigError
+from audionet.lib.services import registry
+from audionet.lib.validator.mechanisms import Plan, plan
+from audionet.lib.validator.settings import ValidatorSettings
+from audionet.lib.validator.state import ScoreState
+
+log = logging.getLogger("validator")
+
+
+class WeightSetter:
+    """The validator's weight setting: `set(block)` after each round."""
+
+    def __init__(self, chain: Chain, settings: ValidatorSettings, state: ScoreState, state_path: str):
+        self.chain, self.settings, self.state, self.state_path = chain, settings, state, state_path
+        self.plan: Optional[Plan] = None  # the mechanisms as weights were last set
+        self.held_said: dict[int, int] = {}  # mechid -> the block this validator last said it holds its weights there
+
+    def due(self, mechid: int, block: int) -> bool:
+        """Whether `epoch_length` blocks have passed since weights were last set on this mechanism (or never)."""
+        last = self.state.mechanism_blocks.get(mechid, self.state.last_weights_block)
+        return last < 0 or block - last >= self.settings.epoch_length
+
+    async def set(self, block: int) -> None:
+        """Each mechanism due gets the weights of the services it pays (one per service when the subnet runs a
+        mechanism per service; combined by the split where services share one), once this validator's evidence
+        supports every one of them; until then the chain keeps the weights last set there."""
+        known = self.plan.used if self.plan else (sorted(self.state.mechanism_blocks) or [0])
+        if not any(self.due(m, block) for m in known):
+            return
+        try:
+            mechanisms = await self.chain.mechanisms()
+            layout = plan(registry.names(), mechanisms.count, self.settings.mechanisms, self.settings.split)
+            self.plan = layout
+        except ConfigError as error:
+            log.error("not setting weights: %s", error)
+            return
+        except Exception as error:
+            log.error("cannot read the subnet's mechanisms (will retry next round): %s", error)
+            return
+        per_service = {s: np.asarray(w) for s, w in self.state.weights().items()}
+        errors = self.state.typical_errors()
+        done = []
+        # which are due is decided before any is set: a mechanism never set falls back on the last block set
+        for mechid in [m for m in layout.used if self.due(m, block)]:
+            if not any(s in per_service for s in layout.services_of(mechid)):
+                continue  # a mechanism for services this validator does not score: other validators set it
+            waiting = layout.holding(mechid, {s: errors[s] <= self.settings.curve.ready_error for s in errors})
+            if waiting:
+                said = self.held_said.get(mechid)
+                if said is not None and block - said < self.settings.epoch_length:
+                    continue  # said once an epoch
+                self.held_said[mechid] = block
+                log.info(
+                    "mechanism %d: holding its weights until the evidence supports them (%s; published at %.1f%%)",
+                    mechid,
+                    ", ".join(f"{s}: the typical miner's error is {errors[s]:.1%} of the reference" for s in waiting),
+                    100 * self.settings.curve.ready_error,
+                )
+                continue
+            self.held_said.pop(mechid, None)
+            weights = layout.combine(per_service, mechid)
+            uids = [int(u) for u in np.flatnonzero(weights > 0)]
+            if not uids:
+                log.info(
+                    "mechanism %d: no miner has earned weight in %s; not setting it", mechid, layout.services_of(mechid)
+                )
+                continue
+            try:
+                await self.chain.set_weights(uids, [float(weights[u]) for u in uids], mechid=mechid)
+            except Exception as error:
+                log.error("set_weights on mechanism %d failed (will retry next round): %s", mechid, error)
+                continue
+            self.state.mechanism_blocks[mechid] = self.state.last_weights_block = block
+            done.append(f"mechanism {mechid} ({'+'.join(layout.services_of(mechid))}): {len(uids)} uids")
+        if done:
+            self.state.save(self.state_path)
+            log.info("set weights at block %d: %s", block, "; ".join(done))
