@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import sys
 import time
+from dataclasses import replace
 from typing import Optional
 
 from audionet.lib.core.config import Parser, flag
@@ -46,6 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="the requested length ("
         + takers("seconds")
         + "; default: each clip's own, clamped to the service's range)",
+    )
+    flag(
+        parser,
+        "seed",
+        type=int,
+        help="the seed of the ASR's listening noise for every file (a verdict row's `seed` reproduces that verdict; "
+        "default: a fresh one per file, printed)",
     )
     flag(parser, "json", action="store_true", help="print a JSON list instead of a table (stdout holds only JSON)")
     from audionet.models.eval.profiles import add_eval_flags
@@ -183,6 +191,7 @@ def main(argv=None, judge=None) -> int:
             service.job(make_request(service, args, audio.seconds) if audio and per_clip else request, audio, path)
             for path, (audio, _) in zip(args.files, loaded)
         ]
+        jobs = [replace(job, seed=args.seed) for job in jobs]  # None: the Judge draws each file's
         started = time.perf_counter()
         with stderr_status(f"scoring {len(jobs)} file(s)..."):
             verdicts = judge.score(service.judging, jobs, remember=False)  # a local check leaves no history

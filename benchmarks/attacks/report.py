@@ -14,11 +14,12 @@ RATIO_SERVICES = (TTS.name,)  # where issue 46 also bounds the attacked reward b
 
 
 def best_runs(row: dict, judge: str) -> dict[float, dict]:
-    """bound -> the run with the highest reward among the attacks at that bound or a smaller one (an attacker
-    allowed a bound may send what it found within a smaller one)."""
+    """bound -> the run the attacker rates highest (by its own view, `seen`, where the Judge hears noise of its own
+    seeds) among the attacks at that bound or a smaller one (an attacker allowed a bound may send what it found
+    within a smaller one)."""
     runs = row["runs"][judge]
     return {
-        bound: max((run for run in runs if run["bound"] <= bound), key=lambda run: run["score"])
+        bound: max((run for run in runs if run["bound"] <= bound), key=lambda run: run.get("seen", run["score"]))
         for bound in sorted({run["bound"] for run in runs})
     }
 
