@@ -9,18 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from statistics import fmean, pstdev
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from audionet.benchmarks.attacks import pgd
+from audionet.benchmarks.attacks.materials import Case
 from audionet.lib.core.audio import Audio
 from audionet.lib.scoring.jobs import Verdict
 from audionet.lib.scoring.listening import SEED_BITS
-
-if TYPE_CHECKING:
-    from audionet.benchmarks.attacks.main import Judged
-    from audionet.benchmarks.attacks.materials import Case
 
 ATTACKER, VALIDATOR = 1, 2  # the two seed streams under the study's --seed
 
@@ -73,7 +69,7 @@ class Clean:
     counted: float
 
 
-def clean_of(judged: Judged, case: Case, seeds: Seeds, counted: float) -> Clean:
+def clean_of(judged, case: Case, seeds: Seeds, counted: float) -> Clean:
     """`counted`: the clean answer's mean score over the validator's seeds."""
     own = seeds.attacker(judged)
     seen = [judged.verdict(case, case.audio, seed) for seed in own]
@@ -81,7 +77,7 @@ def clean_of(judged: Judged, case: Case, seeds: Seeds, counted: float) -> Clean:
 
 
 def outcome_row(
-    judged: Judged,
+    judged,
     case: Case,
     bound: float,
     kind: str,

@@ -20,7 +20,7 @@ from tests.speech import VOICE_A, VOICE_B
 TEXT = "Alice walked to the harbour at 7 o'clock and waited for the rain to stop."
 TARGET = "Our train leaves from the market at nine thirty, so pack light."
 REFERENCE_TEXT = "Bright sunlight filled the library as Hana opened the window."
-RECORD_KEYS = {"file", "score", "components", "gates"}
+RECORD_KEYS = {"file", "score", "seed", "components", "gates"}
 
 
 @pytest.fixture(scope="module")
