@@ -6,7 +6,9 @@ the declared analyses, each evaluator called once on every surviving clip (batch
 devices, once per device on its share: lib/scoring/replicas.py) -> the declaration's breakdown
 (lib/scoring/declaration.py). A `Session` takes a round's jobs in batches as they arrive (the validator:
 lib/validator/round.py); `Judge.score` is a session that takes them all at once. The Judge reads a
-declaration and the jobs' expectations; it never calls back into a service.
+declaration and the jobs' expectations; it never calls back into a service. Each verdict carries the seed of
+the noise its ASR heard the answer through (lib/scoring/listening.py): the job's own, or one the session draws
+as the job is added (secret randomness unless the caller gives `seeds`); the same answer and seed, the same verdict.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Answers are judged as they arrive (`score_as_answered`), in batches: per service, failed queries are
 gated, everything else goes to the Judge's session for that service (gates, duplicates, evaluators; the
 same path audionet-bench uses through `Judge.score`). The reward the EMA sees is the raw score itself: it is reproducible from
-the audio alone (a miner can check it with audionet-score) and does not depend
+the audio and the verdict's seed (a miner can check it with audionet-score --seed) and does not depend
 on who else was sampled; the incentive study found that a within-round rank only
 adds noise (docs/scoring.md#from-scores-to-weights). Answer speed is not part of
 the reward: slow answers are already cut off by the per-service timeout.
