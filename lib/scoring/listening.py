@@ -19,10 +19,12 @@ import numpy as np
 
 from audionet.lib.core.audio import Audio
 
-# The noise's std, full scale = 1 (about -50 dBFS): an attacker's pick among 8 perturbations by its own draws gained
-# -0.017 on the validator's fresh ones, honest Kokoro kept its reward; at 0.006 a Kokoro answer lost 6 %.
+# The noise's std, full scale = 1 (about -50 dBFS): the attack study's random search gains -0.003 on average through
+# it (+0.082 without), honest Kokoro keeps 98 %; at 0.006 a Kokoro answer lost 6 % (docs/scoring.md).
 NOISE_STD = 0.003
-DRAWS = 1  # noise draws the WER is averaged over (docs/scoring.md: k = 2 halves nothing an honest miner needs)
+# Noise draws the WER is averaged over: 2 cut one verdict's spread over seeds by a third (Kokoro 0.026 -> 0.017) at
+# 1.78x the Judge's time; a miner's record averages many verdicts anyway.
+DRAWS = 1
 SEED_BITS = 63  # a seed fits a signed 64-bit integer (JSON, W&B, numpy)
 
 
