@@ -99,7 +99,7 @@ def markdown(data: dict) -> str:
         f"{s['clips']} attacked answers per service; PGD with {s['steps']} steps at the "
         f"headline bound {s['headline']:g} (plus EOT-PGD over {s['eot']} random views per step for "
         f"{', '.join(s['eot_services'])}{search}), {s['sweep_steps']} at the others; the real Judge checks the answer every "
-        f"{s['check_every']} steps. Reward: per answer the best of its attacks within the bound (as the attacker rates them), mean over answers. "
+        f"{s['check_every']} steps. Reward: per answer the best of its attacks within the bound, mean over answers. "
         "Undefended: the Judge before the defence (no naturalness student, no ceilings, no gate). SNR: of the answers "
         "the attacks at that bound kept (their best, often before the bound was used up), and of the answer counted (it may come from a smaller bound).",
         "",
@@ -108,7 +108,8 @@ def markdown(data: dict) -> str:
         lines += [
             "The deployed Judge's ASR hears each answer through Gaussian noise seeded per verdict "
             "(lib/scoring/listening.py): the attacker checks every candidate by the mean over "
-            f"{s['own_draws']} draws of its own seeds and keeps the one it rates highest; the reward counted is that "
+            f"{s['own_draws']} draws of its own seeds and keeps the one it rates highest (the best attack per answer too, "
+            "as it rates them); the reward counted is that "
             f"answer's mean over {s['validator_draws']} validator seeds it never saw (the clean reward's too). "
             "Spread: the std of one verdict over those seeds, mean over answers.",
             "",
