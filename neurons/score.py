@@ -16,7 +16,7 @@ import argparse
 import contextlib
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from audionet.lib.core.config import Parser, Settings, setting
@@ -58,6 +58,13 @@ class ScoreSettings(Settings):
         None,
         type=float,
         help=f"the requested length ({takers('seconds')}; default: each clip's own, clamped to the service's range)",
+    )
+    seed: Optional[int] = setting(
+        "seed",
+        None,
+        type=int,
+        help="the seed of the ASR's listening noise for every file (a verdict row's `seed` reproduces that verdict; "
+        "default: a fresh one per file, printed)",
     )
     json: bool = setting(
         "json", False, action="store_true", help="print a JSON list instead of a table (stdout holds only JSON)"
@@ -199,6 +206,7 @@ def main(argv=None, judge=None) -> int:
             service.job(make_request(service, asked, audio.seconds) if audio and per_clip else request, audio, path)
             for path, (audio, _) in zip(asked.files, loaded)
         ]
+        jobs = [replace(job, seed=asked.seed) for job in jobs]  # None: the Judge draws each file's
         started = time.perf_counter()
         with stderr_status(f"scoring {len(jobs)} file(s)..."):
             verdicts = judge.score(service.judging, jobs, remember=False)  # a local check leaves no history

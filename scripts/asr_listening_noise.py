@@ -1,65 +1,69 @@
-"""A prototype of a defence, measured, not deployed: the validator hears the ASR's input through noise of its
-own, a fresh draw per verdict that the miner cannot know (issue 46). The defended Judge's remaining gain at
-L-inf 0.003 is Whisper's: espeak + any faint noise is transcribed differently (often better) than espeak, so
-an attacker without a gradient keeps the best of a few sign-noise draws. Here the attacker picks among 8 draws
-by the mean of 2 of its own draws of the validator's noise (EOT selection, knowing the noise's level); the
-validator then judges the pick with 4 fresh draws. Kokoro's clean answers are judged the same way.
+"""How much a verdict strays under the Judge's listening noise (lib/scoring/listening.py), per noise level and
+number of draws the WER is averaged over: each answer judged under `--seeds` seeds, its mean and std, beside its
+verdict without noise. The answers are the attack study's (espeak, attacked there) and Kokoro's (honest) to the
+same requests, offline profile. Then the cost: every answer judged as one round under each setting in turn, the
+median of `--timing-runs` interleaved runs (side by side on one machine: a ratio, not an absolute time).
 
-    python scripts/asr_listening_noise.py 0 0.003 0.006     # noise std of the ASR's input, full scale = 1
-
-It replaces the Judge's ASR call for the run (the deployed Judge hears no noise).
+    python scripts/asr_listening_noise.py --stds 0,0.003 --draws 1,2 --seeds 8 --clips 3
 """
 
 from __future__ import annotations
 
-import sys
+import time
+from statistics import fmean, median, pstdev
 
-import numpy as np
 
-
-def main(sigmas: list[float]) -> None:
-    from audionet.benchmarks.attacks.main import build_parser, judges_for, undefended
+def main(argv: list[str] | None = None) -> None:
+    from audionet.benchmarks.attacks.main import Judged, build_parser
     from audionet.benchmarks.attacks.materials import cases_for
-    from audionet.benchmarks.attacks.pgd import on_grid
     from audionet.benchmarks.common.evaluation import judge_from_flags
-    from audionet.lib.core.audio import Audio
-    from audionet.lib.services import registry
+    from audionet.lib.scoring.judge import Judge
+    from audionet.lib.scoring.listening import Listening
+    from audionet.lib.services import TTS, registry
 
-    args = build_parser("asr_listening_noise").parse_args(["--services", "tts"])
-    defended, _ = judge_from_flags(args)
-    judged = judges_for("tts", defended, undefended(defended))["defended"]
-    cases = cases_for("tts", 3, 4, 0, registry.sources_from_flags(args, ["tts"]).get("tts"))
-    asr = defended.evaluators.asr
-    plain = asr.transcribe
-    state = {"sigma": 0.0, "rng": np.random.default_rng(1)}
-
-    def noisy(clips):
-        if not state["sigma"]:
-            return plain(clips)
-        draw = [state["rng"].normal(0, state["sigma"], c.samples.shape) for c in clips]
-        return plain([Audio((c.samples + d).astype(np.float32), c.sample_rate) for c, d in zip(clips, draw)])
-
-    asr.transcribe = noisy
-
-    def judged_mean(case, samples, draws: int, seed: int) -> float:
-        state["rng"] = np.random.default_rng(seed)
-        return float(
-            np.mean([judged.verdict(case, Audio(samples, case.audio.sample_rate)).score for _ in range(draws)])
-        )
-
-    for sigma in sigmas:
-        state["sigma"] = sigma
+    parser = build_parser("asr_listening_noise")
+    parser.add_argument("--stds", default="0,0.003", help="noise std, full scale = 1 (comma list)")
+    parser.add_argument("--draws", default="1,2", help="noise draws the WER is averaged over (comma list)")
+    parser.add_argument("--seeds", type=int, default=8, help="verdict seeds per answer (0: the cost alone)")
+    parser.add_argument("--timing-runs", type=int, default=4, help="interleaved timing runs (0: none)")
+    args = parser.parse_args(["--services", "tts", *(argv or [])])
+    loaded, _ = judge_from_flags(args)
+    cases = cases_for("tts", args.clips, args.tracks, args.seed, registry.sources_from_flags(args, ["tts"]).get("tts"))
+    settings = [
+        Listening(float(std), draws)
+        for std in args.stds.split(",")
+        for draws in ([1] if float(std) == 0 else [int(k) for k in args.draws.split(",")])
+    ]
+    judges = {setting: Judge(loaded.replicas, listening=setting) for setting in settings}
+    for setting, judge in judges.items() if args.seeds else ():
+        judged = Judged(judge, TTS.judging)
+        by_material: dict[str, list[float]] = {}
         for case in cases:
-            line = f"sigma {sigma} {case.label}: clean {judged_mean(case, case.audio.samples, 4, 100):.3f}"
-            if case.attacked:
-                rng = np.random.default_rng(7)
-                shape = case.audio.samples.shape
-                candidates = [on_grid(case.audio.samples + 0.003 * rng.choice([-1, 1], size=shape)) for _ in range(8)]
-                own = [judged_mean(case, x, 2, 200 + n) for n, x in enumerate(candidates)]
-                pick = candidates[int(np.argmax(own))]
-                line += f" attacker's view of its best {max(own):.3f}; validator {judged_mean(case, pick, 4, 300):.3f}"
-            print(line, flush=True)
+            scores = [judged.verdict(case, case.audio, seed).score for seed in range(1000, 1000 + args.seeds)]
+            by_material.setdefault(case.material, []).append(pstdev(scores))
+            print(
+                f"std {setting.std:g} x{setting.draws} {case.label}: mean {fmean(scores):.3f}, std over {args.seeds} "
+                f"seeds {pstdev(scores):.3f}, min {min(scores):.3f}, max {max(scores):.3f}",
+                flush=True,
+            )
+        spread = ", ".join(f"{m} {fmean(v):.3f}" for m, v in by_material.items())
+        print(f"std {setting.std:g} x{setting.draws}: mean std over seeds {spread}", flush=True)
+    jobs = [TTS.job(case.request, case.audio, case.label) for case in cases]
+    seconds: dict[Listening, list[float]] = {setting: [] for setting in settings}
+    for run in range(args.timing_runs):
+        for setting, judge in judges.items():
+            started = time.perf_counter()
+            judge.score(TTS.judging, jobs, remember=False)
+            seconds[setting].append(time.perf_counter() - started)
+        print(f"timing run {run + 1}/{args.timing_runs}", flush=True)
+    if args.timing_runs:
+        base = median(seconds[settings[0]])
+        for setting in settings:
+            took = median(seconds[setting])
+            print(f"std {setting.std:g} x{setting.draws}: {took:.2f} s a round of {len(jobs)} ({took / base:.2f}x)")
 
 
 if __name__ == "__main__":
-    main([float(a) for a in sys.argv[1:]] or [0.0, 0.003])
+    import sys
+
+    main(sys.argv[1:])

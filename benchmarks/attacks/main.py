@@ -9,19 +9,26 @@ samples it sends (pgd.py): plain PGD on the deterministic Judge, and at the head
 averaging over random shifts and gains (what an attacker unsure of the validator's exact view would do),
 and a random search without any gradient (sign noise at the bound, the best of `--search` draws): what a
 Judge whose verdict swings under any faint change pays by chance.
-Each answer is checked by the real Judge as the attack goes; the best one it saw is the attacked reward.
-"Undefended" is the same Judge without the judges that cannot be bought (their ceilings are then off).
+Each answer is checked by the real Judge as the attack goes, the best one it saw kept. The deployed Judge's ASR hears
+noise of its own, seeded per verdict: the attacker checks with its own seeds (`--own-draws`, EOT over the noise),
+and the reward counted is the kept answer re-judged with `--validator-draws` validator seeds it never saw
+(listening.py).
+"Undefended" is the same Judge without the judges that cannot be bought (their ceilings are then off, its ASR
+hears the answer as sent).
 Writes <out>/<device-slug>/attacks-<profile>.{json,md,png}.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from statistics import fmean
+from typing import Optional
 
 import numpy as np
 
 from audionet.benchmarks.attacks import pgd
+from audionet.benchmarks.attacks.listening import Clean, Seeds, clean_of, mean_score, outcome_row, scores, spread
 from audionet.benchmarks.attacks.materials import Case, cases_for
 from audionet.benchmarks.attacks.measures import differentiable
 from audionet.benchmarks.attacks.report import markdown, plot, summarise
@@ -32,6 +39,7 @@ from audionet.lib.core.audio import Audio
 from audionet.lib.core.config import Parser, positive_int
 from audionet.lib.scoring.declaration import Judging
 from audionet.lib.scoring.judge import Judge
+from audionet.lib.scoring.listening import DEAF
 from audionet.lib.services import registry
 
 SHIFT_S, GAIN_DB = 0.01, 1.0  # EOT's random view: a delay of up to 10 ms and a gain within +-1 dB
@@ -46,7 +54,7 @@ def undefended(judge: Judge) -> Judge:
         kind: tuple(m for m in value if not getattr(m, "guard", False)) if isinstance(value, tuple) else value
         for kind, value in first.by_kind.items()
     }
-    return Judge(Evaluators(kept, first.vad, first.music_quality, first.device))
+    return Judge(Evaluators(kept, first.vad, first.music_quality, first.device), listening=DEAF)
 
 
 def random_view(rate: int):
@@ -68,9 +76,10 @@ class Judged:
     judge: Judge
     judging: Judging
 
-    def verdict(self, case: Case, audio: Audio):
-        service = registry.get(case.service)
-        return self.judge.score(self.judging, [service.job(case.request, audio, case.label)], remember=False)[0]
+    def verdict(self, case: Case, audio: Audio, seed: Optional[int] = None):
+        """`seed`: the listening noise's (None: a secret one)."""
+        job = replace(registry.get(case.service).job(case.request, audio, case.label), seed=seed)
+        return self.judge.score(self.judging, [job], remember=False)[0]
 
 
 def judges_for(name: str, defended: Judge, bare: Judge) -> dict[str, Judged]:
@@ -84,58 +93,47 @@ def judges_for(name: str, defended: Judge, bare: Judge) -> dict[str, Judged]:
     return {"undefended": Judged(bare, plain), "defended": Judged(defended, judging)}
 
 
-def attack_case(judged: Judged, case: Case, settings: pgd.Settings, clean, log) -> dict:
-    """One attack on one answer: the surrogate of the service's score, checked by the real Judge."""
+def attack_case(judged: Judged, case: Case, settings: pgd.Settings, clean: Clean, seeds: Seeds, log) -> dict:
+    """One attack on one answer: the surrogate of the service's score, checked by the real Judge with the
+    attacker's seeds, the answer kept re-judged with the validator's."""
     service = registry.get(case.service)
     expect = service.expect(case.request)
     functions = differentiable(judged.judge.evaluators, judged.judging, expect, case.audio.sample_rate)
-    fixed = {k: v for k, v in clean.measures.items() if k not in functions}
+    fixed = {k: v for k, v in clean.seen.measures.items() if k not in functions}
     view = random_view(case.audio.sample_rate) if settings.eot else None
     objective = Surrogate(judged.judging, functions, fixed, view)
-    rate, started = case.audio.sample_rate, time.perf_counter()
+    started = time.perf_counter()
 
     def check(samples: np.ndarray) -> float:
-        return judged.verdict(case, Audio(samples, rate)).score
+        return mean_score(judged, case, samples, seeds.attacker(judged))
 
-    top = best_possible(judged.judging, clean.measures, functions)
+    top = best_possible(judged.judging, clean.seen.measures, functions)
     kind = f"EOT-PGD x{settings.eot}" if settings.eot else "PGD"
 
     def progress(step: int, value: float, score: float) -> None:
         log(f"{case.label}: L-inf {settings.bound:g} {kind} step {step}: surrogate {value:.3f}, Judge {score:.3f}")
 
     outcome = pgd.attack(
-        objective, case.audio.samples, settings, check, clean_score=clean.score, ceiling=top, progress=progress
+        objective, case.audio.samples, settings, check, clean_score=clean.seen_score, ceiling=top, progress=progress
     )
-    run = outcome_row(case, settings.bound, kind, outcome, clean.score, time.perf_counter() - started, log)
+    run = outcome_row(judged, case, settings.bound, kind, outcome, clean, seeds, time.perf_counter() - started, log)
     held = sorted(judged.judging.measure_names() & set(fixed))  # read by the score, no gradient: not attacked
     return {**run, "best_possible": top, "measures": objective.measures(_tensor(outcome.samples)), "held": held}
 
 
-def search_case(judged: Judged, case: Case, bound: float, draws: int, clean, seed: int, log) -> dict:
-    """The attacker without a gradient: random sign perturbations at the bound, the best the real Judge saw."""
-    started, rate = time.perf_counter(), case.audio.sample_rate
-    outcome = pgd.random_search(
-        case.audio.samples, bound, draws, lambda s: judged.verdict(case, Audio(s, rate)).score, clean.score, seed
-    )
+def search_case(
+    judged: Judged, case: Case, bound: float, draws: int, clean: Clean, seeds: Seeds, seed: int, log
+) -> dict:
+    """The attacker without a gradient: random sign perturbations at the bound, the best the real Judge saw (by the
+    attacker's own seeds)."""
+    started = time.perf_counter()
+
+    def check(samples: np.ndarray) -> float:
+        return mean_score(judged, case, samples, seeds.attacker(judged))
+
+    outcome = pgd.random_search(case.audio.samples, bound, draws, check, clean.seen_score, seed)
     kind = f"random search x{draws}"
-    return outcome_row(case, bound, kind, outcome, clean.score, time.perf_counter() - started, log)
-
-
-def outcome_row(case: Case, bound: float, kind: str, outcome: pgd.Outcome, clean: float, seconds: float, log) -> dict:
-    log(
-        f"{case.label}: L-inf {bound:g} {kind} {outcome.steps_run} steps, reward {clean:.3f} -> "
-        f"{outcome.score:.3f} ({seconds:.0f} s)"
-    )
-    return {
-        "bound": bound,
-        "attack": kind,
-        "steps": outcome.steps_run,
-        "score": outcome.score,
-        "gain": outcome.score - clean,
-        "snr_db": pgd.snr_db(case.audio.samples, outcome.samples),
-        "trace": outcome.trace,
-        "seconds": seconds,
-    }
+    return outcome_row(judged, case, bound, kind, outcome, clean, seeds, time.perf_counter() - started, log)
 
 
 def _tensor(samples: np.ndarray):
@@ -146,10 +144,14 @@ def _tensor(samples: np.ndarray):
 
 def run_service(name: str, judges: dict[str, Judged], args, sources, log) -> dict:
     cases = cases_for(name, args.clips, args.tracks, args.seed, sources)
+    seeds = Seeds.for_study(args.seed, args.own_draws, args.validator_draws)
     honest, attacked = [], []
     for case in cases:
-        clean = {which: judged.verdict(case, case.audio) for which, judged in judges.items()}
-        row = {"label": case.label, "material": case.material, **{w: v.score for w, v in clean.items()}}
+        judged_clean = {
+            w: scores(judged, case, case.audio.samples, seeds.counted(judged)) for w, judged in judges.items()
+        }
+        row = {"label": case.label, "material": case.material, **{w: fmean(v) for w, v in judged_clean.items()}}
+        row["spread"] = {w: spread(v) for w, v in judged_clean.items()}  # over the validator's seeds
         if not case.attacked:
             honest.append(row)
             continue
@@ -158,16 +160,17 @@ def run_service(name: str, judges: dict[str, Judged], args, sources, log) -> dic
             if which not in args.attack and len(judges) > 1:
                 continue  # judged clean (the targets compare with it), not attacked; a service with one Judge is
                 # attacked whichever is asked: its deployed Judge is the undefended one
+            clean = clean_of(judged, case, seeds, row[which])
             for bound in args.bounds:
                 headline = bound == args.headline
                 kinds = (0, args.eot) if (headline and args.eot and name in args.eot_services) else (0,)
                 for eot in kinds:
                     steps = args.steps if headline else args.sweep_steps
                     settings = pgd.Settings(bound, steps, eot, args.check_every, seed=args.seed + 1)
-                    row["runs"][which].append(attack_case(judged, case, settings, clean[which], prefixed(log, which)))
+                    row["runs"][which].append(attack_case(judged, case, settings, clean, seeds, prefixed(log, which)))
                 if headline and args.search:
                     found = search_case(
-                        judged, case, bound, args.search, clean[which], args.seed + 2, prefixed(log, which)
+                        judged, case, bound, args.search, clean, seeds, args.seed + 2, prefixed(log, which)
                     )
                     row["runs"][which].append(found)
         attacked.append(row)
@@ -207,6 +210,12 @@ def build_parser(prog: str) -> Parser:
         help="random-search draws at the headline bound, no gradient (0: none, as before)",
     )
     parser.add_argument("--check-every", type=positive_int, default=25, help="steps between real-Judge checks")
+    parser.add_argument(
+        "--own-draws", type=positive_int, default=2, help="the attacker's own listening-noise draws per check"
+    )
+    parser.add_argument(
+        "--validator-draws", type=positive_int, default=4, help="validator seeds each counted reward is judged with"
+    )
     parser.add_argument(
         "--attack", type=_names, default="undefended,defended", help="which Judges to attack (both are judged clean)"
     )
@@ -261,6 +270,8 @@ def measure(args, command: str) -> int:
                 "attack",
                 "search",
                 "check_every",
+                "own_draws",
+                "validator_draws",
                 "seed",
             )
         },

@@ -14,11 +14,12 @@ RATIO_SERVICES = (TTS.name,)  # where issue 46 also bounds the attacked reward b
 
 
 def best_runs(row: dict, judge: str) -> dict[float, dict]:
-    """bound -> the run with the highest reward among the attacks at that bound or a smaller one (an attacker
-    allowed a bound may send what it found within a smaller one)."""
+    """bound -> the run the attacker rates highest (by its own view, `seen`, where the Judge hears noise of its own
+    seeds) among the attacks at that bound or a smaller one (an attacker allowed a bound may send what it found
+    within a smaller one)."""
     runs = row["runs"][judge]
     return {
-        bound: max((run for run in runs if run["bound"] <= bound), key=lambda run: run["score"])
+        bound: max((run for run in runs if run["bound"] <= bound), key=lambda run: run.get("seen", run["score"]))
         for bound in sorted({run["bound"] for run in runs})
     }
 
@@ -103,12 +104,23 @@ def markdown(data: dict) -> str:
         "the attacks at that bound kept (their best, often before the bound was used up), and of the answer counted (it may come from a smaller bound).",
         "",
     ]
+    if s.get("validator_draws"):
+        lines += [
+            "The deployed Judge's ASR hears each answer through Gaussian noise seeded per verdict "
+            "(lib/scoring/listening.py): the attacker checks every candidate by the mean over "
+            f"{s['own_draws']} draws of its own seeds and keeps the one it rates highest (the best attack per answer too, "
+            "as it rates them); the reward counted is that "
+            f"answer's mean over {s['validator_draws']} validator seeds it never saw (the clean reward's too). "
+            "Spread: the std of one verdict over those seeds, mean over answers.",
+            "",
+        ]
     for result in data["services"].values():
         f = result["findings"]
         lines += [f"## {result['title']}", ""]
         honest = ", ".join(
             f"{m} " + ", ".join(f"{num(v[j])} {j}" for j in result["judges"]) for m, v in f["honest"].items()
         )
+        honest += spreads(result)
         same = " The defence changes nothing this service reads: one Judge." if len(result["judges"]) == 1 else ""
         lines += [f"Honest: {honest}.{same}", ""]
         held = sorted(
@@ -151,6 +163,19 @@ def markdown(data: dict) -> str:
             lines.append(f"- {name}: **{num(target['value'])}** ({'met' if target['met'] else 'NOT met'})")
         lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def spreads(result: dict) -> str:
+    """ "; spread over validator seeds: kokoro 0.027, espeak 0.029 (deployed)" where verdicts were judged under
+    several seeds (rows without a spread: a study from before the listening noise)."""
+    judge, by_material = deployed(result), {}
+    for row in result["honest"] + result["attacked"]:
+        if "spread" in row:
+            by_material.setdefault(row["material"], []).append(row["spread"][judge])
+    if not by_material:
+        return ""
+    listed = ", ".join(f"{m} {num(fmean(v))}" for m, v in by_material.items())
+    return f"; spread over validator seeds ({judge}): {listed}"
 
 
 def plot(data: dict, path: str) -> str:

@@ -18,6 +18,7 @@ from audionet.lib.core.errors import ConfigError
 from audionet.lib.core.timing import Timer
 from audionet.lib.scoring.jobs import Verdict
 from audionet.lib.scoring.judge import Judge
+from audionet.lib.scoring.listening import seeds_from
 
 Measure = Callable[..., AbstractContextManager]
 
@@ -58,8 +59,9 @@ class Evaluation:
             return measure(service_, f"evaluation/{stage}", sync=self.device, **kw)  # GPU stage times are GPU times
 
         jobs = [service.job(request, audio, f"bench-{i}") for i, (request, audio) in enumerate(zip(requests, clips))]
-        # remember=False: repeated benchmark runs of one backend are not copies of each other.
-        return self.judge.score(service.judging, jobs, measure=staged, remember=False)
+        # remember=False: repeated benchmark runs of one backend are not copies of each other. The listening noise's
+        # seeds are the same stream every call: the same clips are judged the same (the determinism re-run).
+        return self.judge.score(service.judging, jobs, measure=staged, remember=False, seeds=seeds_from(0))
 
     def timed(self, service, rounds: Sequence[tuple[Sequence, Sequence[Audio]]], timer: Timer, warmup: int, tick=None):
         """Judge each of `rounds` ((requests, clips) each) once, timed, after `warmup` untimed passes over the

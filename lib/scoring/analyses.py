@@ -52,11 +52,16 @@ def mos(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
 
 
 def asr(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
-    """ASR against the words each clip must say -> wer (capped at 1)."""
+    """ASR against the words each clip must say -> wer (capped at 1), as the ASR hears each clip through the
+    Judge's listening noise under the clip's seed (lib/scoring/listening.py): the mean over its draws."""
     if evaluators.asr is None:
         return
-    for clip, transcript in zip(clips, batched(clips, timed, "asr", evaluators.asr.transcribe)):
-        clip.measures["wer"] = word_error_rate(clip.expect.words or "", transcript)
+    heard = [clip.listening.heard(clip.audio, clip.seed) for clip in clips]
+    with timed("asr", [clip.audio for clip in clips]):
+        transcripts = iter(evaluators.asr.transcribe([audio for copies in heard for audio in copies]))
+    for clip, copies in zip(clips, heard):
+        errors = [word_error_rate(clip.expect.words or "", next(transcripts)) for _ in copies]
+        clip.measures["wer"] = float(np.mean(errors))
 
 
 def speaker(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:

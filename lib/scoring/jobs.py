@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from audionet.lib.core.audio import Audio
+from audionet.lib.scoring.listening import DEAF, Listening
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class Job:
     audio: Optional[Audio]  # None: missing or undecodable
     expect: Expect
     label: str = ""  # miner uid/hotkey or file name, for duplicate reports
+    seed: Optional[int] = None  # the ASR's listening noise (lib/scoring/listening.py); None: the Judge draws one
 
 
 @dataclass
@@ -36,6 +38,8 @@ class Clip:
     audio: Audio
     expect: Expect
     measures: dict[str, float]
+    seed: int = 0  # the verdict's listening-noise seed
+    listening: Listening = DEAF  # how the ASR hears it (the Judge's)
 
 
 @dataclass
@@ -45,6 +49,7 @@ class Verdict:
     parts: dict[str, float] = field(default_factory=dict)  # the declaration's 0..1 parts
     penalties: dict[str, float] = field(default_factory=dict)  # the declaration's multipliers
     gates: dict[str, Optional[str]] = field(default_factory=dict)
+    seed: Optional[int] = None  # the ASR's listening-noise seed: the same answer and seed give the same verdict
 
     @property
     def gate(self) -> Optional[str]:

@@ -6,7 +6,9 @@ the declared analyses, each evaluator called once on every surviving clip (batch
 devices, once per device on its share: lib/scoring/replicas.py) -> the declaration's breakdown
 (lib/scoring/declaration.py). A `Session` takes a round's jobs in batches as they arrive (the validator:
 lib/validator/round.py); `Judge.score` is a session that takes them all at once. The Judge reads a
-declaration and the jobs' expectations; it never calls back into a service.
+declaration and the jobs' expectations; it never calls back into a service. Each verdict carries the seed of
+the noise its ASR heard the answer through (lib/scoring/listening.py): the job's own, or one the session draws
+as the job is added (secret randomness unless the caller gives `seeds`); the same answer and seed, the same verdict.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from audionet.lib.scoring.declaration import Analysis, Judging
 from audionet.lib.scoring.duplicates import DuplicateFinder, fingerprint, is_copy
 from audionet.lib.scoring.gates import MIN_SPEECH_RATIO, clipped, silent, wrong_length
 from audionet.lib.scoring.jobs import Clip, Job, Verdict
+from audionet.lib.scoring.listening import Listening, secret_seed
 from audionet.lib.scoring.replicas import EvaluatorReplicas
 
 log = logging.getLogger("judge")
@@ -42,12 +45,14 @@ def check(judging: Judging) -> None:
 
 
 class Judge:
-    def __init__(self, evaluators, duplicates: Optional[DuplicateFinder] = None):
+    def __init__(self, evaluators, duplicates: Optional[DuplicateFinder] = None, listening: Listening = Listening()):
         """`evaluators`: the loaded evaluators (`models.eval.profiles.Evaluators`), or an `EvaluatorReplicas`
-        of one set per device; the first runs the gates' VAD."""
+        of one set per device; the first runs the gates' VAD. `listening`: how the ASR hears an answer (the
+        declared noise; `DEAF` hears it as sent)."""
         self.replicas = evaluators if isinstance(evaluators, EvaluatorReplicas) else EvaluatorReplicas([evaluators])
         self.evaluators = self.replicas.first
         self.duplicates = duplicates or DuplicateFinder()
+        self.listening = listening
 
     @classmethod
     def load(cls, specs: dict[str, str] | None = None, *, devices: str = "auto") -> Judge:
@@ -59,17 +64,31 @@ class Judge:
         chosen = resolve_devices(devices, flag="--eval.devices")
         return cls(EvaluatorReplicas([load_evaluators(specs, device=device) for device in chosen]))
 
-    def open(self, judging: Judging, *, measure: Optional[Measure] = None, remember: bool = True) -> Session:
+    def open(
+        self,
+        judging: Judging,
+        *,
+        measure: Optional[Measure] = None,
+        remember: bool = True,
+        seeds: Callable[[], int] = secret_seed,
+    ) -> Session:
         """One round of the service `judging` declares, judged as its answers arrive (`Session`);
-        `remember=False` keeps them out of the cross-round duplicate history (for one-off checks)."""
+        `remember=False` keeps them out of the cross-round duplicate history (for one-off checks). `seeds` draws
+        the listening-noise seed of each job that brings none, as it is added (default: secret randomness)."""
         check(judging)
-        return Session(self, judging, measure, remember)
+        return Session(self, judging, measure, remember, seeds)
 
     def score(
-        self, judging: Judging, jobs: Sequence[Job], *, measure: Optional[Measure] = None, remember: bool = True
+        self,
+        judging: Judging,
+        jobs: Sequence[Job],
+        *,
+        measure: Optional[Measure] = None,
+        remember: bool = True,
+        seeds: Callable[[], int] = secret_seed,
     ) -> list[Verdict]:
         """Verdicts for one whole round at once: a session that takes every job in one batch."""
-        session = self.open(judging, measure=measure, remember=remember)
+        session = self.open(judging, measure=measure, remember=remember, seeds=seeds)
         session.add(jobs)
         session.evaluate()
         return session.close()
@@ -83,8 +102,10 @@ class Session:
     its twin arrived scores 0 all the same) and returns the verdicts in the order the jobs were added. One
     caller at a time."""
 
-    def __init__(self, judge: Judge, judging: Judging, measure: Optional[Measure], remember: bool):
-        self.judge, self.judging, self.measure, self.remember = judge, judging, measure, remember
+    def __init__(
+        self, judge: Judge, judging: Judging, measure: Optional[Measure], remember: bool, seeds: Callable[[], int]
+    ):
+        self.judge, self.judging, self.measure, self.remember, self.seeds = judge, judging, measure, remember, seeds
         self.jobs: list[Job] = []
         self.verdicts: list[Verdict] = []
         self.waiting: list[int] = []  # passed every gate so far, not yet evaluated
@@ -98,7 +119,12 @@ class Session:
     def add(self, jobs: Sequence[Job]) -> None:
         judging, first = self.judging, len(self.jobs)
         self.jobs.extend(jobs)
-        verdicts = [Verdict(0.0, gates={name: None for name in judging.gates}) for _ in jobs]
+        verdicts = [
+            Verdict(
+                0.0, gates={name: None for name in judging.gates}, seed=self.seeds() if job.seed is None else job.seed
+            )
+            for job in jobs
+        ]
         self.verdicts.extend(verdicts)
         with self.timed("gates", [job.audio for job in jobs if job.audio is not None]):
             for job, verdict in zip(jobs, verdicts):
@@ -142,7 +168,17 @@ class Session:
         self.waiting = []
         if not live:
             return
-        survivors = [Clip(self.jobs[i].audio, self.jobs[i].expect, self.verdicts[i].measures) for i in live]
+        listening = self.judge.listening
+        survivors = [
+            Clip(
+                self.jobs[i].audio,
+                self.jobs[i].expect,
+                self.verdicts[i].measures,
+                self.verdicts[i].seed or 0,
+                listening,
+            )
+            for i in live
+        ]
         runs = [a.run if isinstance(a, Analysis) else ANALYSES[a] for a in self.judging.analyses]
         self.judge.replicas.run(self.judging.service, survivors, runs, self.timed)
         for i in live:

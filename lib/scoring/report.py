@@ -17,11 +17,13 @@ CAPTION = "score: 0-1, as the validator computes it for each answer (the reward 
 
 
 def records(files: Sequence[str], verdicts: Sequence[Verdict]) -> list[dict]:
-    """{file, score, components, gates}: gates holds every gate name -> reason or None."""
+    """{file, score, seed, components, gates}: gates holds every gate name -> reason or None; seed is the ASR's
+    listening noise's (`--seed` judges the file again exactly)."""
     return [
         {
             "file": path,
             "score": round(verdict.score, 6),
+            "seed": verdict.seed,
             "components": {name: round(value, 6) for name, value in verdict.components.items()},
             "gates": dict(verdict.gates),
         }
@@ -67,11 +69,12 @@ def print_table(service: str, files, verdicts, stream=None) -> None:
         ("#", "right"),
         ("file", "left"),
         ("score", "right"),
+        ("seed", "right"),
         ("gates fired", "left"),
     ):
         summary.add_column(header, justify=justify, overflow="fold")
     for n, row in enumerate(rows, 1):
-        summary.add_row(str(n), row["file"], number(row["score"]), fired(row["gates"]))
+        summary.add_row(str(n), row["file"], number(row["score"]), str(row["seed"]), fired(row["gates"]))
     console.print(summary)
     names = list(dict.fromkeys(name for row in rows for name in row["components"]))
     if not names:

@@ -6,14 +6,16 @@ the published endpoint; then each service it serves answers prompts drawn as a v
 by the miner's own hotkey (its app admits it last in the line), and the validator's Judge scores them as one
 round (`round.score_round`: the same gates, duplicates and evaluators). The reference backend's answers to the
 same prompts are judged in the same run (not remembered, so a miner that runs it is not a copy of them), and
-each service's verdict says what the curve would pay (`check_verdict.py`). The miner is ready when nothing about
+each service's verdict says what the curve would pay (`check_verdict.py`). The Judge's listening noise is drawn
+from `--check.seed` where given (a run with the same seed and answers judges the same), else from fresh randomness:
+a check reproduces a validator's verdict only within that noise (docs/miner.md). The miner is ready when nothing about
 it as a whole failed and at least one service would earn.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Optional
@@ -24,6 +26,7 @@ import numpy as np
 from audionet.lib.core.config import Settings, positive_int, setting
 from audionet.lib.core.errors import BackendError, clean_line
 from audionet.lib.scoring.judge import Judge
+from audionet.lib.scoring.listening import seeds_from
 from audionet.lib.services import registry
 from audionet.lib.validator.check_verdict import Finding, Reference, service_findings
 from audionet.lib.validator.client import MinerClient, Target
@@ -35,7 +38,12 @@ class CheckSettings(Settings):
     """self-check"""
 
     answers: int = setting("check.answers", 5, type=positive_int, help="prompts each service answers")
-    seed: Optional[int] = setting("check.seed", None, type=int, help="seed for the prompts (default: fresh randomness)")
+    seed: Optional[int] = setting(
+        "check.seed",
+        None,
+        type=int,
+        help="seed for the prompts and the Judge's listening noise (default: fresh randomness)",
+    )
     timeouts: dict = setting(
         "check.timeout",
         per_service="timeout_s",
@@ -67,14 +75,14 @@ def chain_findings(metagraph, hotkey: str, listen: str) -> tuple[list[Finding], 
     return found, Target(neuron.uid, hotkey, neuron.axon or listen)
 
 
-def reference_for(service, spec: str, requests: Sequence, judge: Judge) -> Reference:
+def reference_for(service, spec: str, requests: Sequence, judge: Judge, seeds: Callable[[], int]) -> Reference:
     """The reference backend's mean score over `requests` (a worker thread; its answers are not remembered)."""
     try:
         backend = service.load_backend(spec)
         jobs = [service.job(request, service.generate(backend, request), "reference") for request in requests]
     except (BackendError, ValueError, RuntimeError) as error:
         return Reference(spec, None, clean_line(error, 300))
-    verdicts = judge.score(service.judging, jobs, remember=False)
+    verdicts = judge.score(service.judging, jobs, remember=False, seeds=seeds)
     return Reference(spec, fmean(0.0 if v.gate else v.score for v in verdicts))
 
 
@@ -92,7 +100,7 @@ async def run_check(chain, wallet, settings: CheckSettings, judge: Judge, source
         known = sorted(served & set(registry.names()))
         listed = ", ".join(known) or "nothing the validators score"
         findings.append(Finding("ok" if known else "FAIL", "health", f"signed by the miner; it serves {listed}"))
-        rng = np.random.default_rng(settings.seed)
+        rng, seeds = np.random.default_rng(settings.seed), seeds_from(settings.seed)
         for name in known:
             service = registry.get(name)
             timeout = settings.timeouts.get(name, service.timeout_s)
@@ -100,7 +108,7 @@ async def run_check(chain, wallet, settings: CheckSettings, judge: Judge, source
             # one at a time: each answer's time is the miner's alone
             answers = [await client.query(target, service, request, timeout) for request in requests]
             spec = settings.references.get(name, service.offline_backend)
-            reference = await asyncio.to_thread(reference_for, service, spec, requests, judge)
-            scored = await asyncio.to_thread(score_round, answers, judge, {name: service})
+            reference = await asyncio.to_thread(reference_for, service, spec, requests, judge, seeds)
+            scored = await asyncio.to_thread(score_round, answers, judge, {name: service}, None, seeds)
             findings += service_findings(name, scored, timeout, service.judging, reference)
     return findings

@@ -3,7 +3,7 @@
 Answers are judged as they arrive (`score_as_answered`), in batches: per service, failed queries are
 gated, everything else goes to the Judge's session for that service (gates, duplicates, evaluators; the
 same path audionet-bench uses through `Judge.score`). The reward the EMA sees is the raw score itself: it is reproducible from
-the audio alone (a miner can check it with audionet-score) and does not depend
+the audio and the verdict's seed (a miner can check it with audionet-score --seed) and does not depend
 on who else was sampled; the incentive study found that a within-round rank only
 adds noise (docs/scoring.md#from-scores-to-weights). Answer speed is not part of
 the reward: slow answers are already cut off by the per-service timeout.
@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
 from audionet.lib.scoring.judge import Judge, Session
+from audionet.lib.scoring.listening import secret_seed
 from audionet.lib.validator.client import Answer
 from audionet.lib.validator.state import finite_unit
 
@@ -30,6 +31,7 @@ class Scored:
     score: float = 0.0  # raw 0..1 from the Judge
     components: dict[str, float] = field(default_factory=dict)
     gate_name: Optional[str] = None  # which gate fired ("no_answer" when the query itself failed)
+    seed: Optional[int] = None  # the Judge's listening-noise seed (lib/scoring/listening.py): reproduces the verdict
 
 
 class RoundScorer:
@@ -38,9 +40,12 @@ class RoundScorer:
     `finish` settles copies within the round and gives each answer its `Scored`.
     One caller at a time (the validator runs it off the event loop)."""
 
-    def __init__(self, judge: Judge, services: Mapping[str, object], measure=None):
-        """`services`: name -> Service (lib.services) for every service among the answers."""
-        self.judge, self.services, self.measure = judge, services, measure
+    def __init__(
+        self, judge: Judge, services: Mapping[str, object], measure=None, seeds: Callable[[], int] = secret_seed
+    ):
+        """`services`: name -> Service (lib.services) for every service among the answers; `seeds`: draws each
+        verdict's listening-noise seed as its answer arrives (the validator's: secret randomness)."""
+        self.judge, self.services, self.measure, self.seeds = judge, services, measure, seeds
         self.sessions: dict[str, Session] = {}
         self.answers: dict[str, list[Answer]] = {}
 
@@ -48,7 +53,7 @@ class RoundScorer:
         for name in dict.fromkeys(a.service for a in answers):
             service = self.services[name]
             if name not in self.sessions:
-                self.sessions[name] = self.judge.open(service.judging, measure=self.measure)
+                self.sessions[name] = self.judge.open(service.judging, measure=self.measure, seeds=self.seeds)
             mine = [a for a in answers if a.service == name]
             self.answers.setdefault(name, []).extend(mine)
             self.sessions[name].add(
@@ -65,14 +70,20 @@ class RoundScorer:
                 gate = f"no valid answer: {answer.error}" if not answer.ok else verdict.gate
                 gate_name = "no_answer" if not answer.ok else verdict.gate_name
                 reward = 0.0 if gate else finite_unit(verdict.score)
-                scored.append(Scored(answer, reward, gate, verdict.score, verdict.components, gate_name))
+                scored.append(Scored(answer, reward, gate, verdict.score, verdict.components, gate_name, verdict.seed))
         order = {name: n for n, name in enumerate(self.services)}
         return sorted(scored, key=lambda s: (order[s.answer.service], s.answer.target.uid))
 
 
-def score_round(answers: list[Answer], judge: Judge, services: Mapping[str, object], measure=None) -> list[Scored]:
+def score_round(
+    answers: list[Answer],
+    judge: Judge,
+    services: Mapping[str, object],
+    measure=None,
+    seeds: Callable[[], int] = secret_seed,
+) -> list[Scored]:
     """A whole round at once (every answer already in)."""
-    scorer = RoundScorer(judge, services, measure)
+    scorer = RoundScorer(judge, services, measure, seeds)
     scorer.take(answers)
     return scorer.finish()
 

@@ -1,6 +1,7 @@
 """A round's verdicts in public: one row per answer (who, which service, score and every component, the gate
 that fired and why, the score in words as the self-check and localnet.html give it (`why`), latency against the timeout, model and device as the miner signed them, the record's
-estimate, the weight in the service and in the mechanism that pays it).
+estimate, the weight in the service and in the mechanism that pays it, and the seed of the ASR's listening noise
+that `audionet-score --seed` reproduces the verdict with).
 
 Every row goes to the validator's local rounds.jsonl; W&B gets one table per service and round
 (`tables/verdicts/<service>`: the columns below, then that service's components, every penalty it declares
@@ -45,6 +46,7 @@ COLUMNS = (
     "weight",
     "mechanism",
     "mechanism_weight",
+    "seed",
 )
 
 
@@ -87,6 +89,7 @@ def verdict_rows(
                 "weight": float(service_weights[uid]) if uid < len(service_weights) else None,
                 "mechanism": mechanism,
                 "mechanism_weight": float(in_mechanism[uid]) if uid < len(in_mechanism) else None,
+                "seed": item.seed,  # the listening noise's: `audionet-score --seed` reproduces the verdict
                 "components": item.components,
             }
         )

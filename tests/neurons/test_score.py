@@ -20,7 +20,7 @@ from tests.speech import VOICE_A, VOICE_B
 TEXT = "Alice walked to the harbour at 7 o'clock and waited for the rain to stop."
 TARGET = "Our train leaves from the market at nine thirty, so pack light."
 REFERENCE_TEXT = "Bright sunlight filled the library as Hana opened the window."
-RECORD_KEYS = {"file", "score", "components", "gates"}
+RECORD_KEYS = {"file", "score", "seed", "components", "gates"}
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +69,16 @@ def test_tts_speech_ranks_first_noise_and_silence_are_gated(judge, speech, write
     assert hiss["score"] == quiet["score"] == 0.0
     assert hiss["gates"]["no_speech"] and quiet["gates"]["silent"]
     assert "judged by asr whisper:tiny.en" in err  # operators see which models judged
+
+
+def test_a_seed_judges_the_file_again_exactly_and_without_one_each_run_draws_its_own(judge, speech, write, capsys):
+    """A verdict row's seed reproduces the validator's verdict: the ASR hears the same noise (lib/scoring/listening.py)."""
+    path = write("speech.wav", speech(TEXT))
+    argv = ["--service", "tts", "--text", TEXT, path]
+    drawn = [run_json(judge, capsys, argv)[1][path] for _ in range(2)]
+    assert drawn[0]["seed"] != drawn[1]["seed"]  # fresh, secret seeds
+    again = [run_json(judge, capsys, [*argv, "--seed", str(drawn[0]["seed"])])[1][path] for _ in range(2)]
+    assert again[0] == again[1] == drawn[0]  # score, components and gates, under the seed logged with the verdict
 
 
 def test_duplicate_pair_is_caught_and_the_table_says_why(judge, speech, write, capsys, monkeypatch):

@@ -158,6 +158,7 @@ def test_a_round_judged_as_it_arrives_gets_the_verdicts_of_the_whole_round_at_on
         TTS.job(request, noise(3.0), "uid 3"),
         TTS.job(request, Audio(clip.samples * 0.6, clip.sample_rate), "uid 4"),
     ]
+    jobs = [replace(job, seed=n) for n, job in enumerate(jobs)]  # the same listening noise both ways
     at_once = judge.score(TTS.judging, jobs, remember=False)
     session = judge.open(TTS.judging, remember=False)
     for job in jobs:

@@ -27,7 +27,7 @@ def scored(uid: int, service: str, score: float, gate_name=None, gate=None, comp
     )
     answer = Answer(Target(uid, f"5Hot{uid}", "127.0.0.1:1"), service, None, 0.123456, audio, meta)  # type: ignore[arg-type]
     reward = 0.0 if gate else score
-    return Scored(answer, reward, gate, score, components or {}, gate_name)
+    return Scored(answer, reward, gate, score, components or {}, gate_name, seed=2**62 + uid)
 
 
 def round_of_five() -> list[Scored]:
@@ -49,6 +49,7 @@ def test_rows_carry_the_verdict_and_the_weights_in_service_and_mechanism():
     assert first["round"] == 7 and first["hotkey"] == "5Hot1" and first["model"] == "model-1"
     assert first["device"] == "cpu-test" and first["timeout_s"] == 30.0 and first["latency_s"] == 0.1235
     assert first["weight"] == 0.75 and first["mechanism"] == 0
+    assert first["seed"] == 2**62 + 1  # the listening noise's: the verdict can be judged again exactly
     assert first["mechanism_weight"] == pytest.approx(0.75 * 0.75 + 0.25 * 0.5)  # tts 3 : music 1
     assert gated["gate_name"] == "length" and gated["gate"].startswith("wrong length") and gated["reward"] == 0.0
     assert rows[3]["gate_name"] == "no_answer"
