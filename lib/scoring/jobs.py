@@ -36,6 +36,7 @@ class Clip:
     audio: Audio
     expect: Expect
     measures: dict[str, float]
+    heard: Optional[Audio] = None  # what the music judges hear, where the declaration floors it (music_floor)
 
 
 @dataclass
