@@ -1,17 +1,20 @@
 """What the music judges hear: the answer under a noise floor, so that a faint perturbation cannot buy them
-(docs/scoring.md#judges-that-cannot-be-bought says why).
+(docs/scoring.md#judges-that-cannot-be-bought says why and what was measured).
 
-basic-pitch, YAMNet and musicnn can each be driven by gradient ascent on the waveform: a perturbation 40 dB
-below a procedural synth adds notes in the prompt's key and the tags it names. Those judges hear the answer
-through a spectral gate instead (Hann windows of `N_FFT`, hop `HOP`): each time-frequency bin's power p is
-scaled by p / (p + floor), where the floor sits `FLOOR_DB` below the mean bin power of the clip's loud frames
-(the `LOUD_QUANTILE` of the frame powers). A bin the music fills passes unchanged; a bin where only a faint
-perturbation sits is suppressed by its ratio to the floor (10 dB under the floor comes out 20 dB lower), so
-what it adds to the judges falls with the square of its level. Music is loud where it plays, so little of it
-sits under the floor.
+basic-pitch, YAMNet and musicnn can each be driven by gradient ascent on the waveform. The music Judge's
+`music_floor` analysis gives them the answer through a spectral gate instead (Hann windows of `N_FFT`, hop
+`HOP`): each time-frequency bin of power p is scaled by r / (r + 1), r = p / floor, the floor `FLOOR_DB` below
+the strongest bin of the clip's loud frames (the `LOUD_QUANTILE` of the frames' strongest bin powers). A bin
+the music fills passes unchanged; a tone at L-inf 0.003 where nothing plays sits under the floor and reaches
+the judges at least 10 dB lower. Music is loud where it plays, so little of it sits under the floor.
 
-It is deterministic and differentiable (`floored`, torch): the attack study's attacker differentiates
-through it (benchmarks/attacks/measures.py), the Judge runs the same function (`floored_audio`).
+What the floor cannot stop is a perturbation inside a loud note: basic-pitch then hears the held note struck
+again (a new onset, a new note, more notes per second). `onset_rises` measures, per note, how much its key's
+energy rose at its onset; lib/scoring/music_content.held_once counts a note re-struck while it still sounds as
+the same note unless that energy rose by RISE_DB, which a perturbation 40 dB below the note cannot do.
+
+Deterministic and differentiable where it matters (`floored`, torch): the attack study's attacker
+differentiates through it (benchmarks/attacks/measures.py); the Judge runs the same function (`floored_audio`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import numpy as np
 from audionet.lib.core.audio import Audio
 
 N_FFT, HOP = 2048, 512
-FLOOR_DB = 30.0  # bins this far below the loud frames' mean bin power are scaled down by half (-6 dB)
+FLOOR_DB = 30.0  # a bin this far below the loud frames' strongest bin is halved in amplitude (-6 dB)
 LOUD_QUANTILE = 0.9  # the loud frames: this quantile of the frames' strongest bin powers
 ORDER = 1.0  # the gate's steepness: a bin at r x the floor is scaled by r^ORDER / (r^ORDER + 1)
 
