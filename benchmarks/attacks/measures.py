@@ -17,7 +17,8 @@ from functools import cache
 
 import numpy as np
 
-from audionet.lib.core.audio import resample
+from audionet.lib.core.audio import Audio, resample
+from audionet.models.eval.music_floor import onset_rises
 
 MUSIC_SOUNDS = "music"  # YAMNet's kind of sound (models/eval/yamnet.py SOUND_KINDS), not the service
 
@@ -195,7 +196,7 @@ def yamnet_functions(evaluators, rate: int) -> dict:
     return {"music_probability": probability}
 
 
-def note_functions(evaluators, expect, rate: int) -> dict:
+def note_functions(evaluators, expect, rate: int, held_once: bool = False) -> dict:
     import torch
 
     from audionet.lib.scoring import music_content
@@ -257,10 +258,17 @@ def note_functions(evaluators, expect, rate: int) -> dict:
         found = basic_pitch.decode(
             note.detach().numpy(), onset.detach().numpy(), min_frames=evaluators.notes.min_frames
         )
+        if held_once:
+            heard = Audio(samples.detach().numpy(), rate)
+            found = music_content.held_once(found, onset_rises(heard, [(n.pitch, n.onset_s) for n in found]))
         real = music_content.summary(found, samples.shape[-1] / rate)
         edged = torch.nn.functional.pad(onset.detach(), (0, 0, 1, 1))
         peaks = (edged[1:-1] >= edged[:-2]) & (edged[1:-1] > edged[2:])
-        smooth = {"notes_per_s": (torch.sigmoid((onset - 0.5) / 0.05) * peaks).sum() / (samples.shape[-1] / rate)}
+        starts = torch.sigmoid((onset - 0.5) / 0.05) * peaks
+        if held_once:  # an onset counts where its key was not sounding the frame before (the attacker adapts)
+            before = torch.nn.functional.pad(note, (0, 0, 1, 0))[:-1]
+            starts = starts * (1 - torch.sigmoid((before - 0.3) / 0.05))
+        smooth = {"notes_per_s": starts.sum() / (samples.shape[-1] / rate)}
         keys = correlations(histogram(note))
         smooth["key_clarity"] = keys.max()
         if stated is not None:
@@ -280,10 +288,29 @@ def differentiable(evaluators, judging, expect, rate: int = 16_000) -> dict:
         functions.update(mos_functions(evaluators, rate))
     if "speaker" in analyses:
         functions.update(speaker_functions(evaluators, expect, rate))
+    music = {}
     if "tags" in analyses:
-        functions.update(tag_functions(evaluators, expect, rate))
+        music.update(tag_functions(evaluators, expect, rate))
     if "sounds" in analyses:
-        functions.update(yamnet_functions(evaluators, rate))
+        music.update(yamnet_functions(evaluators, rate))
+    floor = "music_floor" in analyses
     if "notes" in analyses:
-        functions.update(note_functions(evaluators, expect, rate))
-    return functions
+        music.update(note_functions(evaluators, expect, rate, held_once=floor))
+    return {**functions, **(through_floor(music) if floor else music)}
+
+
+def through_floor(functions: dict) -> dict:
+    """The music measures as the Judge computes them where it declares `music_floor`: of the floored samples
+    (models/eval/music_floor.py), differentiated through the floor (computed once per samples tensor)."""
+    import torch
+
+    from audionet.models.eval.music_floor import floored
+
+    last: dict = {}
+
+    def heard(samples):
+        if last.get("samples") is not samples or last.get("grad") != torch.is_grad_enabled():
+            last.update(samples=samples, grad=torch.is_grad_enabled(), value=floored(samples))
+        return last["value"]
+
+    return {name: (lambda samples, f=function: f(heard(samples))) for name, function in functions.items()}

@@ -23,6 +23,7 @@ from audionet.lib.scoring.duplicates import FRAME_S, fingerprint
 from audionet.lib.scoring.jobs import Clip
 from audionet.lib.scoring.pitch import pitch_accuracy
 from audionet.lib.scoring.text import word_error_rate
+from audionet.models.eval.music_floor import floored_audio, onset_rises
 
 StageTimer = Callable[[str, Sequence[Audio]], AbstractContextManager]
 
@@ -36,9 +37,12 @@ MUSIC_SOUND, SPEECH_SOUND = "music", "speech"  # YAMNet's broad kinds of sound (
 MIN_SPREAD = 1e-3  # log-F0 spreads below this count as this (a monotone voice)
 
 
-def batched(clips: Sequence[Clip], timed: StageTimer, stage: str, call: Callable[[list[Audio]], list]) -> list:
-    """One evaluator call on every clip's audio, timed as `stage`: its results, in the clips' order."""
-    audios = [clip.audio for clip in clips]
+def batched(
+    clips: Sequence[Clip], timed: StageTimer, stage: str, call: Callable[[list[Audio]], list], heard: bool = False
+) -> list:
+    """One evaluator call on every clip's audio (`heard`: what the music judges hear, where it is floored),
+    timed as `stage`: its results, in the clips' order."""
+    audios = [(clip.heard or clip.audio) if heard else clip.audio for clip in clips]
     with timed(stage, audios):
         return list(call(audios))
 
@@ -155,11 +159,19 @@ def aesthetics(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
         clip.measures.update({f"aes_{axis.lower()}": float(value) for axis, value in scores.items()})
 
 
+def music_floor(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
+    """The answer under a noise floor for the judges a faint perturbation could buy (sounds, notes, tags:
+    models/eval/music_floor.py); declared before them. Without it they hear the answer itself."""
+    with timed("music_floor", [clip.audio for clip in clips]):
+        for clip in clips:
+            clip.heard = floored_audio(clip.audio)
+
+
 def sounds(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
     """AudioSet's broad kinds of sound (YAMNet) -> music_probability, speech_probability (nothing when off)."""
     if evaluators.sounds is None:
         return
-    for clip, kinds in zip(clips, batched(clips, timed, "sounds", evaluators.sounds.kinds)):
+    for clip, kinds in zip(clips, batched(clips, timed, "sounds", evaluators.sounds.kinds, heard=True)):
         clip.measures.update(music_probability=kinds[MUSIC_SOUND], speech_probability=kinds[SPEECH_SOUND])
 
 
@@ -169,7 +181,9 @@ def notes(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
     classes fit it (-1..1)."""
     if evaluators.notes is None:
         return
-    for clip, found in zip(clips, batched(clips, timed, "notes", evaluators.notes.notes)):
+    for clip, found in zip(clips, batched(clips, timed, "notes", evaluators.notes.notes, heard=True)):
+        if clip.heard is not None:  # the defended hearing (music_floor): a re-struck held note counts once
+            found = music_content.held_once(found, onset_rises(clip.heard, [(n.pitch, n.onset_s) for n in found]))
         clip.measures.update(music_content.summary(found, clip.audio.seconds))
         stated = music_content.parse_key(clip.expect.description or "")
         if stated is not None:
@@ -181,7 +195,7 @@ def tags(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
     electronic: lib/scoring/music_words.py) -> tag_adherence, where the description names any."""
     if evaluators.tags is None:
         return
-    for clip, scores in zip(clips, batched(clips, timed, "tags", evaluators.tags.scores)):
+    for clip, scores in zip(clips, batched(clips, timed, "tags", evaluators.tags.scores, heard=True)):
         value = music_words.adherence(clip.expect.description or "", scores)
         if value is not None:
             clip.measures["tag_adherence"] = value
@@ -217,6 +231,7 @@ ANALYSES: dict[str, Callable[..., None]] = {
     "clap": clap,
     "aesthetics": aesthetics,
     "speech_likeness": speech_likeness,
+    "music_floor": music_floor,
     "sounds": sounds,
     "notes": notes,
     "tags": tags,

@@ -40,6 +40,7 @@ class Clip:
     measures: dict[str, float]
     seed: int = 0  # the verdict's listening-noise seed
     listening: Listening = DEAF  # how the ASR hears it (the Judge's)
+    heard: Optional[Audio] = None  # what the music judges hear, where the declaration floors it (music_floor)
 
 
 @dataclass

@@ -35,6 +35,10 @@ WINDOW_S, HOP_S = 4.0, 2.0  # key windows: a few bars at common tempi
 CHORD_WINDOW_S = 0.5  # chord windows: about a beat
 
 
+TOUCH_S = 1e-3  # a note starting within this of where the last one on its key ended was re-struck (held_once)
+RISE_DB = 1.5  # a re-struck note counts as a new note when its key's energy rose by this at the onset
+
+
 class NoteLike(Protocol):
     @property
     def pitch(self) -> int: ...
@@ -168,6 +172,23 @@ def chord_measures(notes: Sequence[NoteLike], seconds: float, window_s: float = 
         "triad_share": float(np.mean([share for _, share in found])),
         "chord_changes_per_min": 60.0 * changes / max(seconds, 1e-9),
     }
+
+
+def held_once(notes: Sequence[NoteLike], rises: Sequence[float]) -> list:
+    """The notes with each note re-struck while it still sounds (a note on the same key starting where the
+    last one ends) merged into the one before unless its key's energy rose by `RISE_DB` at the onset
+    (`rises`, per note): what a faint perturbation buys on a held note is a new onset inside it, not new
+    energy, so the defended Judge (the `music_floor` analysis) counts such a note once."""
+    merged: list = []
+    sounding: dict[int, int] = {}  # pitch -> index in merged of its last note
+    for note, rise in sorted(zip(notes, rises), key=lambda pair: (pair[0].onset_s, pair[0].pitch)):
+        before = sounding.get(int(note.pitch))
+        if before is not None and note.onset_s <= merged[before].offset_s + TOUCH_S and rise < RISE_DB:
+            merged[before] = merged[before]._replace(offset_s=max(merged[before].offset_s, note.offset_s))
+        else:
+            sounding[int(note.pitch)] = len(merged)
+            merged.append(note)
+    return merged
 
 
 def summary(notes: Sequence[NoteLike], seconds: float) -> dict[str, float]:

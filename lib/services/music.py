@@ -62,7 +62,19 @@ class MusicGeneration(Service):
     judging = Judging(
         "music",
         gates=("missing", "length", "silent", "clipped", "duplicate"),
-        analyses=("music_signal", "duration", "sounds", "notes", "tags", "clap", "aesthetics", "speech_likeness"),
+        # music_floor: what YAMNet, basic-pitch and musicnn hear is the answer under a noise floor, so a faint
+        # perturbation cannot buy them (models/eval/music_floor.py; docs/scoring.md#judges-that-cannot-be-bought).
+        analyses=(
+            "music_signal",
+            "duration",
+            "music_floor",
+            "sounds",
+            "notes",
+            "tags",
+            "clap",
+            "aesthetics",
+            "speech_likeness",
+        ),
         parts=(
             # CLAP cosine: unrelated text/audio pairs sit near 0, good matches 0.3-0.5.
             Part("adherence", 0.25, {"clap_cosine": Range(0.05, 0.45)}),

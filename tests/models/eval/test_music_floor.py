@@ -1,0 +1,45 @@
+"""What the music judges hear (the defended music Judge): the noise floor passes music and suppresses a faint
+tone where nothing plays; the energy rise at an onset tells a key struck again from a held note moved by a
+faint perturbation. How far attacks move the judges through it: benchmarks/attacks (measured, not tested)."""
+
+import numpy as np
+
+from audionet.lib.core.audio import Audio
+from audionet.lib.scoring.music_content import RISE_DB
+from audionet.models.eval.music_floor import floored_audio, onset_rises
+
+RATE = 32_000
+
+
+def tone(hz: float, seconds: float, amplitude: float, start_s: float = 0.0) -> np.ndarray:
+    t = np.arange(int(seconds * RATE)) / RATE
+    return (amplitude * np.sin(2 * np.pi * hz * (t + start_s))).astype(np.float32)
+
+
+def chord(seconds: float = 3.0) -> np.ndarray:
+    return sum(tone(hz, seconds, 0.2) for hz in (261.63, 329.63, 392.0))
+
+
+def energy_db(samples: np.ndarray) -> float:
+    return float(10 * np.log10(np.mean(samples.astype(np.float64) ** 2) + 1e-20))
+
+
+def test_the_floor_passes_music_and_suppresses_a_faint_tone_where_nothing_plays():
+    music = chord()
+    heard = floored_audio(Audio(music, RATE)).samples
+    assert energy_db(heard - music) < energy_db(music) - 30  # the music passes (error 30 dB down)
+    faint = tone(1760.0, 3.0, 0.003)  # 36 dB below each chord tone, at L-inf 0.003, in an empty band
+    moved = floored_audio(Audio(music + faint, RATE)).samples - heard
+    assert energy_db(moved) < energy_db(faint) - 10  # what reaches the judges is 10 dB lower or less
+    quiet = floored_audio(Audio(music * 0.05 + faint * 0.05, RATE)).samples
+    assert energy_db(quiet - heard * 0.05) < energy_db(faint * 0.05) - 10  # the floor follows the music's level
+
+
+def test_a_key_struck_again_rises_and_a_held_note_under_a_faint_perturbation_does_not():
+    held = chord()
+    struck = held.copy()
+    struck[int(1.0 * RATE) : int(1.5 * RATE)] *= 0.1  # the chord released at 1 s and struck again at 1.5 s
+    noise = np.random.default_rng(0).choice([-0.003, 0.003], size=len(held)).astype(np.float32)
+    onsets = [(60, 1.5), (64, 1.5), (67, 1.5)]
+    assert min(onset_rises(Audio(struck, RATE), onsets)) > RISE_DB
+    assert max(onset_rises(Audio(held + noise, RATE), onsets)) < RISE_DB / 3
