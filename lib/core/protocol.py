@@ -38,6 +38,9 @@ MAX_JSON_DEPTH = 32  # nesting of any JSON from the wire (ours is at most 5 deep
 RESPONSE_MAGIC = b"ANR1"
 RESPONSE_CONTENT_TYPE = "application/x-audionet-response"
 PROTOCOL_VERSION = 1
+# How long a miner keeps a kept-alive connection that sends no next request (`--miner.head_timeout`'s default). A
+# client must stop reusing one well before: reused just as the miner closes it, a request is lost (httpx: ReadError).
+IDLE_CONNECTION_S = 5.0
 HEALTH_PATH = "/v1/health"  # GET: alive (unsigned), or queues, models and devices (signed)
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)]

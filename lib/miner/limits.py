@@ -23,6 +23,7 @@ from typing import Optional
 from audionet.lib.core.auth import AccessPolicy
 from audionet.lib.core.config import Settings, positive_int, setting
 from audionet.lib.core.errors import ConfigError
+from audionet.lib.core.protocol import IDLE_CONNECTION_S
 
 # Signed /v1/health lists, per caller, what it holds at each stage.
 STAGES = ("connections", "parsing", "waiting", "generating")
@@ -73,7 +74,7 @@ class GuardSettings(Settings):
     """connections (places follow stake; strangers share a budget of their own)"""
 
     head_timeout_s: float = setting(
-        "miner.head_timeout", 5.0, type=float, help="seconds each request head may take to arrive"
+        "miner.head_timeout", IDLE_CONNECTION_S, type=float, help="seconds each request head may take to arrive"
     )
     max_connections: int = setting(
         "miner.max_connections",

@@ -29,7 +29,7 @@ from audionet.lib.scoring.judge import Judge
 from audionet.lib.scoring.listening import seeds_from
 from audionet.lib.services import registry
 from audionet.lib.validator.check_verdict import Finding, Reference, service_findings
-from audionet.lib.validator.client import MinerClient, Target
+from audionet.lib.validator.client import MinerClient, Target, connection_limits
 from audionet.lib.validator.round import score_round
 
 
@@ -92,7 +92,7 @@ async def run_check(chain, wallet, settings: CheckSettings, judge: Judge, source
     findings, target = chain_findings(metagraph, settings.hotkey, settings.listen)
     if target is None:
         return findings
-    async with httpx.AsyncClient() as http:
+    async with httpx.AsyncClient(limits=connection_limits()) as http:
         client = MinerClient(wallet, http)
         served = await client.served(target)
         if served is None:

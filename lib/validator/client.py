@@ -24,6 +24,7 @@ from audionet.lib.core.auth import REPLAY_WINDOW_S, sign_request, verify_respons
 from audionet.lib.core.errors import WireError, clean_line
 from audionet.lib.core.protocol import (
     HEALTH_PATH,
+    IDLE_CONNECTION_S,
     MAX_RESPONSE_BYTES,
     ResponseMeta,
     ServiceRequest,
@@ -40,6 +41,12 @@ log = logging.getLogger("validator")
 
 
 HEALTH_TIMEOUT_S = 5.0  # a miner that cannot say what it serves within this is asked for every service
+
+
+def connection_limits(**sizes) -> httpx.Limits:
+    """httpx's limits for asking miners: a kept-alive connection is given up at half of how long a miner keeps one
+    (`IDLE_CONNECTION_S`; httpx's default expiry equals it), so no request goes out on one the miner is closing."""
+    return httpx.Limits(keepalive_expiry=IDLE_CONNECTION_S / 2, **sizes)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from audionet.lib.core.timing import Timer
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.scoring.replicas import report_line
 from audionet.lib.services import registry
-from audionet.lib.validator.client import Answer, MinerClient, Target
+from audionet.lib.validator.client import Answer, MinerClient, Target, connection_limits
 from audionet.lib.validator.coverage import Coverage
 from audionet.lib.validator.draws import DrawLanes
 from audionet.lib.validator.network_view import NetworkView
@@ -235,7 +235,7 @@ class Validator:
     async def miner_client(self) -> AsyncIterator[MinerClient]:
         """The signed HTTP client the validator asks miners with: HTTP_POOLS pools, each for its share of the
         miners (one pool for a whole subnet's queries spends its time in its own bookkeeping)."""
-        limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
+        limits = connection_limits(max_connections=64, max_keepalive_connections=32)
         async with AsyncExitStack() as stack:
             pools = [await stack.enter_async_context(httpx.AsyncClient(limits=limits)) for _ in range(HTTP_POOLS)]
             yield MinerClient(self.wallet, pools)

@@ -56,6 +56,7 @@ def round_(r: dict) -> list[str]:
         failed.append(f"round: bad miners above 0 {r['bad_nonzero']}")
     if r["honest_gated"] or r["honest_weight"] <= 0:
         failed.append(f"round: honest answers refused {r['honest_gated']}, honest weight {r['honest_weight']:g}")
+        failed += [f"{name}'s log ends:\n{log}" for name, log in r.get("honest_logs", {}).items()]
     return failed
 
 

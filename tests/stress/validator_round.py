@@ -12,7 +12,7 @@ import httpx
 
 from audionet.lib.core.chain import OfflineChain
 from audionet.lib.core.wallet import create_wallet
-from audionet.lib.localnet import NETUID, LocalNet
+from audionet.lib.localnet import NETUID, LocalNet, tail
 from audionet.lib.services import TTS
 from audionet.lib.validator.client import MinerClient
 from audionet.lib.validator.loop import Validator, ValidatorSettings
@@ -108,5 +108,8 @@ def run_round(
             f"{r['name']}: {r['gate']}" for r in rows if r["behaviour"].startswith("honest") and r["gate"]
         ],
         "honest_weight": sum(r["weight"] for r in rows if r["behaviour"].startswith("honest")),
+        # A refused honest answer says little from the validator's side (a ReadError has no text): the miner's log
+        # tail says what its server did with the request.
+        "honest_logs": {m.name: tail(m.log_path, 15) for m in real if by_uid[uids[m.hotkey]].gate},
         "rows": rows,
     }

@@ -153,3 +153,13 @@ def test_an_exception_no_check_expected_is_still_only_that_miners_verdict(hostil
     monkeypatch.setattr(TTS, "decode_answer", broken)
     answer, _ = ask(validator, target)
     assert answer.error == "RecursionError while reading the answer: maximum recursion depth exceeded"
+
+
+def test_the_validator_gives_up_a_kept_alive_connection_well_before_a_miner_closes_it():
+    """A request sent on a connection the miner is closing is lost (httpx: ReadError, as the stress round once lost
+    an honest answer): httpx's default expiry equalled the miner's head timeout."""
+    from audionet.lib.miner.limits import GuardSettings
+    from audionet.lib.validator.client import connection_limits
+
+    assert connection_limits().keepalive_expiry <= GuardSettings().head_timeout_s / 2
+    assert httpx.Limits().keepalive_expiry >= GuardSettings().head_timeout_s  # why the validator sets its own
