@@ -58,7 +58,9 @@ class VitsSynthesizer(SentenceSynthesizer):
     def __init__(self, name: str, *, device: str = "cpu", dtype: str = "auto") -> None:
         from transformers import AutoTokenizer, VitsModel
 
-        super().__init__(name, device, dtype)
+        # float32 unless asked otherwise: in bf16 on an H200 its flow's spline stopped at "Discriminant has
+        # negative values" (the first GPU call, 2026-11-27); the model is small, so half precision buys little
+        super().__init__(name, device, "float32" if dtype == "auto" else dtype)
         self.tokenizer = from_pretrained(AutoTokenizer, name)
         self.model = place(from_pretrained(VitsModel, name), device, self.dtype)
         self.sample_rate = int(self.model.config.sampling_rate)

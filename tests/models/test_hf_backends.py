@@ -123,6 +123,21 @@ def test_transformers_tts(specs, name):
         tts.synthesize("Hello.", voice="someone-else")
 
 
+def test_vits_stays_in_float32_where_auto_means_half_precision(specs, monkeypatch):
+    """On a GPU `auto` is bf16, which stopped VITS's flow on an H200; VITS keeps float32 unless asked."""
+    import torch
+
+    from audionet.models.hf import tts as hf_tts
+
+    resolve = hf_tts.resolve_dtype
+    monkeypatch.setattr(
+        hf_tts, "resolve_dtype", lambda dtype, device: torch.bfloat16 if dtype == "auto" else resolve(dtype, device)
+    )
+    assert TTS.load_backend(specs["vits"], device="cpu").dtype == torch.float32
+    assert TTS.load_backend(specs["speecht5"], device="cpu").dtype == torch.bfloat16  # the others follow auto
+    assert TTS.load_backend(specs["vits"], device="cpu", dtype="bfloat16").dtype == torch.bfloat16
+
+
 def test_dia_voice_clone(specs):
     vc = VC.load_backend(specs["dia"], device="cpu")
     reference = tone(1.5, 16_000, 180.0)
