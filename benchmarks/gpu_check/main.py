@@ -17,6 +17,7 @@ tiny stand-ins: the call's rehearsal, not a GPU check.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -104,6 +105,17 @@ def run_step(step: Step, limit: float, folder: str, say, passed: tuple[str, ...]
     }
 
 
+def finished_earlier(folder: str) -> list[dict]:
+    """The steps that earlier calls on this device finished, from the gpu-check.json they left (committed, so
+    the next call carries it); their rows stay in the step folders beside it, which the tables read."""
+    try:
+        with open(os.path.join(folder, "gpu-check.json")) as handle:
+            steps = json.load(handle).get("steps", [])
+    except (OSError, ValueError):
+        return []
+    return [{**s, "earlier": True} for s in steps if s.get("status") == "ok"]
+
+
 def last_line(path: str, width: int = 120) -> str:
     with open(path, "rb") as handle:
         lines = [line.strip() for line in handle.read()[-4000:].decode(errors="replace").splitlines() if line.strip()]
@@ -112,7 +124,16 @@ def last_line(path: str, width: int = 120) -> str:
 
 def report(result: dict) -> str:
     device, env = result["device"], result["environment"]
-    rows = [[s["step"], s["status"], s["seconds"], s["limit_s"], f"`{s['command']}`"] for s in result["steps"]]
+    rows = [
+        [
+            s["step"],
+            s["status"] + (" (an earlier call)" if s.get("earlier") else ""),
+            s["seconds"],
+            s["limit_s"],
+            f"`{s['command']}`",
+        ]
+        for s in result["steps"]
+    ]
     lines = [f"# make gpu-check: {device['name']} (`{device['slug']}`)", ""]
     if result["plan"] != GPU:
         lines += [f"**{result['plan']} plan**: the GPU plan on a CPU with tiny stand-ins, not a GPU check.", ""]
@@ -151,8 +172,9 @@ def main(argv: list[str], prog: str = "audionet-bench gpu-check") -> int:
     parser.add_argument(
         "--steps",
         type=CommaList(allowed=tuple(names), what="step"),
-        default=",".join(names),
-        help="only these steps, in the plan's order (a second call for what the first did not finish)",
+        default=None,
+        help="only these steps, in the plan's order (default: every step an earlier call on this device did not "
+        "finish, as its committed gpu-check.json says)",
     )
     args, extras = parser.parse_known_args(argv)
     try:
@@ -168,7 +190,7 @@ def main(argv: list[str], prog: str = "audionet-bench gpu-check") -> int:
     if not args.cpu_rehearsal and not torch.cuda.is_available():
         print(f"{prog}: no CUDA GPU is visible here ({torch_build(torch)}); run it on a GPU host", file=sys.stderr)
         return 2
-    plan = [step for step in gpu_plan(rehearsal=args.cpu_rehearsal) if step.name in args.steps]
+    plan = [step for step in gpu_plan(rehearsal=args.cpu_rehearsal) if args.steps is None or step.name in args.steps]
     return run_plan(plan, args, passed, command_line(prog, argv))
 
 
@@ -181,6 +203,10 @@ def run_plan(plan: list[Step], args, passed: dict[str, list[str]], command: str)
     slug = result["device"]["slug"]
     folder = os.path.join(args.out, slug)
     os.makedirs(folder, exist_ok=True)
+    earlier = finished_earlier(folder)
+    if args.steps is None:  # a device's later call measures what its earlier ones did not
+        plan = [step for step in plan if step.name not in {s["step"] for s in earlier}]
+    result["steps"] = [s for s in earlier if s["step"] not in {step.name for step in plan}]
     say(report(result).split("\n|")[0])  # the device, the software and the CUDA libraries, before any step
     scratch = tempfile.mkdtemp(prefix="gpu-check-weights-")
     for n, step in enumerate(plan, 1):

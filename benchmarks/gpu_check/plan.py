@@ -1,6 +1,7 @@
 """gpu-check's steps, in order of value (issue 44): each an `audionet-bench` study in its own process with its
-own time limit, so a step that fails or runs out costs only itself. The steps up to the pool fit the budget;
-the ones after it run on what the earlier ones leave.
+own time limit, so a step that fails or runs out costs only itself. The steps up to the pool are the issue's;
+the ones after it run on what the earlier ones leave. A call skips the steps an earlier call on the same device
+finished, so a device's calls add up.
 
 The same plan runs on the CPU as the call's rehearsal (`gpu_plan(rehearsal=True)`): the tests' tiny
 random-weight stand-ins, 4 s of music and speech, one run, a shorter Kokoro workload, smaller evaluation rounds
@@ -28,7 +29,7 @@ class Step:
     limit_s: float  # its own ceiling; what is left of the budget may cut it shorter
     argv: tuple[str, ...]  # the study and its flags (`audionet-bench` ...)
     kind: str = GENERATION
-    fits_budget: bool = True  # False: runs only on the time the earlier steps leave
+    fits_budget: bool = True  # True: one of the issue's steps; False: an extra, run on the time they leave
 
 
 def gpu_plan(rehearsal: bool = False) -> list[Step]:
@@ -58,21 +59,25 @@ def gpu_plan(rehearsal: bool = False) -> list[Step]:
     pool = ("pool", "--pool.devices", f"{device},{device}", "--pool.parallel", "1", "--weights", "random", *random)
     pool += ("--no-eval", "--services", "tts", "--tts.model", "hf:facebook/mms-tts-eng", "--runs", "2")
     pool += ("--warmup", "1", "--parallel", "1,2,4", "--sweep-rounds", "1", "--batches", "1,2,4", "--batch-rounds", "2")
+    # Limits from the first H200 calls (2026-11-27, docs/gpu-hosts.md): evaluation-standard finished in 80 s and
+    # musicgen-small in 73 s; the others ran out at their old limits (35-110 s) while building or loading full-size
+    # random weights, so theirs are at least twice where they were cut. They no longer fit one call together:
+    # a call skips what an earlier call on the device finished (main.finished_earlier)
     steps = [
         Step("kokoro", 20, kokoro),
-        Step("evaluation-standard", 75, (*judge, *STANDARD_RANDOM, "--weights", "random", *random), EVALUATION),
-        family("musicgen-small", 55, "MusicGen-small", *music, *two),
-        family("stable-audio", 35, "Stable Audio", *music, *two),
-        family("ace-step", 45, "ACE-Step", *music, *two),
-        family("vc-vibevoice", 50, "VibeVoice", *speech, "--runs", "1"),
-        family("vc-csm", 110, "CSM", *speech, "--runs", "1"),
-        Step("pool", 40, pool),
-        family("musicgen-medium", 70, "MusicGen-medium", *music, *two, extra=True),
-        family("vc-more-lms", 80, "Higgs Audio,OmniVoice,Dia,VoxCPM2", *speech, "--runs", "1", extra=True),
+        Step("evaluation-standard", 120, (*judge, *STANDARD_RANDOM, "--weights", "random", *random), EVALUATION),
+        family("musicgen-small", 100, "MusicGen-small", *music, *two),
+        family("stable-audio", 90, "Stable Audio", *music, *two),
+        family("ace-step", 90, "ACE-Step", *music, *two),
+        family("vc-vibevoice", 120, "VibeVoice", *speech, "--runs", "1"),
+        family("vc-csm", 240, "CSM", *speech, "--runs", "1"),
+        Step("pool", 60, pool),
+        family("musicgen-medium", 120, "MusicGen-medium", *music, *two, extra=True),
+        family("vc-more-lms", 240, "Higgs Audio,OmniVoice,Dia,VoxCPM2", *speech, "--runs", "1", extra=True),
         # the miner's own warm-up: a static KV cache and torch.compile of the decoder on CUDA; warmed at the
         # length it then runs (a new length compiles again)
-        family("musicgen-compiled", 50, "MusicGen-small", *music, *two, "--miner-warmup", warmup=False, extra=True),
-        Step("evaluation-offline", 30, (*judge, "--profiles", "offline"), EVALUATION, fits_budget=False),
+        family("musicgen-compiled", 120, "MusicGen-small", *music, *two, "--miner-warmup", warmup=False, extra=True),
+        Step("evaluation-offline", 60, (*judge, "--profiles", "offline"), EVALUATION, fits_budget=False),
     ]
     if rehearsal:
         return [Step(s.name, REHEARSAL_LIMIT_S, s.argv, s.kind, s.fits_budget) for s in steps]

@@ -4,6 +4,7 @@ flags passed through to the steps that take them; a step whose packages are miss
 the reason; and a run from the bare checkout (pythonpath/), with no install. The whole device call, kit and
 $OUT included: test_gpu_call.py."""
 
+import json
 import os
 import subprocess
 import sys
@@ -58,6 +59,28 @@ def test_a_spent_budget_kills_the_running_step_and_skips_the_rest(tmp_path):
     assert steps[0]["seconds"] < 3.0
     missing = read_text(os.path.join(folder, "gpu-tables.md")).split("## Not measured")[1]
     assert "- step kokoro: timed out" in missing and "- step pool: skipped (budget spent)" in missing
+
+
+def test_a_later_call_skips_the_steps_an_earlier_one_finished_and_keeps_them_in_its_report(tmp_path):
+    from audionet.lib.core.devices import describe
+
+    folder = tmp_path / describe().as_dict()["slug"]
+    folder.mkdir()
+    done = {"step": "musicgen-small", "status": "ok", "reason": None, "seconds": 73.2, "limit_s": 100.0}
+    cut = {"step": "stable-audio", "status": "timed out", "reason": None, "seconds": 35.0, "limit_s": 35.0}
+    earlier = [{**step, "command": "audionet-bench generation", "log": None} for step in (done, cut)]
+    (folder / "gpu-check.json").write_text(json.dumps({"steps": earlier}))
+    assert gpu_check.main(["--cpu-rehearsal", "--budget", "2", "--out", str(tmp_path)]) == 1  # the budget: 2 s
+    steps = load_json(str(folder / "gpu-check.json"))["steps"]
+    assert steps[0] == {**earlier[0], "earlier": True}
+    assert [s["step"] for s in steps[1:]] == [s.name for s in gpu_check.gpu_plan() if s.name != "musicgen-small"]
+    assert "| musicgen-small | ok (an earlier call) |" in read_text(str(folder / "gpu-check.md"))
+    # named, it runs again and its new outcome replaces the earlier one
+    assert (
+        gpu_check.main(["--cpu-rehearsal", "--steps", "musicgen-small", "--budget", "2", "--out", str(tmp_path)]) == 1
+    )
+    (again,) = load_json(str(folder / "gpu-check.json"))["steps"]
+    assert again["step"] == "musicgen-small" and again["status"] == "timed out" and "earlier" not in again
 
 
 def test_flags_go_to_the_steps_that_take_them_and_anything_else_is_refused(capsys):
@@ -178,7 +201,7 @@ def test_the_gpu_plan_runs_by_value_and_what_the_issue_names_fits_the_budget():
         "pool",
     ]
     assert [step.name for step in steps][: len(first)] == first  # the extras come after, on the time left
-    assert sum(step.limit_s for step in steps if step.fits_budget) <= gpu_check.BUDGET_S
+    assert all(step.limit_s <= gpu_check.BUDGET_S for step in steps)  # each fits a call; a later call goes on
     by_name = {step.name: step for step in steps}
     for name, label, length in (
         ("musicgen-small", "MusicGen-small", ("--music-seconds", "15")),
