@@ -135,6 +135,7 @@ def time_backend(label, name, spec, text, size, note, args, reference, device: s
         "gen_s_mean": round(mean_t, 2),
         "gen_s_min": round(min(times), 2),
         "gen_s_max": round(max(times), 2),
+        "gen_s_runs": [round(t, 2) for t in times],  # in order: the first run may still pay for warming up
         "rtf": round(mean_t / mean_a, 3) if mean_a else None,
         "runs": args.runs,
         "warmup_s": args.warmup_seconds or None,  # None: one warm-up at the measured length

@@ -9,7 +9,7 @@ from audionet.lib.core.errors import BackendError
 
 
 def test_one_table_per_device_from_the_pool_flag(tmp_path):
-    argv = ["--only", "espeak", "--runs", "1", "--pool.devices", "cpu", "--out", str(tmp_path)]
+    argv = ["--only", "espeak", "--runs", "2", "--pool.devices", "cpu", "--out", str(tmp_path)]
     assert generation.main(argv) == 0
     (folder,) = tmp_path.iterdir()
     assert folder.name.startswith("cpu") and {p.name for p in folder.iterdir()} == {
@@ -20,6 +20,10 @@ def test_one_table_per_device_from_the_pool_flag(tmp_path):
     (row,) = json.loads((folder / "generation.json").read_text())["rows"]
     assert row["backend"] == "espeak" and row["device"] == "cpu"
     assert row["audio_s"] > 0 and 0 < row["rtf"] < 10
+    assert len(row["gen_s_runs"]) == 2 and (min(row["gen_s_runs"]), max(row["gen_s_runs"])) == (
+        row["gen_s_min"],
+        row["gen_s_max"],
+    )
     markdown = (folder / "generation.md").read_text()
     assert (
         markdown.startswith("Regenerate: `audionet-bench generation --only espeak")
