@@ -1,78 +1,32 @@
-"""The chain behind one interface: bittensor 11 for real networks, SQLite offline.
+"""A local subnet in one SQLite file, with the real chain's interface (`base.Chain`).
 
-Both implementations hand out the real `bt.Metagraph` dataclass, so code above
-this layer cannot tell which chain it talks to. The offline chain is a file
-that several processes share (WAL mode): miners register and publish their
-endpoint, the validator reads them and writes weights, and the block height
-advances with wall-clock time.
+The file is shared by several processes (WAL mode): miners register and publish their endpoint, the validator
+reads them and writes weights, and the block height advances with wall-clock time. It hands out the real
+`bt.Metagraph` dataclass, so code above this layer cannot tell which chain it talks to.
 
-A subnet runs one or more incentive mechanisms (bittensor 11: `mechanism_count`,
-`mechanism_emission_split`, `set_weights(..., mechid=)`), each with its own weights and an
-owner-set share of the emission. The offline chain keeps them as the real one does: the
-count (1 until the owner sets another; changing it drops the weights of removed mechanisms
-and resets the split to even), the split (u16 shares summing to 65535, at most one per
-mechanism; none: even), weights per mechanism stored as u16 like `set_weights` sends them.
-It refuses what subtensor refuses (`subnet_rules.py`: MaxMechanismCount, max_uids x mechanisms,
-the weights rate limit) and keeps committed weights hidden until commit-reveal reveals them.
+Incentive mechanisms as the real chain keeps them: the count (1 until the owner sets another; changing it drops
+the weights of removed mechanisms and resets the split to even), the split (u16 shares summing to 65535, at most
+one per mechanism; none: even), weights per mechanism stored as u16 like `set_weights` sends them. It refuses
+what subtensor refuses (`subnet_rules.py`: MaxMechanismCount, max_uids x mechanisms, the weights rate limit)
+and keeps committed weights hidden until commit-reveal reveals them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import sqlite3
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import closing
-from dataclasses import astuple, dataclass, replace
+from dataclasses import astuple, replace
 from typing import Optional
 
 import bittensor as bt
 import numpy as np
 
 from audionet.lib.core import yuma
-from audionet.lib.core.errors import ConfigError
+from audionet.lib.core.chain.base import Chain, Mechanisms
 from audionet.lib.core.subnet_rules import DEFAULTS, RuleError, SubnetRules
-
-REAL_NETWORKS = ("finney", "test", "local", "archive")
-
-
-@dataclass(frozen=True)
-class Mechanisms:
-    count: int
-    split: tuple[int, ...] = ()  # MechanismEmissionSplit: u16 shares summing to 65535; empty: even
-
-    @property
-    def shares(self) -> list[float]:
-        """Each mechanism's share of the subnet's emission."""
-        return [float(x) for x in yuma.split_shares(self.split, self.count)]
-
-
-class Chain(ABC):
-    netuid: int
-
-    @abstractmethod
-    async def metagraph(self) -> bt.Metagraph: ...
-
-    @abstractmethod
-    async def block(self) -> int: ...
-
-    @abstractmethod
-    async def mechanisms(self) -> Mechanisms:
-        """How many incentive mechanisms the subnet runs and how its emission is split between them."""
-
-    @abstractmethod
-    async def set_weights(self, uids: Sequence[int], weights: Sequence[float], mechid: int = 0) -> None:
-        """Publish this wallet's weights on mechanism `mechid`; raises on failure."""
-
-    @abstractmethod
-    async def serve(self, ip: str, port: int) -> None:
-        """Publish this wallet's hotkey endpoint."""
-
-    async def close(self) -> None:
-        return None
 
 
 def _neuron(uid, hotkey, coldkey, stake, permit, ip, port, registered, block) -> bt.MetagraphNeuron:
@@ -376,64 +330,3 @@ class OfflineChain(Chain):
         with closing(self._connect()) as db, db:
             me = self._own_uid(db)
             db.execute("UPDATE neurons SET ip=?, port=? WHERE netuid=? AND uid=?", (ip, int(port), self.netuid, me))
-
-
-class SubtensorChain(Chain):
-    """A real network through bittensor 11's async client (connected lazily, once)."""
-
-    def __init__(self, network: str, netuid: int, wallet=None, version_key: int = 0):
-        self.network, self.netuid, self.wallet, self.version_key = network, int(netuid), wallet, version_key
-        self._client: Optional[bt.Client] = None
-        self._lock = asyncio.Lock()
-
-    async def _connected(self) -> bt.Client:
-        async with self._lock:
-            if self._client is None:
-                self._client = await bt.Subtensor(self.network)
-            return self._client
-
-    async def metagraph(self) -> bt.Metagraph:
-        client = await self._connected()
-        metagraph = await client.subnets.metagraph(self.netuid, commitments=False)
-        if metagraph is None:
-            raise RuntimeError(f"subnet {self.netuid} does not exist on {self.network}")
-        return metagraph
-
-    async def block(self) -> int:
-        return await (await self._connected()).block()
-
-    async def mechanisms(self) -> Mechanisms:
-        client = await self._connected()
-        count = await client.subnets.mechanism_count(self.netuid)
-        split = await client.subnets.mechanism_emission_split(self.netuid)
-        return Mechanisms(max(1, int(count)), tuple(int(x) for x in split))
-
-    async def set_weights(self, uids: Sequence[int], weights: Sequence[float], mechid: int = 0) -> None:
-        client = await self._connected()
-        intent = bt.SetWeights(
-            netuid=self.netuid,
-            uids=[int(u) for u in uids],
-            weights=[float(w) for w in weights],
-            mechid=int(mechid),
-            version_key=self.version_key,
-        )
-        (await client.execute(intent, self.wallet)).raise_for_failure()
-
-    async def serve(self, ip: str, port: int) -> None:
-        client = await self._connected()
-        (await client.execute(bt.ServeAxon(netuid=self.netuid, ip=ip, port=int(port)), self.wallet)).raise_for_failure()
-
-    async def close(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
-
-def open_chain(network: str, netuid: int, wallet=None) -> Chain:
-    """`offline:<sqlite path>` or a bittensor network name / ws(s):// URL."""
-    if network.startswith("offline:"):
-        path = network.removeprefix("offline:")
-        if not os.path.exists(path):
-            raise ConfigError(f"offline chain {path} does not exist (create it with audionet-localnet)")
-        return OfflineChain(path, netuid, wallet)
-    return SubtensorChain(network, netuid, wallet)

@@ -1,0 +1,62 @@
+"""A real network (finney, test, a local subtensor, a ws(s):// URL) through bittensor 11's async client."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Optional
+
+import bittensor as bt
+
+from audionet.lib.core.chain.base import Chain, Mechanisms
+
+
+class SubtensorChain(Chain):
+    """A real network through bittensor 11's async client (connected lazily, once)."""
+
+    def __init__(self, network: str, netuid: int, wallet=None, version_key: int = 0):
+        self.network, self.netuid, self.wallet, self.version_key = network, int(netuid), wallet, version_key
+        self._client: Optional[bt.Client] = None
+        self._lock = asyncio.Lock()
+
+    async def _connected(self) -> bt.Client:
+        async with self._lock:
+            if self._client is None:
+                self._client = await bt.Subtensor(self.network)
+            return self._client
+
+    async def metagraph(self) -> bt.Metagraph:
+        client = await self._connected()
+        metagraph = await client.subnets.metagraph(self.netuid, commitments=False)
+        if metagraph is None:
+            raise RuntimeError(f"subnet {self.netuid} does not exist on {self.network}")
+        return metagraph
+
+    async def block(self) -> int:
+        return await (await self._connected()).block()
+
+    async def mechanisms(self) -> Mechanisms:
+        client = await self._connected()
+        count = await client.subnets.mechanism_count(self.netuid)
+        split = await client.subnets.mechanism_emission_split(self.netuid)
+        return Mechanisms(max(1, int(count)), tuple(int(x) for x in split))
+
+    async def set_weights(self, uids: Sequence[int], weights: Sequence[float], mechid: int = 0) -> None:
+        client = await self._connected()
+        intent = bt.SetWeights(
+            netuid=self.netuid,
+            uids=[int(u) for u in uids],
+            weights=[float(w) for w in weights],
+            mechid=int(mechid),
+            version_key=self.version_key,
+        )
+        (await client.execute(intent, self.wallet)).raise_for_failure()
+
+    async def serve(self, ip: str, port: int) -> None:
+        client = await self._connected()
+        (await client.execute(bt.ServeAxon(netuid=self.netuid, ip=ip, port=int(port)), self.wallet)).raise_for_failure()
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
