@@ -41,7 +41,8 @@ def run(args, log) -> int:
     from audionet.lib.core.chain import open_chain
     from audionet.lib.core.config import node_dir
     from audionet.lib.core.devices import describe_device
-    from audionet.lib.core.telemetry import TelemetrySettings, lookup_uid, open_telemetry
+    from audionet.lib.core.telemetry import lookup_uid, open_telemetry
+    from audionet.lib.core.telemetry_settings import TelemetrySettings
     from audionet.lib.core.timing import Timer
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.miner.app import MinerApp

@@ -16,7 +16,7 @@ import argparse
 import contextlib
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Optional
 
 from audionet.lib.core.config import Parser, Settings, setting
@@ -203,10 +203,14 @@ def main(argv=None, judge=None) -> int:
         )
         per_clip = "seconds" in service.inputs and asked.seconds is None  # each clip asked for its own length
         jobs = [
-            service.job(make_request(service, asked, audio.seconds) if audio and per_clip else request, audio, path)
+            service.job(
+                make_request(service, asked, audio.seconds) if audio and per_clip else request,
+                audio,
+                path,
+                seed=asked.seed,  # None: the Judge draws each file's
+            )
             for path, (audio, _) in zip(asked.files, loaded)
         ]
-        jobs = [replace(job, seed=asked.seed) for job in jobs]  # None: the Judge draws each file's
         started = time.perf_counter()
         with stderr_status(f"scoring {len(jobs)} file(s)..."):
             verdicts = judge.score(service.judging, jobs, remember=False)  # a local check leaves no history

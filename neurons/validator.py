@@ -12,7 +12,7 @@ import sys
 from dataclasses import replace
 
 from audionet.lib.core.config import Parser, add_common_flags, run_entry_point
-from audionet.lib.core.telemetry import add_telemetry_flags
+from audionet.lib.core.telemetry_settings import add_telemetry_flags
 from audionet.lib.services import registry
 from audionet.lib.validator.settings import ValidatorSettings
 from audionet.lib.validator.verdicts import VerdictLog
@@ -55,7 +55,8 @@ def open_validator(args, log):
     from audionet.lib.core.chain import open_chain
     from audionet.lib.core.config import is_real_network, node_dir
     from audionet.lib.core.devices import describe
-    from audionet.lib.core.telemetry import TelemetrySettings, lookup_uid, open_telemetry
+    from audionet.lib.core.telemetry import lookup_uid, open_telemetry
+    from audionet.lib.core.telemetry_settings import TelemetrySettings
     from audionet.lib.core.timing import Timer
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.scoring.judge import Judge

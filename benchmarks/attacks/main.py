@@ -21,7 +21,7 @@ Writes <out>/<device-slug>/attacks-<profile>.{json,md,png}.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from statistics import fmean
 from typing import Optional
 
@@ -78,7 +78,7 @@ class Judged:
 
     def verdict(self, case: Case, audio: Audio, seed: Optional[int] = None):
         """`seed`: the listening noise's (None: a secret one)."""
-        job = replace(registry.get(case.service).job(case.request, audio, case.label), seed=seed)
+        job = registry.get(case.service).job(case.request, audio, case.label, seed=seed)
         return self.judge.score(self.judging, [job], remember=False)[0]
 
 

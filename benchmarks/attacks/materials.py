@@ -9,7 +9,7 @@ honest backends' answers to the same requests (a paired comparison), drawn as th
 
 Music is attacked at the shortest length the validator asks for (4 s). Speech answers are attacked at 16 kHz, the rate every speech judge reads (a miner may send any rate: the
 Judge's resampling is then the identity, and the gradient needs no resampler). Music is attacked at the
-synth's own 22.05 kHz, which basic-pitch reads; musicnn and YAMNet get it resampled (measures.py).
+synth's own 22.05 kHz, which basic-pitch reads; musicnn and YAMNet get it resampled (music_measures.py).
 """
 
 from __future__ import annotations

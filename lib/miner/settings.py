@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from audionet.lib.core.config import Parser, Settings, add_common_flags, positive_int, setting
-from audionet.lib.core.telemetry import add_telemetry_flags
+from audionet.lib.core.telemetry_settings import add_telemetry_flags
 from audionet.lib.miner.limits import GuardSettings
 from audionet.lib.miner.pool.dispatcher import MAX_WAITING
 from audionet.lib.miner.pool.settings import PoolSettings

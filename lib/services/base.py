@@ -180,9 +180,10 @@ class Service(ABC):
         """What a right answer to `request` looks like: its duration range, and whichever of the words,
         description, target length, reference voice and carried audio the declared analyses read."""
 
-    def job(self, request: ServiceRequest, audio: Optional[Audio], label: str = "") -> Job:
-        """One answer to `request` as the Judge takes it (`audio` None: missing or undecodable)."""
-        return Job(audio, self.expect(request), label)
+    def job(self, request: ServiceRequest, audio: Optional[Audio], label: str = "", seed: Optional[int] = None) -> Job:
+        """One answer to `request` as the Judge takes it (`audio` None: missing or undecodable; `seed`: its
+        listening noise's, None: the Judge draws one)."""
+        return Job(audio, self.expect(request), label, seed=seed)
 
     def __repr__(self) -> str:
         return f"<service {self.name}>"

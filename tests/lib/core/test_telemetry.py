@@ -8,7 +8,8 @@ import os
 import pytest
 
 from audionet.lib.core.devices import DeviceMonitor, describe, device_slug
-from audionet.lib.core.telemetry import Telemetry, WandbSettings
+from audionet.lib.core.telemetry import Telemetry
+from audionet.lib.core.telemetry_settings import WandbSettings
 from audionet.lib.core.timing import Timer
 from tests.files import load_json, read_text
 from tests.gated import wait_until

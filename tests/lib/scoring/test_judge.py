@@ -152,13 +152,9 @@ def test_a_round_judged_as_it_arrives_gets_the_verdicts_of_the_whole_round_at_on
     an answer already evaluated makes both score 0 (the first one too, at the round's close)."""
     clip = speech(TEXT)
     request = TTSRequest(text=TEXT)
-    jobs = [
-        TTS.job(request, clip, "uid 1"),
-        TTS.job(request, speech(TEXT, VOICE_B), "uid 2"),
-        TTS.job(request, noise(3.0), "uid 3"),
-        TTS.job(request, Audio(clip.samples * 0.6, clip.sample_rate), "uid 4"),
-    ]
-    jobs = [replace(job, seed=n) for n, job in enumerate(jobs)]  # the same listening noise both ways
+    answers = [clip, speech(TEXT, VOICE_B), noise(3.0), Audio(clip.samples * 0.6, clip.sample_rate)]
+    # seeded: the same listening noise both ways
+    jobs = [TTS.job(request, audio, f"uid {n + 1}", seed=n) for n, audio in enumerate(answers)]
     at_once = judge.score(TTS.judging, jobs, remember=False)
     session = judge.open(TTS.judging, remember=False)
     for job in jobs:

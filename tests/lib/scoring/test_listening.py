@@ -57,16 +57,17 @@ def heard(judge, monkeypatch):
 
 def test_an_answers_verdict_is_a_function_of_its_seed(judge, heard, speech):
     clip = speech(TEXT)
-    job = TTS.job(TTSRequest(text=TEXT), clip, "uid 1")
-    first, again, other = (
-        judge.score(TTS.judging, [replace(job, seed=seed)], remember=False)[0] for seed in (11, 11, 12)
-    )
+
+    def job(seed=None):
+        return TTS.job(TTSRequest(text=TEXT), clip, "uid 1", seed=seed)
+
+    first, again, other = (judge.score(TTS.judging, [job(seed)], remember=False)[0] for seed in (11, 11, 12))
     assert first.gate is None and (first.seed, again.seed, other.seed) == (11, 11, 12)
     assert (again.score, again.measures, again.parts) == (first.score, first.measures, first.parts)
     (a,), (b,), (c,) = heard
     assert np.array_equal(a, b) and not np.array_equal(a, c)  # the WER's input: the answer plus the seed's noise
     assert np.std(a - clip.samples) == pytest.approx(NOISE_STD, rel=0.05)
-    drawn = judge.score(TTS.judging, [job, job], remember=False)  # no seed given: the Judge draws one per verdict
+    drawn = judge.score(TTS.judging, [job(), job()], remember=False)  # no seed given: the Judge draws one per verdict
     assert all(isinstance(v.seed, int) for v in drawn) and drawn[0].seed != drawn[1].seed
 
 

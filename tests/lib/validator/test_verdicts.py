@@ -8,7 +8,8 @@ import pytest
 
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.protocol import ResponseMeta
-from audionet.lib.core.telemetry import Telemetry, WandbSettings
+from audionet.lib.core.telemetry import Telemetry
+from audionet.lib.core.telemetry_settings import WandbSettings
 from audionet.lib.core.timing import Timer
 from audionet.lib.validator.client import Answer, Target
 from audionet.lib.validator.mechanisms import Plan
