@@ -1,11 +1,13 @@
 """References that cannot go stale: every file path (`lib/miner/app.py`, `tests/gated.py`,
 `lib/validator/client.miner_health`) and every module name (`audionet.lib.core.stop`, `lib.core.timing.Timer`)
 quoted in a docstring or in docs/ (and the README) resolves in the checkout, and so does every relative link
-in the docs. A module moved or renamed fails here until the prose that names it follows."""
+in the docs, with its #anchor where it has one (GitHub's heading ids). A module moved or renamed, or a heading
+reworded, fails here until the prose that names it follows."""
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -18,6 +20,7 @@ PATH = re.compile(r"(?<![\w./+-])((?:" + "|".join(TOP) + r")/[\w./+*{},-]*[\w}*]
 MODULE = re.compile(r"(?<![\w./-])((?:audionet\.)?(?:lib|models|neurons|benchmarks|tests)(?:\.\w+)+)(?![\w/-])")
 FILE_SUFFIXES = {"md", "json", "png", "html", "py", "txt", "sh", "jsonl", "toml", "ini", "yaml", "yml", "cfg"}
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+ANCHORED = re.compile(r"\]\(([^)#\s]*)#([^)\s]+)\)")  # [text](page.md#anchor) and [text](#anchor)
 
 
 def quoted_texts(root: Path):
@@ -82,6 +85,21 @@ def path_resolves(root: Path, quoted: str) -> bool:
     return True
 
 
+@functools.cache
+def heading_anchors(page: Path) -> frozenset[str]:
+    """The ids GitHub gives `page`'s headings: lower case, punctuation dropped, spaces to hyphens, -1, -2 ... on
+    repeats; none inside code fences."""
+    anchors, repeats, fenced = [], {}, False
+    for line in page.read_text().splitlines():
+        fenced ^= line.startswith("```")
+        if fenced or not re.match(r"#{1,6} ", line):
+            continue
+        anchor = re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+        repeats[anchor] = repeats.get(anchor, -1) + 1
+        anchors.append(f"{anchor}-{repeats[anchor]}" if repeats[anchor] else anchor)
+    return frozenset(anchors)
+
+
 def stale_references(root: Path) -> list[str]:
     stale = []
     for where, text in quoted_texts(root):
@@ -101,6 +119,10 @@ def stale_references(root: Path) -> list[str]:
                 if "://" not in link and not link.startswith("mailto:"):
                     if not (where.parent / link).exists():
                         stale.append(f"{label}: ({link})")
+            for match in ANCHORED.finditer(text):
+                page = where.parent / match.group(1) if match.group(1) else where
+                if page.suffix == ".md" and page.exists() and match.group(2) not in heading_anchors(page.resolve()):
+                    stale.append(f"{label}: ({match.group(1)}#{match.group(2)})")
     return stale
 
 
@@ -114,11 +136,13 @@ def test_a_moved_module_is_found_where_it_is_quoted(tmp_path):
     (tmp_path / "lib" / "core" / "stop.py").write_text('"""Stopping: see `lib.core.stop.check`."""\ndef check(): ...\n')
     (tmp_path / "lib" / "core" / "audio.py").write_text('"""Uses `lib.stop` and `lib/errors.py`."""\n')
     (tmp_path / "docs" / "a.md").write_text(
-        "`lib/core/stop.check` and `lib/core/stop.gone`, [b](b.md), [here](a.md#top), `audionet.lib.core.audio`\n"
+        "# Top\n`lib/core/stop.check` and `lib/core/stop.gone`, [b](b.md), [here](a.md#top), `audionet.lib.core.audio`\n"
+        "## Top\n[again](#top-1), [gone](#bottom)\n"
     )
     assert stale_references(tmp_path) == [
         "docs/a.md: lib/core/stop.gone",
         "docs/a.md: (b.md)",
+        "docs/a.md: (#bottom)",
         "lib/core/audio.py: lib/errors.py",
         "lib/core/audio.py: lib.stop",
     ]
