@@ -68,7 +68,7 @@ def test_a_short_subnet_pays_no_cheat_and_a_specialist_only_where_it_serves(samp
     premiums = [checks[f"weight copier's dividends/stake - honest median ({name} bonds)"].value for name in MODELS]
     assert all(np.isfinite(premiums)) and len(set(premiums)) == len(MODELS)  # each bond model replayed on its own
     share = np.array([yuma.normalise(stake) for _, stake, _ in run.epoch_inputs[-1]])
-    replayed = np.nan_to_num(dividends_per_stake(run, MODELS["chain default"])[-1]) * share
+    replayed = np.nan_to_num(dividends_per_stake(run.epoch_inputs, MODELS["chain default"])[-1]) * share
     assert replayed == pytest.approx(run.dividends[-1])  # the replay is the run's own Yuma
 
 
