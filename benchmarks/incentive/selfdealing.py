@@ -129,7 +129,7 @@ def markdown(data: dict) -> str:
                 rows.append(
                     [
                         model,
-                        f"{fraction:.0%}",
+                        f"{100 * fraction:g} %",
                         f"{_seeds(cell, 'bond share honest', '.3f')} → {_seeds(cell, 'bond share', '.3f')}",
                         f"{_seeds(cell, 'premium', '+.4f')} ({_seeds(cell, 'premium honest', '+.4f')})",
                         f"{_seeds(cell, 'miner emission honest', '.5f')} → {_seeds(cell, 'miner emission', '.5f')}",
@@ -157,7 +157,10 @@ def plot(data: dict, path: str) -> str:
         ax.axhline(0.0, color="0.5", linewidth=0.8)
         ax.set(title=f"owns a uid of {name}", xlabel="% of its weight moved onto it", ylabel="take vs honest (%)")
     np.atleast_1d(axes)[0].legend(fontsize=7)
-    fig.suptitle(f"A self-dealing validator ({data['self_dealer']}), mean over seeds", fontsize=10)
+    fig.suptitle(
+        f"A self-dealing validator ({data['self_dealer']}), mean over seeds (the three penalty-1 models overlap)",
+        fontsize=10,
+    )
     return save_figure(fig, path)
 
 
