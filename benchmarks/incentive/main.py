@@ -25,10 +25,11 @@ from audionet.benchmarks.common.results import RESULTS_DIR, command_line
 from audionet.benchmarks.incentive import events as after
 from audionet.benchmarks.incentive import serving
 from audionet.benchmarks.incentive.before import Issue33
-from audionet.benchmarks.incentive.checks import STEADY_H, check_all, curve_points
+from audionet.benchmarks.incentive.checks import STEADY_H, check_all, curve_points, steady
 from audionet.benchmarks.incentive.population import Samples, population, samples_from_report
+from audionet.benchmarks.incentive.roles import VALIDATORS
 from audionet.benchmarks.incentive.scorers import PerService
-from audionet.benchmarks.incentive.sim import simulate
+from audionet.benchmarks.incentive.sim import Run, simulate
 from audionet.lib.core.config import flag
 from audionet.lib.validator.incentive import CURVE, HOUR
 
@@ -44,20 +45,24 @@ def warm_up_h(scorer, hours: float | None = None) -> float:
     return 2 * (scorer.curve.memory.record_s if isinstance(scorer, PerService) else scorer.record_s) / HOUR
 
 
+def timeline(scorer, warm_up: float | None = None) -> tuple[float, float]:
+    """(the hour of the miners' events, the hour from which every round is simulated)."""
+    before = warm_up_h(scorer, warm_up)
+    return before + STEADY_H, max(0.0, before - 2.0)
+
+
+def simulated(scorer, samples: Samples, seed: int, warm_up: float | None = None) -> Run:
+    """The population through `scorer`: the warm-up, the steady window, the events and AFTER_H after them."""
+    events, fine = timeline(scorer, warm_up)
+    groups = population(samples, newcomer_h=events)
+    return simulate(groups, samples.services, scorer, events + AFTER_H, events, seed, fine_from_h=fine)
+
+
 def evaluate(scorer, samples: Samples, seed: int, copies: bool = True, warm_up: float | None = None) -> dict:
     """Run the population through `scorer`; with `copies`, also a population with one copy of the copied model
     (N copies vs one, to the end of the steady window) and the serving-count scenario."""
-    before = warm_up_h(scorer, warm_up)
-    events, fine = before + STEADY_H, max(0.0, before - 2.0)
-    run = simulate(
-        population(samples, newcomer_h=events),
-        samples.services,
-        scorer,
-        events + AFTER_H,
-        events,
-        seed,
-        fine_from_h=fine,
-    )
+    events, fine = timeline(scorer, warm_up)
+    run = simulated(scorer, samples, seed, warm_up)
     alone = counted = None
     if copies:
         one = population(samples, copies=1, newcomer_h=events)
@@ -119,11 +124,51 @@ def study(samples: Samples, seed: int, quick: bool = False, warm_up: float | Non
     return {"swept": swept, **found}
 
 
+def self_dealing_rows(samples: Samples, seed: int, warm_up: float | None = None) -> list[dict]:
+    """The validator's CURVE run on `seed`, replayed with a self-dealing validator (`selfdealing.py`)."""
+    from audionet.benchmarks.incentive import selfdealing
+
+    run = simulated(PerService(CURVE, tuple(samples.services)), samples, seed, warm_up)
+    validator = [r.name for r in run.roles].index(selfdealing.SELF_DEALER)
+    return [
+        {"seed": seed, "favoured": name, **row}
+        for name in selfdealing.FAVOURED
+        for row in selfdealing.measure(run, steady(run), validator, selfdealing.favoured_uid(run, name))
+    ]
+
+
+def self_dealing(samples: Samples, args, slug: str, command: str) -> int:
+    """`--self-dealing`: the seeds in parallel processes, then `selfdealing.write`."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rich.progress import track
+
+    from audionet.benchmarks.incentive import selfdealing
+
+    seeds = list(range(args.seed, args.seed + args.self_dealing))
+    with ProcessPoolExecutor(max_workers=max(1, min(len(seeds), os.cpu_count() or 1))) as pool:
+        futures = [pool.submit(self_dealing_rows, samples, seed, args.warmup_hours) for seed in seeds]
+        rows = [row for future in track(futures, description="seeds replayed") for row in future.result()]
+    stake = next(r.stake for r in VALIDATORS if r.name == selfdealing.SELF_DEALER)
+    data = {"samples": args.samples, "seeds": seeds, "self_dealer": selfdealing.SELF_DEALER, "stake": stake}
+    data.update({"favoured": list(selfdealing.FAVOURED), "fractions": list(selfdealing.FRACTIONS), "rows": rows})
+    print(selfdealing.write(data, args.out, slug, f"incentive-self-dealing-{samples.profile}", command))
+    return 0
+
+
 def build_parser(prog: str):
     parser = study_parser(prog, __doc__, where="beside the samples, <out>/<samples' device-slug>/")
     parser.add_argument("--samples", default=SAMPLES, help="adversary study JSON with per-round raw scores")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="only the library's CURVE and the curve before it")
+    parser.add_argument(
+        "--self-dealing",
+        type=int,
+        default=0,
+        metavar="SEEDS",
+        help="instead of the sweep: the library's CURVE on SEEDS seeds from --seed, replayed with a validator that "
+        "moves weight onto a miner it owns, under each bond model",
+    )
     flag(  # spelled as the other studies' --warmup and --warmup-seconds; --warm-up kept for a release
         parser,
         "warmup-hours",
@@ -147,9 +192,11 @@ def main(argv: list[str], prog: str = "audionet-bench incentive") -> int:
     except (OSError, ValueError, KeyError) as error:
         print(f"{prog}: cannot read samples {args.samples}: {error}", file=sys.stderr)
         return 2
+    slug = os.path.basename(os.path.dirname(os.path.abspath(args.samples)))
+    if args.self_dealing:
+        return self_dealing(samples, args, slug, command_line(prog, argv))
     with Progress() as progress:
         task = progress.add_task("candidate curves", total=len(candidates(tuple(samples.services), args.quick)) + 1)
         found = study(samples, args.seed, args.quick, args.warmup_hours, lambda: progress.advance(task))
-    slug = os.path.basename(os.path.dirname(os.path.abspath(args.samples)))
     print(write(found, samples, args, slug, f"incentive-{samples.profile}", command_line(prog, argv)))
     return 0 if passes(found["chosen"]) else 1

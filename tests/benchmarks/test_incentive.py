@@ -4,17 +4,18 @@ by; the curve before issue 42 against the same strategic miners."""
 
 import json
 import os
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from audionet.benchmarks.incentive import main as incentive
-from audionet.benchmarks.incentive import serving
+from audionet.benchmarks.incentive import selfdealing, serving
 from audionet.benchmarks.incentive.before import Issue33
 from audionet.benchmarks.incentive.bonds import MODELS, dividends_per_stake
 from audionet.benchmarks.incentive.checks import check_all
 from audionet.benchmarks.incentive.population import N_UIDS, SPREAD, population, samples_from_report
-from audionet.benchmarks.incentive.roles import VALIDATORS
+from audionet.benchmarks.incentive.roles import VALIDATORS, Role
 from audionet.benchmarks.incentive.scorers import PerService
 from audionet.benchmarks.incentive.sim import simulate
 from audionet.lib.core import yuma
@@ -68,8 +69,32 @@ def test_a_short_subnet_pays_no_cheat_and_a_specialist_only_where_it_serves(samp
     premiums = [checks[f"weight copier's dividends/stake - honest median ({name} bonds)"].value for name in MODELS]
     assert all(np.isfinite(premiums)) and len(set(premiums)) == len(MODELS)  # each bond model replayed on its own
     share = np.array([yuma.normalise(stake) for _, stake, _ in run.epoch_inputs[-1]])
-    replayed = np.nan_to_num(dividends_per_stake(run, MODELS["chain default"])[-1]) * share
+    replayed = np.nan_to_num(dividends_per_stake(run.epoch_inputs, MODELS["chain default"])[-1]) * share
     assert replayed == pytest.approx(run.dividends[-1])  # the replay is the run's own Yuma
+
+
+def test_a_self_dealer_buys_its_miners_bonds_only_at_penalty_0_and_its_miners_pay_stays_clipped():
+    """`selfdealing.measure` on a hand-made subnet of 12 miners (40 epochs of the same weights): the validator that
+    moves weight onto its miner holds more of that miner's bonds only where bonds follow the weights as set, the
+    miner's emission is the same under every bond model, and moving half its weight loses take under every one."""
+    rng = np.random.default_rng(0)
+    roles = (Role("A", 0.3), Role("B", 0.3), Role("C", 0.2), Role("dealer", 0.15), Role("copier", 0.05, copies=1))
+    stake = np.array([r.stake for r in roles])
+    honest = np.clip(np.linspace(0.2, 1.0, 12) + rng.normal(0, 0.05, (4, 12)), 0, None)
+    copier = yuma.normalise(yuma.epoch(honest, stake[:4]).consensus)
+    inputs = [[(yuma.quantize(np.vstack([honest, copier])), stake, np.zeros(12, bool))]] * 40
+    rows = selfdealing.measure(SimpleNamespace(roles=roles, epoch_inputs=inputs), slice(30, 40), 3, uid=6)
+    assert len(rows) == len(MODELS) * len(selfdealing.FRACTIONS)
+    unclipped = [r for r in rows if MODELS[r["bonds"]].get("bonds_penalty") == 0.0]
+    shares = [r["bond share"] for r in unclipped]
+    assert shares == sorted(shares) and shares[-1] > unclipped[-1]["bond share honest"] + 0.2  # half its weight
+    assert all(abs(r["bond share"] - r["bond share honest"]) < 0.01 for r in rows if r not in unclipped)
+    for fraction in selfdealing.FRACTIONS:
+        pay = {round(r["miner emission"], 12) for r in rows if r["fraction"] == fraction}
+        assert len(pay) == 1  # consensus and clipping do not read bonds
+    assert all(r["gain"] < 0 for r in rows if r["fraction"] == 0.5)
+    stored = inputs[0][0][0]
+    assert selfdealing.moved(stored, 3, 6, 0.0) == pytest.approx(stored, abs=1.0)  # nothing moved
 
 
 def test_the_reference_does_not_move_with_the_count_of_serving_uids_as_the_quantile_did(samples):
@@ -129,3 +154,15 @@ def test_the_study_command_writes_its_tables_json_and_plot(tmp_path, capsys):
     assert set(data["chosen"]["checks"]) == set(data["before"]["checks"])
     assert len(data["chosen"]["after"]["bait"]) > 40  # pay after the events, epoch by epoch, for the plot
     assert code in (0, 1)
+
+
+@pytest.mark.slow
+def test_the_self_dealing_command_writes_a_row_per_miner_model_and_fraction(tmp_path):
+    argv = ["--samples", SAMPLES, "--self-dealing", "1", "--warm-up", "2", "--out", str(tmp_path)]
+    assert incentive.main(argv) == 0
+    stem = tmp_path / "cpu-x86_64-2core" / "incentive-self-dealing-offline"
+    data = json.loads(stem.with_suffix(".json").read_text())
+    assert len(data["rows"]) == len(selfdealing.FAVOURED) * len(MODELS) * len(selfdealing.FRACTIONS)
+    assert all(np.isfinite(r["gain"]) and 0 < r["take honest"] < 1 for r in data["rows"])
+    assert "## It owns a uid of `honest 1.00`" in stem.with_suffix(".md").read_text()
+    assert stem.with_suffix(".png").stat().st_size > 10_000

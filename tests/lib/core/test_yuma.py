@@ -130,3 +130,30 @@ def test_with_bonds_penalty_1_a_copier_of_a_still_consensus_earns_the_most_divid
         bonds = epoch.bonds
     per_stake = epoch.dividends / yuma.normalise(stake)
     assert per_stake[-1] > per_stake[:-1].max()
+
+
+@pytest.mark.parametrize(
+    "bonds_model", [None, yuma.Yuma3(), yuma.Yuma3(liquid=True)], ids=["default", "yuma3", "liquid"]
+)
+def test_penalty_1_bonds_a_self_dealers_extra_weight_only_up_to_the_consensus_and_penalty_0_bonds_all_of_it(
+    bonds_model,
+):
+    """A validator that moves weight onto a miner it owns, above the consensus: at penalty 1 its bond there follows
+    its weight clipped to the consensus, as the honest validators' do; at penalty 0 its weight as set, so it holds
+    more of that miner's bonds and earns more dividends. The miner's pay is the same (the penalty is not read by
+    consensus or clipping)."""
+    honest = [0.4, 0.3, 0.2, 0.1]
+    dealer = [0.4, 0.3, 0.1, 0.2]  # 0.1 moved from miner 2 onto its own miner 3
+    weights = np.array([honest, honest, honest, dealer])
+    found = {}
+    for penalty in (1.0, 0.0):
+        bonds = None
+        for _ in range(80):
+            epoch = yuma.epoch(weights, [0.25] * 4, bonds, yuma3=bonds_model, bonds_penalty=penalty)
+            bonds = epoch.bonds
+        found[penalty] = epoch
+    assert found[1.0].consensus == pytest.approx(honest) and found[1.0].incentive == pytest.approx(found[0.0].incentive)
+    share = {penalty: yuma.normalise(e.bonds, axis=0)[3, 3] for penalty, e in found.items()}
+    assert share[1.0] == pytest.approx(0.25, abs=1e-3)  # clipped to 0.1, as the others' 0.1
+    assert share[0.0] == pytest.approx(0.2 / 0.5, abs=1e-3)  # its 0.2 as set, against the others' 0.1 each
+    assert found[0.0].dividends[3] > found[1.0].dividends[3]
