@@ -14,7 +14,7 @@ import asyncio
 import sys
 
 from audionet.lib.core.config import run_entry_point
-from audionet.lib.miner.settings import AxonSettings
+from audionet.lib.miner.settings import AxonSettings, ServingSettings
 from audionet.lib.miner.settings import build_parser as miner_parser
 from audionet.lib.services import registry
 
@@ -51,7 +51,8 @@ def run(args, log) -> int:
     listen = f"{axon.external_ip or axon.ip}:{axon.published_port}"
     settings = CheckSettings.from_flags(args, hotkey=wallet.hotkey.ss58_address, listen=listen)
     judge = Judge.load(evaluator_specs(args), devices=args.eval_devices)
-    sources = registry.sources_from_flags(args, args.services, real_network=is_real_network(args.subtensor_network))
+    served = ServingSettings.from_flags(args).services
+    sources = registry.sources_from_flags(args, served, real_network=is_real_network(args.subtensor_network))
     log.info("checking %s as a validator would; evaluators: %s", settings.listen, judge.evaluators.describe())
     findings = asyncio.run(run_check(chain, wallet, settings, judge, sources))
     for finding in findings:

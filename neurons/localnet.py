@@ -56,7 +56,14 @@ class LocalnetSettings(Settings):
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="audionet-localnet", description=__doc__.split("\n")[0])
     LocalnetSettings.add_flags(parser)
-    registry.add_backend_flags(parser, roster=True, presets=False)  # the roster's backends unless overridden
+    # the roster's backends unless overridden; no presets (each miner keeps its default)
+    registry.BackendSettings.add_flags(
+        parser,
+        services=registry.all_services(),
+        skip=("presets",),
+        models=None,
+        shown={"models": "by the miner's place in the roster"},
+    )
     return parser
 
 
@@ -74,7 +81,7 @@ def main(argv=None) -> int:
         log.error("%s", problem)
         return EXIT_MISSING
     workdir = settings.workdir or tempfile.mkdtemp(prefix="audionet-localnet-")
-    overrides = registry.backend_specs(args, registry.names())
+    overrides = registry.BackendSettings.from_flags(args).specs(registry.names())
     try:
         net = LocalNet(workdir, miner_count=settings.miners, mechanisms=settings.mechanisms)
     except RuleError as error:

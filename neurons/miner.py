@@ -50,7 +50,7 @@ def run(args, log) -> int:
     from audionet.lib.miner.guard import ConnectionGuard
     from audionet.lib.miner.limits import GuardSettings, stake_share
     from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
-    from audionet.lib.miner.settings import AxonSettings, MinerSettings
+    from audionet.lib.miner.settings import AxonSettings, MinerSettings, ServingSettings
 
     # every flag read into its settings before minutes of model loading
     axon, settings, limits = (
@@ -65,7 +65,8 @@ def run(args, log) -> int:
     share = stake_share(policy, wallet.hotkey.ss58_address)  # one function: the guard's places and the line's
     guard = ConnectionGuard(limits, shares=share, backlog=ensure_fd_room(limits.max_connections))
     chain = open_chain(args.subtensor_network, args.netuid, wallet)
-    replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, args.services))
+    served = ServingSettings.from_flags(args).services
+    replicas = build_replicas(PoolSettings.from_flags(args), registry.BackendSettings.from_flags(args).choices(served))
     timer = Timer("miner", device=pool_label(replicas))
     pool = Pool(replicas, timer, max_waiting=settings.max_waiting, timeouts=settings.timeouts)
     pool.calibrate()

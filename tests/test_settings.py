@@ -1,7 +1,7 @@
 """Settings stated once: every `Settings` class generates its own parser, whose defaults are its fields' defaults
 and read back into the same settings; no flag a setting carries is defined anywhere else in the source; every
-production parser (miner, validator, check, score, localnet) is built from settings (less the families not yet
-converted, named here), and each of its flags defaults to its field's default."""
+production parser (miner, validator, check, score, localnet) is built from settings alone, and each of its flags
+defaults to its field's default (or to the one default its parser states instead)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from audionet.lib.core.config import FLAG, Parser, Settings, dest
-from audionet.lib.miner.settings import build_parser
+from audionet.lib.core.config import FLAG, Parser, Settings, dest, service_flag
+from audionet.lib.miner.settings import ServingSettings, build_parser
 from audionet.lib.services import registry
+from audionet.lib.services.registry import BackendSettings, ModelChoice
 from audionet.lib.validator.check import CheckSettings  # noqa: F401 (the parsers import these when built)
 from audionet.models.eval.profiles import EvalSettings  # noqa: F401
 from audionet.neurons import check, localnet, references, score, validator  # noqa: F401 (references: its settings)
@@ -28,17 +29,18 @@ PARSERS = {
 }
 
 REPO = Path(__file__).resolve().parent.parent
-# Flag families still defined the older way (`flag(...)` beside a reader): the miner's --services, and the
-# per-service backend flags (--tts.model, --vc.preset, ...).
-NOT_YET_SETTINGS = (
-    "services",
-    "tts.",
-    "vc.model",
-    "vc.preset",
-    "music.",
-)
+# A default a parser states instead of its field's (`add_flags(..., <field>=default)`): localnet's backend flags
+# override the roster's choice, so none is given unless the operator gives one.
+PARSER_DEFAULTS = {"localnet": {f"{service.name}.model": None for service in registry.all_services()}}
 # A value for each required flag, so a parser can parse an otherwise empty command line.
 REQUIRED = {"service": "tts", "text": "Hello.", "netuid": "1"}
+# The shortest command line each production parser parses.
+ARGV = {
+    "miner": ["--netuid", "1"],
+    "check": ["--netuid", "1"],
+    "validator": ["--netuid", "1"],
+    "score": ["--service", "tts", "--text", "Hello.", "clip.wav"],
+}
 
 
 def settings_classes() -> list[type]:
@@ -60,7 +62,7 @@ def flag_defaults(cls) -> dict[str, object]:
             continue
         for key in cls.flag_keys(registry.all_services()):
             attribute = spec["per_service"]
-            found[f"{spec['name']}.{key.name}"] = (
+            found[service_flag(spec["name"], key.name)] = (
                 getattr(key, attribute) if isinstance(attribute, str) else spec["default"]
             )
     return found
@@ -88,6 +90,8 @@ def test_every_settings_class_generates_its_parser_and_reads_its_own_defaults_ba
         "LocalnetSettings",
         "FetchSettings",
         "ChainSettings",
+        "BackendSettings",
+        "ServingSettings",
     }
     for cls in classes:
         parser = Parser(prog="test")
@@ -150,18 +154,20 @@ def test_each_production_parser_is_settings_and_each_flag_defaults_to_its_field(
     actions = {  # an old spelling (OldSpelling) shares its flag's dest: the flag comes first
         action.dest: action for action in reversed(parser._actions) if action.option_strings and action.dest != "help"
     }
-    by_hand = [action.option_strings[0] for action in actions.values() if action.dest not in carried]
-    assert [name for name in by_hand if not name.removeprefix("--").startswith(NOT_YET_SETTINGS)] == []
+    assert [action.option_strings[0] for action in actions.values() if action.dest not in carried] == []
     # the classes this parser is built from: those whose every flag it has (localnet's --neuron.eligible_after
     # is its own setting, with its own default, not the validator's)
-    checked = 0
+    checked = set()
     for cls in settings_classes():
         defaults = {dest(name): default for name, default in flag_defaults(cls).items()}
         if defaults and set(defaults) <= set(actions):
             for key, default in defaults.items():
                 assert actions[key].default == default, (role, cls.__name__, key)
-                checked += 1
-    assert checked >= len(actions) - len(by_hand)  # every flag a setting carries was checked
+                checked.add(key)
+    for name, default in PARSER_DEFAULTS.get(role, {}).items():
+        assert actions[dest(name)].default == default, (role, name)
+        checked.add(dest(name))
+    assert checked == set(actions)  # every flag was checked
 
 
 def test_settings_written_as_flags_parse_back_into_the_same_settings():
@@ -172,3 +178,71 @@ def test_settings_written_as_flags_parse_back_into_the_same_settings():
     args = build_parser().parse_args(["--netuid", "1", *axon.as_flags(), *miner.as_flags()])
     assert (AxonSettings.from_flags(args), MinerSettings.from_flags(args)) == (axon, miner)
     assert AxonSettings().as_flags() == []  # defaults are not written out
+
+
+def test_each_per_service_setting_reads_back_only_its_own_flags_from_every_production_parser():
+    # a per-service flag is found in the namespace by its name's pattern (`--miner.timeout.<service>`,
+    # `--<service>.model`): no other flag of any production parser may look like one
+    for role, build in PARSERS.items():
+        args = build().parse_args(ARGV.get(role, []))
+        for cls in settings_classes():
+            for item in cls.settings_fields():
+                if item.metadata[FLAG]["per_service"]:
+                    read = getattr(
+                        cls.from_flags(args, **{f.name: "" for f in fields(cls) if FLAG not in f.metadata}), item.name
+                    )
+                    keys = {key.name for key in cls.flag_keys(registry.all_services())}
+                    assert set(read) <= keys, (role, cls.__name__, item.name, sorted(read))
+
+
+def test_backend_flags_parse_into_their_fields_with_each_service_default_stated_by_its_service():
+    args = build_parser().parse_args(["--netuid", "1", "--vc.model", "py:my.cloner", "--music.preset", "fast"])
+    backends = BackendSettings.from_flags(args)
+    assert backends.models == {
+        service.name: "py:my.cloner" if service.name == "vc" else service.default_backend
+        for service in registry.all_services()
+    }
+    assert backends.presets == {s.name: "fast" if s.name == "music" else "balanced" for s in registry.all_services()}
+    assert backends.choices(("vc", "music")) == {
+        "vc": ModelChoice("py:my.cloner", "balanced"),
+        "music": ModelChoice(registry.get("music").default_backend, "fast"),
+    }
+    with pytest.raises(SystemExit):  # a preset outside the three is refused when parsed
+        build_parser().parse_args(["--netuid", "1", "--tts.preset", "fastest"])
+
+
+def test_a_service_registered_later_gets_its_backend_flags_by_its_own_name_and_default():
+    from types import SimpleNamespace
+
+    note = SimpleNamespace(name="voice_note", title="Voice note", default_backend="baseline:note")
+    parser = Parser(prog="test")
+    BackendSettings.add_flags(parser, services=[note])
+    helps = {action.option_strings[0]: action.help for action in parser._actions}
+    assert helps["--voice_note.model"] == "Voice note backend spec (default baseline:note)"
+    read = BackendSettings.from_flags(parser.parse_args(["--voice_note.preset", "quality"]))
+    assert (read.models, read.presets) == ({"voice_note": "baseline:note"}, {"voice_note": "quality"})
+
+
+def test_localnet_backend_flags_leave_the_roster_to_choose_unless_given_and_write_back_as_miner_flags():
+    parser = localnet.build_parser()
+    helps = {action.option_strings[0]: action.help for action in parser._actions}
+    assert helps["--vc.model"] == "Voice Clone backend spec (default by the miner's place in the roster)"
+    assert "--tts.preset" not in helps
+    overrides = BackendSettings.from_flags(parser.parse_args(["--tts.model", "kokoro:"])).specs(registry.names())
+    assert overrides == {s.name: "kokoro:" if s.name == "tts" else None for s in registry.all_services()}
+    # what LocalNet.add_miner writes: only the models given, as the miner parses them
+    written = BackendSettings(models={"tts": "kokoro:"})
+    assert written.as_flags() == ["--tts.model", "kokoro:"]
+    read = BackendSettings.from_flags(build_parser().parse_args(["--netuid", "1", *written.as_flags()]))
+    assert read.models["tts"] == "kokoro:"
+
+
+def test_the_miners_services_default_to_every_registered_one_and_parse_as_a_checked_list():
+    parse = build_parser().parse_args
+    assert ServingSettings.from_flags(parse(["--netuid", "1"])).services == registry.names()
+    assert ServingSettings.from_flags(parse(["--netuid", "1", "--services", "music, tts,music"])).services == (
+        "music",
+        "tts",
+    )
+    with pytest.raises(SystemExit):
+        parse(["--netuid", "1", "--services", "tts,karaoke"])

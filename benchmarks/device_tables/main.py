@@ -67,7 +67,7 @@ def build_parser(prog: str = "audionet-bench device-tables") -> argparse.Argumen
     add_service_flags(parser)  # prompts (e.g. VC references) drawn as the validator draws them
     PoolSettings.add_flags(parser, services=registry.all_services(), skip=MINER_ONLY, parallel=None)
     add_device_flags(parser)
-    registry.add_backend_flags(parser, presets=False)
+    registry.BackendSettings.add_flags(parser, services=registry.all_services(), skip=("presets",))
     from audionet.models.eval.profiles import add_eval_flags
 
     add_eval_flags(parser)  # the validator's evaluator flags: the benchmark judges with the same models
@@ -145,7 +145,7 @@ def benchmark(args, command: str, extra_ticks: int = 0, after=None) -> list[str]
 
     from audionet.benchmarks.common.devices import distinct, targets
 
-    specs = weighted_specs(registry.backend_specs(args, list(args.services)), args)
+    specs = weighted_specs(registry.BackendSettings.from_flags(args).specs(args.services), args)
     sources = registry.sources_from_flags(args, args.services)
     evaluation = None if args.no_eval else judge(args, targets(args)[0].device)
     measured = distinct(targets(args))

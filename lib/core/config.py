@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import MISSING, dataclass, field, fields
@@ -69,9 +70,9 @@ def setting(
     **options,
 ) -> Any:
     """A settings field that is also the flag `--name` (`type`, `choices`, `action` and `old` go to `flag`).
-    `per_service`: one flag `--name.<service>` per service instead, defaulting to `default` (True) or to that
-    service's attribute of this name; the field is then {service: value}, `default_factory()` (else {}) when
-    built without flags. `default_factory` on a plain field: a default known only at run time (the registered
+    `per_service`: one flag `--name.<service>` per service instead (`--<service>.model` where `name` holds
+    `{service}`), defaulting to `default` (True) or to that service's attribute of this name; the field is then
+    {service: value}, `default_factory()` (else {}) when built without flags. `default_factory` on a plain field: a default known only at run time (the registered
     services), which is also the flag's."""
     spec = {"name": name, "default": default, "help": help, "per_service": per_service, "options": options}
     if per_service or default_factory is not None:
@@ -84,6 +85,17 @@ def setting(
 def dest(name: str) -> str:
     """Where argparse puts `--name`: dots and dashes become underscores."""
     return name.replace(".", "_").replace("-", "_")
+
+
+def service_flag(name: str, service: str) -> str:
+    """A per-service setting's flag for `service`: `name` with `{service}` filled in, else `name.<service>`."""
+    return name.format(service=service) if "{service}" in name else f"{name}.{service}"
+
+
+def service_dests(name: str) -> re.Pattern:
+    """Where argparse puts a per-service setting's flags: the service is the match's one group."""
+    before, _, after = dest(service_flag(name, "<service>")).partition("<service>")
+    return re.compile(f"{re.escape(before)}([a-z_][a-z0-9_]*){re.escape(after)}")
 
 
 class Settings:
@@ -106,11 +118,19 @@ class Settings:
 
     @classmethod
     def add_flags(
-        cls, parser, title: Optional[str] = None, services: Sequence = (), skip: Sequence[str] = (), **defaults
+        cls,
+        parser,
+        title: Optional[str] = None,
+        services: Sequence = (),
+        skip: Sequence[str] = (),
+        shown: Optional[dict[str, str]] = None,
+        **defaults,
     ) -> None:
         """One flag per field, in a group titled `title` (else the class's first docstring line); `services`
         (objects with `name`, `title` and the per-service attributes): who gets a per-service flag; `skip`: fields
-        this parser has no flag for (they keep their defaults); `defaults`: another default for this parser."""
+        this parser has no flag for (they keep their defaults); `defaults`: another default for this parser (a
+        per-service field: for every service), and `shown`: how its help (`{default}`) says so."""
+        shown = shown or {}
         group = parser.add_argument_group(title or (cls.__doc__ or cls.__name__).strip().splitlines()[0])
         for item in cls.settings_fields():
             spec = item.metadata[FLAG]
@@ -120,11 +140,12 @@ class Settings:
                 attribute = spec["per_service"]
                 for service in cls.flag_keys(services):
                     default = getattr(service, attribute) if isinstance(attribute, str) else spec["default"]
+                    default = defaults.get(item.name, default)
                     flag(
                         group,
-                        f"{spec['name']}.{service.name}",
+                        service_flag(spec["name"], service.name),
                         default=default,
-                        help=spec["help"].format(title=service.title),
+                        help=spec["help"].format(title=service.title, default=shown.get(item.name, default)),
                         **spec["options"],
                     )
             elif spec["options"].get("action") in ("store_true", "store_false"):
@@ -149,10 +170,11 @@ class Settings:
             spec = item.metadata[FLAG]
             key = dest(spec["name"])
             if spec["per_service"]:
+                pattern = service_dests(spec["name"])
                 read[item.name] = {
-                    k.removeprefix(key + "_"): v
+                    match[1]: v
                     for k, v in parsed.items()
-                    if k.startswith(key + "_") and k not in plain  # --eval.profile is no --eval.<kind>
+                    if (match := pattern.fullmatch(k)) and k not in plain  # --eval.profile is no --eval.<kind>
                 }
             elif key in parsed:
                 read[item.name] = parsed[key]
@@ -169,7 +191,7 @@ class Settings:
                     arg
                     for service, v in value.items()
                     if v is not None
-                    for arg in (f"--{spec['name']}.{service}", flag_text(v))
+                    for arg in (f"--{service_flag(spec['name'], service)}", flag_text(v))
                 ]
             elif value == self.field_default(item):
                 continue

@@ -144,8 +144,7 @@ class LocalNet(Results):
             + AxonSettings(ip="127.0.0.1", port=port).as_flags()
             + MinerSettings(sync_interval=2.0, timeouts=self.timeouts()).as_flags()
         )
-        for service, spec in (models or {}).items():
-            args += [f"--{service}.model", spec]
+        args += registry.BackendSettings(models=dict(models or {})).as_flags()
         log_path = os.path.join(self.logs_dir, f"{name}.log")
         process = self._spawn("audionet.neurons.miner", args + list(extra_args), log_path)
         miner = MinerProcess(

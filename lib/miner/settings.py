@@ -1,5 +1,6 @@
 """The miner's settings and command line, each default stated once in a typed field (`lib.core.config.setting`):
-the endpoint (`AxonSettings`), the access policy and load (`MinerSettings`), the connection guard
+the endpoint (`AxonSettings`), the services served (`ServingSettings`) and their backends
+(`registry.BackendSettings`), the access policy and load (`MinerSettings`), the connection guard
 (`limits.GuardSettings`) and the device pool (`pool.settings.PoolSettings`). The entry point (`neurons/miner.py`),
 its self-check (`neurons/check.py`, which adds its own flags to these) and the tests that start miners all parse
 with `build_parser`."""
@@ -67,14 +68,22 @@ class MinerSettings(Settings):
     )
 
 
+@dataclass(frozen=True)
+class ServingSettings(Settings):
+    """serving"""
+
+    services: tuple[str, ...] = setting(
+        "services", default_factory=registry.names, type=registry.service_list, help="comma-separated services to serve"
+    )
+
+
 def build_parser(prog: str = "audionet-miner", description: str = DESCRIPTION) -> argparse.ArgumentParser:
     """Every flag the miner serves with; `audionet-miner check` builds its command line on it."""
     parser = Parser(prog=prog, description=description)
     add_common_flags(parser)
     AxonSettings.add_flags(parser)
-    registry.add_backend_flags(parser)
-    models = parser.add_argument_group("serving")
-    registry.add_services_flag(models, "services", "serve")
+    registry.BackendSettings.add_flags(parser, services=registry.all_services())
+    ServingSettings.add_flags(parser)
     PoolSettings.add_flags(parser, services=registry.all_services())
     MinerSettings.add_flags(parser, services=registry.all_services())
     GuardSettings.add_flags(parser)

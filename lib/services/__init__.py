@@ -12,9 +12,8 @@ from audionet.lib.services.base import Prompt, Service
 from audionet.lib.services.music import MusicGeneration, MusicRequest
 from audionet.lib.services.registry import (
     PRESET_NAMES,
-    add_backend_flags,
+    BackendSettings,
     all_services,
-    backend_specs,
     get,
     names,
     parse_request,
@@ -34,6 +33,7 @@ MUSIC = register(MusicGeneration())
 __all__ = [
     "MUSIC",
     "PRESET_NAMES",
+    "BackendSettings",
     "TTS",
     "VC",
     "MusicGeneration",
@@ -44,9 +44,7 @@ __all__ = [
     "TextToSpeech",
     "VCRequest",
     "VoiceClone",
-    "add_backend_flags",
     "all_services",
-    "backend_specs",
     "get",
     "names",
     "parse_request",

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Optional
 
-from audionet.lib.core.config import CommaList, flag
+from audionet.lib.core.config import CommaList, Settings, setting
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.services.base import Service
@@ -63,41 +63,7 @@ def get(name: str) -> Service:
 service_list = CommaList(allowed=names, what="service")
 
 
-def add_services_flag(group, name: str, purpose: str) -> None:
-    """`--<name>`: the services a neuron works with, every registered one by default (the miner serves them,
-    the validator queries them)."""
-    flag(group, name, type=service_list, default=",".join(names()), help=f"comma-separated services to {purpose}")
-
-
 PRESET_NAMES = ("fast", "balanced", "quality")
-
-
-def add_backend_flags(parser, *, roster: bool = False, presets: bool = True) -> None:
-    """--<service>.model (and --<service>.preset) for every registered service: the miner, the
-    benchmark and localnet (`roster`: no default, each miner's place in localnet's roster decides)."""
-    group = parser.add_argument_group("models (one backend spec per service)")
-    for service in all_services():
-        default = None if roster else service.default_backend
-        shown = "by the miner's place in the roster" if roster else default
-        flag(group, f"{service.name}.model", default=default, help=f"{service.title} backend spec (default {shown})")
-        if presets:
-            flag(
-                group,
-                f"{service.name}.preset",
-                default="balanced",
-                choices=PRESET_NAMES,
-                help="speed/quality preset of backends that have one (hf:musicgen: small/medium/large; diffusion music: "
-                "step counts, and --music.model preset picks the family; "
-                "kokoro-clone: nearest voice / blend + pitch match / best of 3)",
-            )
-
-
-def sources_from_flags(args, chosen, *, real_network: bool = False) -> dict:
-    """{service: what its `draw` needs} for the `chosen` services, from their own flags (entry points only)."""
-    return {
-        name: _SERVICES[name].open_sources(_SERVICES[name].source_settings(args), real_network=real_network)
-        for name in chosen
-    }
 
 
 @dataclass(frozen=True)
@@ -108,14 +74,38 @@ class ModelChoice:
     preset: Optional[str] = None
 
 
-def backend_choices(args, chosen) -> dict[str, ModelChoice]:
-    """{service: ModelChoice} from the --<service>.model (and .preset) flags, for the `chosen` services."""
-    return {name: ModelChoice(getattr(args, f"{name}_model"), getattr(args, f"{name}_preset", None)) for name in chosen}
+@dataclass(frozen=True)
+class BackendSettings(Settings):
+    """models (one backend spec per service)"""
+
+    models: dict[str, Optional[str]] = setting(
+        "{service}.model", per_service="default_backend", help="{title} backend spec (default {default})"
+    )
+    presets: dict[str, str] = setting(
+        "{service}.preset",
+        "balanced",
+        per_service=True,
+        choices=PRESET_NAMES,
+        help="speed/quality preset of backends that have one (hf:musicgen: small/medium/large; diffusion music: "
+        "step counts, and --music.model preset picks the family; "
+        "kokoro-clone: nearest voice / blend + pitch match / best of 3)",
+    )
+
+    def choices(self, chosen) -> dict[str, ModelChoice]:
+        """{service: ModelChoice} for the `chosen` services (no preset where the parser has no preset flags)."""
+        return {name: ModelChoice(self.models[name], self.presets.get(name)) for name in chosen}
+
+    def specs(self, chosen) -> dict[str, Optional[str]]:
+        """{service: spec} for the `chosen` services."""
+        return {name: self.models[name] for name in chosen}
 
 
-def backend_specs(args, chosen) -> dict[str, str]:
-    """{service: spec} from the --<service>.model flags, for the `chosen` services."""
-    return {name: choice.spec for name, choice in backend_choices(args, chosen).items()}
+def sources_from_flags(args, chosen, *, real_network: bool = False) -> dict:
+    """{service: what its `draw` needs} for the `chosen` services, from their own flags (entry points only)."""
+    return {
+        name: _SERVICES[name].open_sources(_SERVICES[name].source_settings(args), real_network=real_network)
+        for name in chosen
+    }
 
 
 def parse_request(name: str, body: bytes) -> ServiceRequest:

@@ -27,7 +27,7 @@ def test_the_miner_generates_and_encodes_without_the_scoring_stack():
 
     flags = ["--netuid", "1", "--services", "tts,music", "--pool.devices", "cpu"]
     args = build_parser().parse_args(flags + ["--tts.model", "baseline:espeak", "--music.model", "baseline:synth"])
-    replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, args.services))
+    replicas = build_replicas(PoolSettings.from_flags(args), registry.BackendSettings.from_flags(args).choices(args.services))
     pool = Pool(replicas, Timer("miner", device=pool_label(replicas)))
 
     async def serve():

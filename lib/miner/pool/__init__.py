@@ -2,7 +2,7 @@
 speed-weighted earliest-finish dispatch behind the stake-ordered waiting line, and Ray actors as
 replicas for more than one host (`ray_actors`; Ray itself is imported only with --pool.backend ray).
 
-    replicas = build_replicas(PoolSettings.from_flags(args), registry.backend_choices(args, services))
+    replicas = build_replicas(PoolSettings.from_flags(args), registry.BackendSettings.from_flags(args).choices(services))
     pool = Pool(replicas, Timer("miner", device=pool_label(replicas)))
     async with pool.place("tts", caller) as place:   # what the miner awaits (`pool.Pool`)
         audio, elapsed, hardware, model, name = await place.generate(await place.parse(body))
