@@ -20,6 +20,7 @@ Writes <out>/<device-slug>/attacks-<profile>.{json,md,png}.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from statistics import fmean
@@ -236,8 +237,15 @@ def _floats(text: str) -> list[float]:
     return [float(part) for part in text.split(",") if part.strip()]
 
 
+def without_eot(args) -> list[str]:
+    """The attacked services that `--eot N` leaves out (not in --eot-services)."""
+    return [name for name in args.services if args.eot and name not in args.eot_services]
+
+
 def main(argv: list[str], prog: str = "audionet-bench attacks") -> int:
     args = build_parser(prog).parse_args(argv)
+    if without_eot(args):  # --eot-services defaults to tts: a vc or music run would skip EOT-PGD unsaid
+        print(f"{prog}: no EOT-PGD on {', '.join(without_eot(args))} (--eot-services)", file=sys.stderr)
     return one_line_errors(prog, lambda: measure(args, command_line(prog, argv)))
 
 

@@ -159,3 +159,12 @@ def test_the_floored_music_judge_keeps_what_the_neural_tracks_earned(judge):
     before, after = ([judged.verdict(c, c.audio).score for c in tracks] for judged in judges.values())
     assert np.mean(after) >= 0.95 * np.mean(before), (before, after)
     assert all(a >= 0.9 * b for a, b in zip(after, before)), (before, after)
+
+
+def test_eot_left_out_of_an_attacked_service_is_named():
+    def left_out(*argv: str) -> list[str]:
+        return attacks.without_eot(attacks.build_parser("attacks").parse_args(list(argv)))
+
+    assert left_out("--services", "vc,music", "--eot", "2") == ["vc", "music"]  # --eot-services: tts
+    assert left_out("--services", "vc,music", "--eot", "2", "--eot-services", "vc") == ["music"]
+    assert left_out("--services", "vc", "--eot", "0") == [] and left_out("--services", "tts", "--eot", "2") == []
