@@ -26,6 +26,7 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
     from audionet.benchmarks.gpu_check import main as gpu_check
     from audionet.benchmarks.gpu_check import tables as gpu_tables
     from audionet.benchmarks.incentive import report as incentive
+    from audionet.benchmarks.incentive import selfdealing
     from audionet.benchmarks.judges import main as judges
     from audionet.benchmarks.pool import report as pool
     from audionet.benchmarks.validator_scale import report as validator_scale
@@ -53,6 +54,7 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
         prefixed = {
             "adversaries-": adversaries.markdown,
             "attacks-": attacks.markdown,
+            "incentive-self-dealing": selfdealing.markdown,  # before "incentive-": the first prefix that fits
             "incentive-": incentive.markdown,
             "judges-": judges.markdown,
             "validator-scale": validator_scale.markdown,
