@@ -244,8 +244,9 @@ def without_eot(args) -> list[str]:
 
 def main(argv: list[str], prog: str = "audionet-bench attacks") -> int:
     args = build_parser(prog).parse_args(argv)
-    if without_eot(args):  # --eot-services defaults to tts: a vc or music run would skip EOT-PGD unsaid
-        print(f"{prog}: no EOT-PGD on {', '.join(without_eot(args))} (--eot-services)", file=sys.stderr)
+    left_out = without_eot(args)
+    if left_out:  # --eot-services defaults to tts: a vc or music run would skip EOT-PGD unsaid
+        print(f"{prog}: no EOT-PGD on {', '.join(left_out)} (--eot-services)", file=sys.stderr)
     return one_line_errors(prog, lambda: measure(args, command_line(prog, argv)))
 
 

@@ -205,8 +205,10 @@ def run_plan(plan: list[Step], args, passed: dict[str, list[str]], command: str)
     os.makedirs(folder, exist_ok=True)
     earlier = finished_earlier(folder)
     if args.steps is None:  # a device's later call measures what its earlier ones did not
-        plan = [step for step in plan if step.name not in {s["step"] for s in earlier}]
-    result["steps"] = [s for s in earlier if s["step"] not in {step.name for step in plan}]
+        done = {s["step"] for s in earlier}
+        plan = [step for step in plan if step.name not in done]
+    planned = {step.name for step in plan}
+    result["steps"] = [s for s in earlier if s["step"] not in planned]
     say(report(result).split("\n|")[0])  # the device, the software and the CUDA libraries, before any step
     scratch = tempfile.mkdtemp(prefix="gpu-check-weights-")
     for n, step in enumerate(plan, 1):

@@ -99,14 +99,21 @@ def preference(result: dict) -> tuple:
     return (-kept, curve.memory.record_s, curve.memory.drop_h, curve.memory.rise_h, -curve.ready_error)
 
 
+def process_pool(jobs: int):
+    """A pool of processes for `jobs` independent runs: one per core, no more than there are runs."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=max(1, min(jobs, os.cpu_count() or 1)))
+
+
 def study(samples: Samples, seed: int, quick: bool = False, warm_up: float | None = None, progress=None) -> dict:
     """Every candidate without the copies run (in parallel processes), the preferred one with it and the
     serving-count scenario, the curve before issue 42, and the preferred curve with a mechanism per service."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
     services = tuple(samples.services)
     sweep = candidates(services, quick)
-    with ProcessPoolExecutor(max_workers=max(1, min(len(sweep), os.cpu_count() or 1))) as pool:
+    with process_pool(len(sweep)) as pool:
         futures = [pool.submit(evaluate, c, samples, seed, False, warm_up) for c in sweep]
         for _ in as_completed(futures):
             if progress:
@@ -139,14 +146,12 @@ def self_dealing_rows(samples: Samples, seed: int, warm_up: float | None = None)
 
 def self_dealing(samples: Samples, args, slug: str, command: str) -> int:
     """`--self-dealing`: the seeds in parallel processes, then `selfdealing.write`."""
-    from concurrent.futures import ProcessPoolExecutor
-
     from rich.progress import track
 
     from audionet.benchmarks.incentive import selfdealing
 
     seeds = list(range(args.seed, args.seed + args.self_dealing))
-    with ProcessPoolExecutor(max_workers=max(1, min(len(seeds), os.cpu_count() or 1))) as pool:
+    with process_pool(len(seeds)) as pool:
         futures = [pool.submit(self_dealing_rows, samples, seed, args.warmup_hours) for seed in seeds]
         rows = [row for future in track(futures, description="seeds replayed") for row in future.result()]
     stake = next(r.stake for r in VALIDATORS if r.name == selfdealing.SELF_DEALER)

@@ -72,8 +72,8 @@ def setting(
     """A settings field that is also the flag `--name` (`type`, `choices`, `action` and `old` go to `flag`).
     `per_service`: one flag `--name.<service>` per service instead (`--<service>.model` where `name` holds
     `{service}`), defaulting to `default` (True) or to that service's attribute of this name; the field is then
-    {service: value}, `default_factory()` (else {}) when built without flags. `default_factory` on a plain field: a default known only at run time (the registered
-    services), which is also the flag's."""
+    {service: value}, `default_factory()` (else {}) when built without flags. `default_factory` on a plain
+    field: a default known only at run time (the registered services), which is also the flag's."""
     spec = {"name": name, "default": default, "help": help, "per_service": per_service, "options": options}
     if per_service or default_factory is not None:
         return field(default_factory=default_factory or dict, metadata={FLAG: spec})

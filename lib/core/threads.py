@@ -37,7 +37,7 @@ def one_blas_thread() -> Iterator[None]:
 
 
 def on_every_core(function: Callable[[T], R], items: Iterable[T]) -> list[R]:
-    """`function` of each item, in order, on a process-wide pool of one thread per usable core. Only for work
+    """`function` of each item, in order, on a process-wide pool of one thread per core (`os.cpu_count`). Only for work
     that releases the GIL; the first exception raised is raised here."""
     global _CORES
     with _CORES_LOCK:
