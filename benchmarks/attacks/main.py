@@ -20,6 +20,7 @@ Writes <out>/<device-slug>/attacks-<profile>.{json,md,png}.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from audionet.benchmarks.attacks import pgd
 from audionet.benchmarks.attacks.listening import Clean, Seeds, clean_of, mean_score, outcome_row, scores, spread
 from audionet.benchmarks.attacks.materials import Case, cases_for
 from audionet.benchmarks.attacks.measures import differentiable
-from audionet.benchmarks.attacks.report import markdown, plot, summarise
+from audionet.benchmarks.attacks.report import SETTINGS, markdown, plot, summarise
 from audionet.benchmarks.attacks.surrogate import Surrogate, best_possible, stripped
 from audionet.benchmarks.common.flags import add_service_flags, one_line_errors, study_parser
 from audionet.benchmarks.common.results import command_line, write_result
@@ -164,8 +165,7 @@ def run_service(name: str, judges: dict[str, Judged], args, sources, log) -> dic
             clean = clean_of(judged, case, seeds, row[which])
             for bound in args.bounds:
                 headline = bound == args.headline
-                kinds = (0, args.eot) if (headline and args.eot and name in args.eot_services) else (0,)
-                for eot in kinds:
+                for eot in attack_kinds(args, name, headline):
                     steps = args.steps if headline else args.sweep_steps
                     settings = pgd.Settings(bound, steps, eot, args.check_every, seed=args.seed + 1)
                     row["runs"][which].append(attack_case(judged, case, settings, clean, seeds, prefixed(log, which)))
@@ -182,6 +182,12 @@ def run_service(name: str, judges: dict[str, Judged], args, sources, log) -> dic
         "honest": honest,
         "attacked": attacked,
     }
+
+
+def attack_kinds(args, service: str, headline: bool) -> tuple[int, ...]:
+    """The gradient attacks at one bound, as EOT samples per step (0: plain PGD)."""
+    eot_here = headline and args.eot and service in args.eot_services
+    return ((0,) if args.headline_pgd or not eot_here else ()) + ((args.eot,) if eot_here else ())
 
 
 def prefixed(log, prefix: str):
@@ -203,6 +209,13 @@ def build_parser(prog: str) -> Parser:
     parser.add_argument("--eot", type=int, default=2, help="EOT samples per step at the headline bound (0: no EOT)")
     parser.add_argument(
         "--eot-services", type=registry.service_list, default="tts", help="the services EOT-PGD also attacks"
+    )
+    parser.add_argument(
+        "--headline-pgd",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="plain PGD at the headline bound beside EOT-PGD (--no-headline-pgd: EOT-PGD alone where it runs, "
+        "the plain PGD of the same --seed being an earlier result)",
     )
     parser.add_argument(
         "--search",
@@ -265,25 +278,7 @@ def measure(args, command: str) -> int:
     data = {
         "profile": profile,
         "evaluators": defended.evaluators.describe(),
-        "settings": {
-            k: getattr(args, k)
-            for k in (
-                "clips",
-                "tracks",
-                "bounds",
-                "headline",
-                "steps",
-                "sweep_steps",
-                "eot",
-                "eot_services",
-                "attack",
-                "search",
-                "check_every",
-                "own_draws",
-                "validator_draws",
-                "seed",
-            )
-        },
+        "settings": {k: getattr(args, k) for k in SETTINGS},
         "services": {},
     }
     for name in args.services:

@@ -13,6 +13,26 @@ GAIN_TARGET, RATIO_TARGET, HONEST_KEPT, MARGIN_SHRINK = 0.05, 0.6, 0.95, 0.1
 RATIO_SERVICES = (TTS.name,)  # where issue 46 also bounds the attacked reward by a share of the honest one
 
 
+# The run's flags a result records (its "settings"), which the report reads back.
+SETTINGS = (
+    "clips",
+    "tracks",
+    "bounds",
+    "headline",
+    "steps",
+    "sweep_steps",
+    "eot",
+    "eot_services",
+    "headline_pgd",
+    "attack",
+    "search",
+    "check_every",
+    "own_draws",
+    "validator_draws",
+    "seed",
+)
+
+
 def best_runs(row: dict, judge: str) -> dict[float, dict]:
     """bound -> the run the attacker rates highest (by its own view, `seen`, where the Judge hears noise of its own
     seeds) among the attacks at that bound or a smaller one (an attacker allowed a bound may send what it found
@@ -87,6 +107,14 @@ def targets(findings: dict, ratio: bool) -> dict:
     return out
 
 
+def headline_attacks(s: dict) -> str:
+    """What ran at the headline bound, for the report's opening paragraph (its closing parenthesis follows)."""
+    eot = f"EOT-PGD over {s['eot']} random views per step for {', '.join(s['eot_services'])}"
+    if not s.get("headline_pgd", True):
+        return f"EOT-PGD with {s['steps']} steps at the headline bound {s['headline']:g} ({eot}; no plain PGD there"
+    return f"PGD with {s['steps']} steps at the headline bound {s['headline']:g} (plus {eot}"
+
+
 def markdown(data: dict) -> str:
     models = ", ".join(f"{k} {v}" for k, v in data["evaluators"].items() if v != "none")
     s = data["settings"]
@@ -96,9 +124,8 @@ def markdown(data: dict) -> str:
         f"# White-box attacks on the Judge ({data['profile']} profile)",
         "",
         f"Evaluators: {models}. Judges attacked: {', '.join(s.get('attack', ('undefended', 'defended')))}. "
-        f"{s['clips']} attacked answers per service; PGD with {s['steps']} steps at the "
-        f"headline bound {s['headline']:g} (plus EOT-PGD over {s['eot']} random views per step for "
-        f"{', '.join(s['eot_services'])}{search}), {s['sweep_steps']} at the others; the real Judge checks the answer every "
+        f"{s['clips']} attacked answers per service; {headline_attacks(s)}{search}), "
+        f"{s['sweep_steps']} at the others; the real Judge checks the answer every "
         f"{s['check_every']} steps. Reward: per answer the best of its attacks within the bound, mean over answers. "
         "Undefended: the Judge before the defence (no naturalness student, no ceilings, no gate). SNR: of the answers "
         "the attacks at that bound kept (their best, often before the bound was used up), and of the answer counted (it may come from a smaller bound).",

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from audionet.benchmarks.attacks import main as attacks
+from audionet.benchmarks.attacks import report
 from audionet.benchmarks.attacks.listening import Seeds, clean_of
 from audionet.benchmarks.attacks.materials import cases_for
 from audionet.benchmarks.attacks.measures import differentiable
@@ -168,3 +169,17 @@ def test_eot_left_out_of_an_attacked_service_is_named():
     assert left_out("--services", "vc,music", "--eot", "2") == ["vc", "music"]  # --eot-services: tts
     assert left_out("--services", "vc,music", "--eot", "2", "--eot-services", "vc") == ["music"]
     assert left_out("--services", "vc", "--eot", "0") == [] and left_out("--services", "tts", "--eot", "2") == []
+
+
+def test_no_headline_pgd_leaves_eot_pgd_alone_where_it_runs():
+    def kinds(service: str, headline: bool, *argv: str) -> tuple[int, ...]:
+        args = attacks.build_parser("attacks").parse_args(["--eot", "2", *argv])
+        return attacks.attack_kinds(args, service, headline)
+
+    assert kinds("tts", True) == (0, 2) and kinds("tts", False) == (0,)
+    assert kinds("tts", True, "--no-headline-pgd") == (2,)
+    assert kinds("vc", True, "--no-headline-pgd") == (0,)  # no EOT-PGD on vc here: plain PGD stays
+    assert kinds("vc", True, "--no-headline-pgd", "--eot-services", "vc") == (2,)
+    settings = {"steps": 200, "headline": 0.003, "eot": 2, "eot_services": ["vc"], "headline_pgd": False}
+    assert report.headline_attacks(settings).startswith("EOT-PGD with 200 steps at the headline bound 0.003")
+    assert report.headline_attacks({**settings, "headline_pgd": True}).startswith("PGD with 200 steps")
