@@ -120,12 +120,13 @@ def markdown(data: dict) -> str:
     s = data["settings"]
     draws = s.get("search", 0)
     search = f"; and a random search, no gradient: the best of {draws} sign-noise draws at the bound" if draws else ""
+    others = f", {s['sweep_steps']} at the others" if len(s["bounds"]) > 1 else ""
     lines = [
         f"# White-box attacks on the Judge ({data['profile']} profile)",
         "",
         f"Evaluators: {models}. Judges attacked: {', '.join(s.get('attack', ('undefended', 'defended')))}. "
-        f"{s['clips']} attacked answers per service; {headline_attacks(s)}{search}), "
-        f"{s['sweep_steps']} at the others; the real Judge checks the answer every "
+        f"{s['clips']} attacked answers per service; {headline_attacks(s)}{search}){others}; "
+        "the real Judge checks the answer every "
         f"{s['check_every']} steps. Reward: per answer the best of its attacks within the bound, mean over answers. "
         "Undefended: the Judge before the defence (no naturalness student, no ceilings, no gate). SNR: of the answers "
         "the attacks at that bound kept (their best, often before the bound was used up), and of the answer counted (it may come from a smaller bound).",
