@@ -132,9 +132,21 @@ def _resampler(length: int, rate_in: int, rate_out: int):
     return polyphase_resampler(length, rate_in, rate_out)
 
 
+RESAMPLER_BLOCK = 4096  # lengths share a port per block: EOT's random delays would build (and keep) one per length
+
+
 def resampled(samples, rate_in: int, rate_out: int):
-    """`samples` at `rate_out` through the polyphase port (its weights built once per length and rates)."""
-    return samples if rate_in == rate_out else _resampler(samples.shape[-1], rate_in, rate_out)(samples)
+    """`samples` at `rate_out` through the polyphase port, built once per rates and block of lengths: the clip is
+    zero-padded to the block, which leaves its own output samples as they are (the filter sees zeros past the end
+    either way), and the extra ones are cut."""
+    if rate_in == rate_out:
+        return samples
+    import torch
+
+    length = samples.shape[-1]
+    padded = -(-length // RESAMPLER_BLOCK) * RESAMPLER_BLOCK
+    out = _resampler(padded, rate_in, rate_out)(torch.nn.functional.pad(samples, (0, padded - length)))
+    return out[..., : -(-length * rate_out // rate_in)]
 
 
 @cache

@@ -12,7 +12,7 @@ from audionet.benchmarks.attacks import report
 from audionet.benchmarks.attacks.listening import Seeds, clean_of
 from audionet.benchmarks.attacks.materials import cases_for
 from audionet.benchmarks.attacks.measures import differentiable
-from audionet.benchmarks.attacks.ports import dvector_port, polyphase_resampler
+from audionet.benchmarks.attacks.ports import dvector_port, polyphase_resampler, resampled
 from audionet.benchmarks.attacks.surrogate import Surrogate, score
 from audionet.lib.core.audio import Audio, resample
 from audionet.lib.core.devices import device_slug
@@ -36,6 +36,20 @@ def test_the_resampler_is_scipys_polyphase_resampling():
     for rate_in, rate_out, up, down in ((32_000, 22_050, 441, 640), (32_000, 16_000, 1, 2), (16_000, 22_050, 441, 320)):
         ours = polyphase_resampler(len(x), rate_in, rate_out)(torch.from_numpy(x)).numpy()
         assert np.abs(ours - resample_poly(x, up, down)).max() < 1e-5
+        for length in (len(x), len(x) - 300, 4096):  # through one port per block of lengths, cut to each length
+            ours = resampled(torch.from_numpy(x[:length]), rate_in, rate_out).numpy()
+            assert np.abs(ours - resample_poly(x[:length], up, down)).max() < 1e-5
+
+
+def test_eots_random_delays_share_one_resampler_port():
+    import torch
+
+    from audionet.benchmarks.attacks import ports
+
+    ports._resampler.cache_clear()
+    for delay in range(0, 320, 10):  # EOT's views: up to 10 ms of leading zeros at 32 kHz
+        resampled(torch.zeros(20_000 + delay), 32_000, 22_050)
+    assert ports._resampler.cache_info().currsize == 1  # a port is 120 MB for 15 s of music: one per length leaked
 
 
 def test_the_dvector_port_embeds_as_the_int8_onnx_does(judge):
