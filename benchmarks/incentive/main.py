@@ -80,7 +80,7 @@ def candidates(services: tuple[str, ...], quick: bool = False) -> list[PerServic
         return [PerService(CURVE, services)]
     out = []
     thresholds = ((8.0, 14.0), (10.0, 14.0), (12.0, 12.0))  # (drop, rise) in standard errors, allowance 0.35
-    for record_h, (drop, rise), ready in itertools.product((96.0, 144.0), thresholds, (0.04, 0.06)):
+    for record_h, (drop, rise), ready in itertools.product((96.0, 144.0), thresholds, (0.03, 0.04)):
         memory = {"record_s": record_h * HOUR, "drop_h": drop, "rise_h": rise}
         curve = replace(CURVE, ready_error=ready).with_memory(**memory)
         out.append(PerService(curve, services))
@@ -106,9 +106,12 @@ def process_pool(jobs: int):
     return ProcessPoolExecutor(max_workers=max(1, min(jobs, os.cpu_count() or 1)))
 
 
-def study(samples: Samples, seed: int, quick: bool = False, warm_up: float | None = None, progress=None) -> dict:
+def study(
+    samples: Samples, seed: int, quick: bool = False, warm_up: float | None = None, progress=None, seeds: int = 1
+) -> dict:
     """Every candidate without the copies run (in parallel processes), the preferred one with it and the
-    serving-count scenario, the curve before issue 42, and the preferred curve with a mechanism per service."""
+    serving-count scenario, the curve before issue 42, and the preferred curve with a mechanism per service;
+    with `seeds` above 1, the preferred curve (both layouts) again on each further seed."""
     from concurrent.futures import as_completed
 
     services = tuple(samples.services)
@@ -125,10 +128,20 @@ def study(samples: Samples, seed: int, quick: bool = False, warm_up: float | Non
             "before": pool.submit(evaluate, Issue33(services), samples, seed, True, warm_up),
             "per service": pool.submit(evaluate, replace(best, one_mechanism=False), samples, seed, False, warm_up),
         }
+        again = {
+            (other, layout): pool.submit(evaluate, scorer, samples, other, layout == "chosen", warm_up)
+            for other in range(seed + 1, seed + seeds)
+            for layout, scorer in (("chosen", best), ("per service", replace(best, one_mechanism=False)))
+        }
         found = {name: future.result() for name, future in last.items()}
         if progress:
             progress()
-    return {"swept": swept, **found}
+        others: dict[int, dict] = {}
+        for (other, layout), future in again.items():
+            others.setdefault(other, {})[layout] = future.result()
+            if progress:
+                progress()
+    return {"swept": swept, **found, "seeds": others}
 
 
 def self_dealing_rows(samples: Samples, seed: int, warm_up: float | None = None) -> list[dict]:
@@ -174,6 +187,12 @@ def build_parser(prog: str):
         help="instead of the sweep: the library's CURVE on SEEDS seeds from --seed, replayed with a validator that "
         "moves weight onto a miner it owns, under each bond model",
     )
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        help="also run the chosen curve (both layouts) on the seeds after --seed, up to this many seeds in all",
+    )
     flag(  # spelled as the other studies' --warmup and --warmup-seconds; --warm-up kept for a release
         parser,
         "warmup-hours",
@@ -201,7 +220,9 @@ def main(argv: list[str], prog: str = "audionet-bench incentive") -> int:
     if args.self_dealing:
         return self_dealing(samples, args, slug, command_line(prog, argv))
     with Progress() as progress:
-        task = progress.add_task("candidate curves", total=len(candidates(tuple(samples.services), args.quick)) + 1)
-        found = study(samples, args.seed, args.quick, args.warmup_hours, lambda: progress.advance(task))
+        total = len(candidates(tuple(samples.services), args.quick)) + 1 + 2 * (max(1, args.seeds) - 1)
+        task = progress.add_task("candidate curves and seeds", total=total)
+        advance = lambda: progress.advance(task)  # noqa: E731
+        found = study(samples, args.seed, args.quick, args.warmup_hours, advance, max(1, args.seeds))
     print(write(found, samples, args, slug, f"incentive-{samples.profile}", command_line(prog, argv)))
     return 0 if passes(found["chosen"]) else 1

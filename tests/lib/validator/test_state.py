@@ -203,6 +203,23 @@ def test_a_miner_whose_answers_may_have_changed_is_doubted_until_told():
     assert state.doubted() == [1]
 
 
+def test_a_new_hotkey_is_asked_first_until_its_record_supports_its_weight():
+    """A hotkey that replaces a uid (its record starts again) is doubted, so the validator asks it first, until its
+    own record is known to within the curve's `ready_error`; miners with long records are not."""
+    state = ScoreState(("vc",), curve=EAGER)
+    state.sync(["a", "b", "c"])
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        for uid in range(3):
+            state.update("vc", uid, float(np.clip(0.8 + 0.1 * rng.standard_normal(), 0, 1)))
+    assert state.doubted() == []
+    state.sync(["a", "b", "newcomer"])
+    assert state.doubted() == [2]
+    for _ in range(200):
+        state.update("vc", 2, float(np.clip(0.9 + 0.1 * rng.standard_normal(), 0, 1)))
+    assert state.doubted() == []
+
+
 def test_unreadable_state_is_a_clear_config_error(tmp_path):
     path = tmp_path / "state.json"
     for content in ("{not json", '{"version": 99}', "[1, 2]", '{"version": 4, "hotkeys": 3}'):
