@@ -126,6 +126,10 @@ def test_the_validators_curve_keeps_the_properties_the_study_chose_it_by(samples
         "thin service: 6 copies of the best / 6 x one copy",
         "adding music: weight moved in the services it scored (vs not adding it)",
         "fresh validator: share of its weight on cheats (first 2 h)",
+        "turned cheat: minutes until most stake sets it 0",
+        "better newcomer out-earns the best: minutes (most stake)",  # young records asked first (62.8 min without)
+        "a validator that lost its state: trust at its first setting (min)",  # published at 3 % (0.895 at 4 %)
+        "upgrade 0.85 -> 1.00 (says so): hours to 90% of the best's pay - a new hotkey's",
     ):
         assert checks[name].ok, (name, checks[name])
 
