@@ -144,17 +144,20 @@ def study(
     return {"swept": swept, **found, "seeds": others}
 
 
-def self_dealing_rows(samples: Samples, seed: int, warm_up: float | None = None) -> list[dict]:
-    """The validator's CURVE run on `seed`, replayed with a self-dealing validator (`selfdealing.py`)."""
+def self_dealing_rows(samples: Samples, seed: int, warm_up: float | None = None) -> tuple[list[dict], list[dict]]:
+    """The validator's CURVE run on `seed`, replayed with a self-dealing validator (`selfdealing.py`): (its rows
+    per owned miner and fraction, its rows bonding a newly registered miner early)."""
     from audionet.benchmarks.incentive import selfdealing
 
     run = simulated(PerService(CURVE, tuple(samples.services)), samples, seed, warm_up)
     validator = [r.name for r in run.roles].index(selfdealing.SELF_DEALER)
-    return [
+    rows = [
         {"seed": seed, "favoured": name, **row}
         for name in selfdealing.FAVOURED
         for row in selfdealing.measure(run, steady(run), validator, selfdealing.favoured_uid(run, name))
     ]
+    newcomer = selfdealing.favoured_uid(run, selfdealing.EARLY)
+    return rows, [{"seed": seed, **row} for row in selfdealing.measure_early(run, validator, newcomer)]
 
 
 def self_dealing(samples: Samples, args, slug: str, command: str) -> int:
@@ -166,10 +169,12 @@ def self_dealing(samples: Samples, args, slug: str, command: str) -> int:
     seeds = list(range(args.seed, args.seed + args.self_dealing))
     with process_pool(len(seeds)) as pool:
         futures = [pool.submit(self_dealing_rows, samples, seed, args.warmup_hours) for seed in seeds]
-        rows = [row for future in track(futures, description="seeds replayed") for row in future.result()]
+        found = [future.result() for future in track(futures, description="seeds replayed")]
+    rows = [row for seed_rows, _ in found for row in seed_rows]
     stake = next(r.stake for r in VALIDATORS if r.name == selfdealing.SELF_DEALER)
     data = {"samples": args.samples, "seeds": seeds, "self_dealer": selfdealing.SELF_DEALER, "stake": stake}
     data.update({"favoured": list(selfdealing.FAVOURED), "fractions": list(selfdealing.FRACTIONS), "rows": rows})
+    data["early"] = [row for _, early in found for row in early]
     print(selfdealing.write(data, args.out, slug, f"incentive-self-dealing-{samples.profile}", command))
     return 0
 
