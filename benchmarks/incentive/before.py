@@ -56,7 +56,7 @@ class Issue33(Layout):
     def restart(self, state: dict, uids) -> None:
         return None  # no model identity
 
-    def doubtful(self, state: dict) -> np.ndarray:
+    def doubtful(self, state: dict, serving) -> np.ndarray:
         return np.zeros(state["count"].shape[::2], bool)  # every uid in turn: no doubt
 
     def publish(self, state: dict, validator: int, serving, scored) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -80,7 +80,7 @@ def candidates(services: tuple[str, ...], quick: bool = False) -> list[PerServic
         return [PerService(CURVE, services)]
     out = []
     thresholds = ((8.0, 14.0), (10.0, 14.0), (12.0, 12.0))  # (drop, rise) in standard errors, allowance 0.35
-    for record_h, (drop, rise), ready in itertools.product((96.0, 144.0), thresholds, (0.04, 0.06)):
+    for record_h, (drop, rise), ready in itertools.product((96.0, 144.0), thresholds, (0.03, 0.04)):
         memory = {"record_s": record_h * HOUR, "drop_h": drop, "rise_h": rise}
         curve = replace(CURVE, ready_error=ready).with_memory(**memory)
         out.append(PerService(curve, services))
@@ -106,9 +106,12 @@ def process_pool(jobs: int):
     return ProcessPoolExecutor(max_workers=max(1, min(jobs, os.cpu_count() or 1)))
 
 
-def study(samples: Samples, seed: int, quick: bool = False, warm_up: float | None = None, progress=None) -> dict:
+def study(
+    samples: Samples, seed: int, quick: bool = False, warm_up: float | None = None, progress=None, seeds: int = 1
+) -> dict:
     """Every candidate without the copies run (in parallel processes), the preferred one with it and the
-    serving-count scenario, the curve before issue 42, and the preferred curve with a mechanism per service."""
+    serving-count scenario, the curve before issue 42, and the preferred curve with a mechanism per service;
+    with `seeds` above 1, the preferred curve (both layouts) again on each further seed."""
     from concurrent.futures import as_completed
 
     services = tuple(samples.services)
@@ -125,23 +128,36 @@ def study(samples: Samples, seed: int, quick: bool = False, warm_up: float | Non
             "before": pool.submit(evaluate, Issue33(services), samples, seed, True, warm_up),
             "per service": pool.submit(evaluate, replace(best, one_mechanism=False), samples, seed, False, warm_up),
         }
+        again = {
+            (other, layout): pool.submit(evaluate, scorer, samples, other, layout == "chosen", warm_up)
+            for other in range(seed + 1, seed + seeds)
+            for layout, scorer in (("chosen", best), ("per service", replace(best, one_mechanism=False)))
+        }
         found = {name: future.result() for name, future in last.items()}
         if progress:
             progress()
-    return {"swept": swept, **found}
+        others: dict[int, dict] = {}
+        for (other, layout), future in again.items():
+            others.setdefault(other, {})[layout] = future.result()
+            if progress:
+                progress()
+    return {"swept": swept, **found, "seeds": others}
 
 
-def self_dealing_rows(samples: Samples, seed: int, warm_up: float | None = None) -> list[dict]:
-    """The validator's CURVE run on `seed`, replayed with a self-dealing validator (`selfdealing.py`)."""
+def self_dealing_rows(samples: Samples, seed: int, warm_up: float | None = None) -> tuple[list[dict], list[dict]]:
+    """The validator's CURVE run on `seed`, replayed with a self-dealing validator (`selfdealing.py`): (its rows
+    per owned miner and fraction, its rows bonding a newly registered miner early)."""
     from audionet.benchmarks.incentive import selfdealing
 
     run = simulated(PerService(CURVE, tuple(samples.services)), samples, seed, warm_up)
     validator = [r.name for r in run.roles].index(selfdealing.SELF_DEALER)
-    return [
+    rows = [
         {"seed": seed, "favoured": name, **row}
         for name in selfdealing.FAVOURED
         for row in selfdealing.measure(run, steady(run), validator, selfdealing.favoured_uid(run, name))
     ]
+    newcomer = selfdealing.favoured_uid(run, selfdealing.EARLY)
+    return rows, [{"seed": seed, **row} for row in selfdealing.measure_early(run, validator, newcomer)]
 
 
 def self_dealing(samples: Samples, args, slug: str, command: str) -> int:
@@ -153,10 +169,12 @@ def self_dealing(samples: Samples, args, slug: str, command: str) -> int:
     seeds = list(range(args.seed, args.seed + args.self_dealing))
     with process_pool(len(seeds)) as pool:
         futures = [pool.submit(self_dealing_rows, samples, seed, args.warmup_hours) for seed in seeds]
-        rows = [row for future in track(futures, description="seeds replayed") for row in future.result()]
+        found = [future.result() for future in track(futures, description="seeds replayed")]
+    rows = [row for seed_rows, _ in found for row in seed_rows]
     stake = next(r.stake for r in VALIDATORS if r.name == selfdealing.SELF_DEALER)
     data = {"samples": args.samples, "seeds": seeds, "self_dealer": selfdealing.SELF_DEALER, "stake": stake}
     data.update({"favoured": list(selfdealing.FAVOURED), "fractions": list(selfdealing.FRACTIONS), "rows": rows})
+    data["early"] = [row for _, early in found for row in early]
     print(selfdealing.write(data, args.out, slug, f"incentive-self-dealing-{samples.profile}", command))
     return 0
 
@@ -173,6 +191,12 @@ def build_parser(prog: str):
         metavar="SEEDS",
         help="instead of the sweep: the library's CURVE on SEEDS seeds from --seed, replayed with a validator that "
         "moves weight onto a miner it owns, under each bond model",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        help="also run the chosen curve (both layouts) on the seeds after --seed, up to this many seeds in all",
     )
     flag(  # spelled as the other studies' --warmup and --warmup-seconds; --warm-up kept for a release
         parser,
@@ -201,7 +225,9 @@ def main(argv: list[str], prog: str = "audionet-bench incentive") -> int:
     if args.self_dealing:
         return self_dealing(samples, args, slug, command_line(prog, argv))
     with Progress() as progress:
-        task = progress.add_task("candidate curves", total=len(candidates(tuple(samples.services), args.quick)) + 1)
-        found = study(samples, args.seed, args.quick, args.warmup_hours, lambda: progress.advance(task))
+        total = len(candidates(tuple(samples.services), args.quick)) + 1 + 2 * (max(1, args.seeds) - 1)
+        task = progress.add_task("candidate curves and seeds", total=total)
+        advance = lambda: progress.advance(task)  # noqa: E731
+        found = study(samples, args.seed, args.quick, args.warmup_hours, advance, max(1, args.seeds))
     print(write(found, samples, args, slug, f"incentive-{samples.profile}", command_line(prog, argv)))
     return 0 if passes(found["chosen"]) else 1

@@ -35,7 +35,7 @@ def _value(check: dict) -> str:
     if not math.isfinite(value):
         text = "never"
     elif value != int(value):
-        text = f"{value:.3g}"
+        text = f"{value:.4g}"
     else:
         text = str(int(value))
     return text if check["limit"] == REPORTED else f"{text} {'✓' if check['ok'] else '✗'}"
@@ -106,6 +106,14 @@ def markdown(data: dict) -> str:
         parts += [f"**`lib/validator/incentive.py` has a different CURVE ({CURVE}): update it.**", ""]
     shown = [(label, data[key]) for label, key in SHOWN]
     parts += ["## Properties", "", checks_table(shown)]
+    if data.get("seeds"):
+        by_seed = [(f"seed {data['seed']}, {label}", data[key]) for label, key in SHOWN[1:]]
+        by_seed += [
+            (f"seed {seed}, {label}", results[key])
+            for seed, results in data["seeds"].items()
+            for label, key in SHOWN[1:]
+        ]
+        parts += ["## The chosen curve on each seed", "", checks_table(by_seed)]
     rows = [[r["label"], ", ".join(k for k, c in r["checks"].items() if not c["ok"]) or "-"] for r in swept]
     parts += ["## Each candidate of the sweep", "", table(["Candidate", "Properties not kept"], rows)]
     parts += [
@@ -164,6 +172,9 @@ def write(found: dict, samples: Samples, args, slug: str, name: str, command: st
     data["samples_table"] = samples_rows(samples)
     data.update({key: to_json(found[key]) for _, key in SHOWN})
     data["swept"] = [to_json(r) for r in found["swept"]]
+    data["seeds"] = {
+        str(seed): {key: to_json(result) for key, result in results.items()} for seed, results in found["seeds"].items()
+    }
     text = markdown(data)
     write_result(args.out, slug, name, data, text, command, lambda path: plot(data, path))
     return text

@@ -76,9 +76,10 @@ class PerService(Layout):
         """A new signed model: a new record, as for a new hotkey."""
         self.forget(state, uids)
 
-    def doubtful(self, state: Record) -> np.ndarray:
-        """[validator, uid]: a uid whose answers may have changed in some service (asked again first)."""
-        return state.doubtful(self.curve.memory).any(axis=1)
+    def doubtful(self, state: Record, serving) -> np.ndarray:
+        """[validator, uid]: a uid whose answers may have changed in some service, or whose record there is too
+        young to support its weight (asked first)."""
+        return (state.doubtful(self.curve.memory) | self.curve.unsettled(state, serving)).any(axis=1)
 
     def publish(self, state: Record, validator: int, serving, scored) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(rows [service, uid], weights [mechanism, uid], published [mechanism]): a mechanism is published where

@@ -7,6 +7,10 @@ as set. The miner's own pay is clipped under every bond model. The replay moves 
 runs consensus, incentive and bonds again on every epoch, from the first; it is exact but for the weight copiers,
 whose copies of the consensus stay as the run had them (a validator of 0.08 of the stake moves the stake-weighted
 median little).
+
+`measure_early`: the same validator registers a newcomer at the miners' events and weights it from the first
+epoch at the share its own evidence gives it a day later, before any validator has that evidence (what Yuma3's
+bonds reward an early bonder for).
 """
 
 from __future__ import annotations
@@ -17,11 +21,15 @@ import numpy as np
 
 from audionet.benchmarks.common.results import pyplot, save_figure, table, write_result
 from audionet.benchmarks.incentive import bonds
+from audionet.benchmarks.incentive.answers import ROUND_S
+from audionet.benchmarks.incentive.roles import TEMPO
 from audionet.lib.core import yuma
 
 SELF_DEALER = "CPU B"  # a plain honest validator; its stake (0.08) is the nearest to the honest median (0.07)
 FAVOURED = ("honest 1.00", "honest 0.86", "honest 0.80")  # the miner it owns: the best, middling, poor (near the floor)
 FRACTIONS = (0.005, 0.02, 0.10, 0.25, 0.50)  # of its weight moved onto that miner (the small ones: the margin)
+EARLY = "newcomer at 1.1"  # the miner it registers at the events and bonds early
+EARLY_H = 24.0  # hours after the registration: the share it bonds early at (its own then), and the take's window
 
 
 def moved(stored: np.ndarray, validator: int, uid: int, fraction: float) -> np.ndarray:
@@ -96,6 +104,52 @@ def measure(run, window: slice, validator: int, uid: int) -> list[dict]:
     return rows
 
 
+def bonded_early(inputs, validator: int, uid: int, share: float, start: int) -> list:
+    """A run's `epoch_inputs` with `validator` weighting `uid` at `share` of its weight from epoch `start` on (a
+    miner it registered then), wherever it weighted it less: as if it trusted its own miner from the first epoch."""
+    out = list(inputs[:start])
+    for epoch in inputs[start:]:
+        rows = []
+        for stored, stake, fresh in epoch:
+            row = yuma.normalise(np.asarray(stored[validator], float))
+            if row.any() and row[uid] < share:
+                s = np.array(stored, float)
+                rest = np.divide(row * (1 - share), 1 - row[uid]) if row[uid] < 1 else row
+                s[validator] = yuma.quantize(np.where(np.arange(row.size) == uid, share, rest))[0]
+                stored = s
+            rows.append((stored, stake, fresh))
+        out.append(rows)
+    return out
+
+
+def measure_early(run, validator: int, uid: int, hours: float = EARLY_H) -> list[dict]:
+    """Per bond model: a validator that registers `uid` at the miners' events and weights it from the first epoch
+    at the share its own evidence gives it a day later, against the same validator weighting it as its evidence
+    arrives; its take (dividends plus its miner's emission) over the `hours` after the registration."""
+    blocks = 3600 / ROUND_S
+    later = next(w for t, w, *_ in run.settings[validator] if t >= run.event_round + EARLY_H * blocks)
+    share = float(yuma.normalise(np.asarray(later[0], float))[uid])
+    honest_at = next(t for t, w, *_ in run.settings[validator] if t >= run.event_round and w[:, uid].any())
+    window = slice(run.event_epoch, run.event_epoch + int(hours * blocks / TEMPO))
+    early = bonded_early(run.epoch_inputs, validator, uid, share, run.event_epoch)
+    rows = []
+    for name, model in bonds.MODELS.items():
+        honest, dealt = take(run.epoch_inputs, model, window), take(early, model, window)
+        base = honest.validator_emission[validator] + honest.miner_emission[uid]
+        gain = dealt.validator_emission[validator] + dealt.miner_emission[uid] - base
+        rows.append(
+            {
+                "bonds": name,
+                "share": share,
+                "honest after min": (honest_at - run.event_round) * ROUND_S / 60,
+                "bond share honest": float(honest.bond_share[validator, uid]),
+                "bond share": float(dealt.bond_share[validator, uid]),
+                "gain": float(gain / base),
+            }
+        )
+    return rows
+
+
 def favoured_uid(run, name: str) -> int:
     """The first uid of the group `name`: the miner the self-dealer owns."""
     return int(run.uids(lambda g: g.name == name)[0])
@@ -139,6 +193,32 @@ def markdown(data: dict) -> str:
                 )
         headers = ["bonds", "moved", "bond share", "dividends/stake − honest", "miner emission", "take", "copier"]
         parts += ["", f"## It owns a uid of `{name}` (seeds {seeds})", "", table(headers, rows)]
+    early = data.get("early", [])
+    if early:
+        rows = []
+        for model in bonds.MODELS:
+            cell = [r for r in early if r["bonds"] == model]
+            rows.append(
+                [
+                    model,
+                    _seeds(cell, "share", ".4f"),
+                    _seeds(cell, "honest after min", ".1f"),
+                    f"{_seeds(cell, 'bond share honest', '.3f')} → {_seeds(cell, 'bond share', '.3f')}",
+                    _seeds(cell, "gain", "+.2%"),
+                ]
+            )
+        headers = ["bonds", "its share", "weighted honestly after (min)", "bond share", "take"]
+        parts += [
+            "",
+            f"## It registers a uid of `{EARLY}` and bonds it early (seeds {seeds})",
+            "",
+            f"At the miners' events it registers the miner and, from the first epoch, weights it at the share its own "
+            f"evidence gives it {EARLY_H:g} hours later (before its honest self, or any other validator, has the "
+            f"evidence); take: its dividends plus its miner's emission over those {EARLY_H:g} hours, against the "
+            "same validator weighting it as its evidence arrives.",
+            "",
+            table(headers, rows),
+        ]
     return "\n".join(parts)
 
 

@@ -24,11 +24,11 @@ from typing import Protocol
 
 import numpy as np
 
-from audionet.benchmarks.incentive.population import OUTAGE_H, Group
+from audionet.benchmarks.incentive.answers import ROUND_S, Draw, answers_of, outages
+from audionet.benchmarks.incentive.population import Group
 from audionet.benchmarks.incentive.roles import EPOCH_LENGTH, TEMPO, VALIDATORS, Role
 from audionet.lib.core import yuma
 
-ROUND_S = 12.0  # the validator's default round interval, and one block
 RESTART_S = 600.0  # how long the restarting validator is down
 ACTIVITY_CUTOFF = 5000  # blocks: subtensor's default activity cutoff
 VALIDATOR_EVENTS_H = 2.0  # a restart, a lost state, an added service and a fresh validator: after the miners' events
@@ -49,6 +49,7 @@ class Scorer(Protocol):
 
     def start(self, shape: tuple[int, int, int]): ...
     def tick(self, state, seconds: float) -> None: ...
+    def doubtful(self, state, serving: np.ndarray) -> np.ndarray: ...
     def observe(self, state, index: tuple, reward: np.ndarray, failed: np.ndarray) -> None: ...
     def forget(self, state, uids: np.ndarray) -> None: ...
     def restart(self, state, uids: np.ndarray) -> None: ...
@@ -106,31 +107,6 @@ class Run:
         return self.trust.mean(axis=1)
 
 
-@dataclass
-class _Answers:
-    """Per service: every uid's scores before and after the events, padded [phase, uid, width]."""
-
-    table: np.ndarray
-    length: np.ndarray  # [phase, uid]
-    mean: np.ndarray  # [phase, uid]
-    served: np.ndarray  # [phase, uid]
-
-
-def _answers(groups: list[Group], service: str) -> _Answers:
-    rows = {phase: [] for phase in (0, 1)}
-    for g in groups:
-        for phase, answers in ((0, g.answers), (1, g.later or g.answers)):
-            rows[phase] += [answers.get(service, np.zeros(0))] * g.count
-    width = max(len(r) for phase in rows.values() for r in phase)
-    table = np.zeros((2, len(rows[0]), width))
-    for phase, phase_rows in rows.items():
-        for uid, r in enumerate(phase_rows):
-            table[phase, uid, : len(r)] = r
-    length = np.array([[len(r) for r in rows[p]] for p in (0, 1)])
-    mean = np.array([[r.mean() if len(r) else 0.0 for r in rows[p]] for p in (0, 1)])
-    return _Answers(table, np.maximum(length, 1), mean, length > 0)
-
-
 def simulate(
     groups: list[Group],
     services: list[str],
@@ -147,13 +123,13 @@ def simulate(
     event = int(events_h * 3600 / ROUND_S)
     fine_from, fine_until = int(fine_from_h * 3600 / ROUND_S), event + int(FINE_AFTER_H * 3600 / ROUND_S)
     validator_event = event + int(VALIDATOR_EVENTS_H * 3600 / ROUND_S)
-    answers = [_answers(groups, s) for s in services]
+    answers = [answers_of(groups, s) for s in services]
     group_of = np.array(groups, dtype=object)[labels]
     changes = np.array([g.changes_h is not None or g.joins_h is not None for g in group_of], bool)
     newcomers = np.array([g.joins_h is not None for g in group_of], bool)
     new_model = np.array([g.new_model for g in group_of], bool)
     phase = np.zeros(n, int)
-    down, declared = _outages(groups, labels, rounds, rng)
+    down, declared = outages(groups, labels, rounds, rng)
     stake = np.array([r.stake for r in roles])
     offset = rng.integers(0, EPOCH_LENGTH, v_count)  # each validator sets weights at its own phase
     names = [r.name for r in roles]
@@ -194,8 +170,8 @@ def simulate(
         serving = np.stack([a.served[phase, np.arange(n)] for a in answers]) & ~declared[t]
         if batch:
             scorer.tick(state, batch * ROUND_S)
-            draw = _Draw(rng, answers, phase, down[t], serving, roles, twins)
-            draw.round(scorer, state, drawn, batch, scored, scorer.doubtful(state))
+            draw = Draw(rng, answers, phase, down[t], serving, roles, twins)
+            draw.round(scorer, state, drawn, batch, scored, scorer.doubtful(state, serving))
         for v in active:
             role = roles[v]
             if (t - starts[v] - offset[v]) % role.every:
@@ -254,64 +230,3 @@ def _lose(state, validator: int) -> None:
     arrays = state.values() if isinstance(state, dict) else vars(state).values()
     for array in arrays:
         array[validator] = 0.0
-
-
-@dataclass
-class _Draw:
-    """One round's answers: each validator asks its sample of distinct uids for every service they serve."""
-
-    rng: np.random.Generator
-    answers: list[_Answers]
-    phase: np.ndarray
-    down: np.ndarray  # [uid]: fails every query this round
-    serving: np.ndarray  # [service, uid]: serves it and has not declared itself down
-    roles: tuple[Role, ...]
-    twins: list[tuple[int, int]]
-
-    def round(self, scorer, state, drawn: np.ndarray, batch: int, scored: np.ndarray, doubtful: np.ndarray) -> None:
-        """Validators in `drawn` record the answers of the services they score (none while down), their twins
-        every answer of the one they twin. A validator asks the uids it doubts first, in up to half its sample."""
-        sample = np.array([r.sample for r in self.roles]) * batch
-        spread = np.array([r.spread for r in self.roles])
-        n = self.phase.size
-        most = int(sample[drawn].max())
-        keys = self.rng.random((drawn.size, n))
-        doubt = np.where(doubtful[drawn], keys, np.inf)
-        place = np.argsort(np.argsort(doubt, axis=1), axis=1)  # each doubted uid's turn among the doubted
-        first = doubtful[drawn] & (place < (sample[drawn] // 2)[:, None])
-        asked = np.argpartition(keys - first, most - 1, axis=1)[:, :most]
-        mine = np.arange(most)[None, :] < sample[drawn][:, None]  # a 4-uid validator asks its first 4
-        rows, uids = np.repeat(drawn, most)[mine.ravel()], asked[mine]
-        p = self.phase[uids]
-        failed = self.down[uids]
-        for k, a in enumerate(self.answers):
-            served = self.serving[k, uids]
-            pick = (self.rng.random(uids.size) * a.length[p, uids]).astype(int)
-            mean = a.mean[p, uids]
-            reward = np.clip(mean + spread[rows] * (a.table[p, uids, pick] - mean), 0.0, 1.0)
-            reward = np.where(failed, 0.0, reward)
-            ok = served & scored[rows, k]
-            who, whom, got, lost = [rows[ok]], [uids[ok]], [reward[ok]], [failed[ok]]
-            for w, v in self.twins:  # distinct cells: one call records them all
-                theirs = served & (rows == v)
-                who.append(np.full(theirs.sum(), w))
-                whom.append(uids[theirs])
-                got.append(reward[theirs])
-                lost.append(failed[theirs])
-            who, whom = np.concatenate(who), np.concatenate(whom)
-            scorer.observe(state, (who, np.full(who.size, k), whom), np.concatenate(got), np.concatenate(lost))
-
-
-def _outages(groups, labels, rounds: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    """([round, uid] True while a flaky uid is down and fails, [round, uid] True while one says it is down)."""
-    down = np.zeros((rounds, len(labels)), bool)
-    declared = np.zeros((rounds, len(labels)), bool)
-    length = int(OUTAGE_H * 3600 / ROUND_S)
-    for uid, label in enumerate(labels):
-        group = groups[label]
-        if group.outage_every_h:
-            into = declared if group.declares else down
-            starts = np.flatnonzero(rng.random(rounds) < ROUND_S / (group.outage_every_h * 3600))
-            for start in starts:
-                into[start : start + length, uid] = True
-    return down, declared

@@ -149,11 +149,12 @@ class ScoreState:
         return view
 
     def doubted(self) -> list[int]:
-        """Uids whose answers in a scored service may have changed (a change statistic past half its threshold):
-        asked again first, up to half a round."""
+        """Uids whose answers in a scored service may have changed (a change statistic past half its threshold)
+        or whose record there is too young to support their weight (`Curve.unsettled`): asked first, up to half
+        a round."""
         doubt = np.zeros(len(self.hotkeys), bool)
         for s in self.services:
-            doubt |= self.records[s].doubtful(self.curve.memory)
+            doubt |= self.records[s].doubtful(self.curve.memory) | self.curve.unsettled(self.records[s], self.serves[s])
         return [int(uid) for uid in np.flatnonzero(doubt)]
 
     def typical_errors(self) -> dict[str, float]:

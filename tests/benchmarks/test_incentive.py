@@ -97,6 +97,22 @@ def test_a_self_dealer_buys_its_miners_bonds_only_at_penalty_0_and_its_miners_pa
     assert selfdealing.moved(stored, 3, 6, 0.0) == pytest.approx(stored, abs=1.0)  # nothing moved
 
 
+def test_a_validator_bonding_its_new_miner_early_weights_it_from_the_first_epoch_and_no_sooner():
+    """`selfdealing.bonded_early`: from epoch `start` the validator's stored weights give its miner the share
+    (rescaling the rest), where it gave it less; before then, and every other validator, as they were."""
+    stake, fresh = np.array([0.5, 0.5]), np.zeros(4, bool)
+    stored = yuma.quantize(np.array([[0.5, 0.5, 0.0, 0.0], [0.25, 0.25, 0.25, 0.25]]))
+    inputs = [[(stored, stake, fresh)]] * 6
+    early = selfdealing.bonded_early(inputs, validator=0, uid=3, share=0.2, start=2)
+    assert all(np.array_equal(e[0][0], stored) for e in early[:2])
+    for epoch in early[2:]:
+        weights = yuma.normalise(epoch[0][0].astype(float), axis=1)
+        assert weights[0] == pytest.approx([0.4, 0.4, 0.0, 0.2], abs=1e-4)
+        assert np.array_equal(epoch[0][0][1], stored[1])
+    kept = selfdealing.bonded_early(inputs, validator=1, uid=3, share=0.2, start=0)  # already above the share
+    assert all(np.array_equal(e[0][0], stored) for e in kept)
+
+
 def test_the_reference_does_not_move_with_the_count_of_serving_uids_as_the_quantile_did(samples):
     """A thinly served service: 230 cheap uids that begin to serve it leave a 0.90 uid's pay where it was;
     the quantile of issue 33 fell with them, and paid the 0.90 uid more."""
@@ -126,6 +142,10 @@ def test_the_validators_curve_keeps_the_properties_the_study_chose_it_by(samples
         "thin service: 6 copies of the best / 6 x one copy",
         "adding music: weight moved in the services it scored (vs not adding it)",
         "fresh validator: share of its weight on cheats (first 2 h)",
+        "turned cheat: minutes until most stake sets it 0",
+        "better newcomer out-earns the best: minutes (most stake)",  # young records asked first (62.8 min without)
+        "a validator that lost its state: trust at its first setting (min)",  # published at 3 % (0.895 at 4 %)
+        "upgrade 0.85 -> 1.00 (says so): hours to 90% of the best's pay - a new hotkey's",
     ):
         assert checks[name].ok, (name, checks[name])
 
@@ -165,4 +185,5 @@ def test_the_self_dealing_command_writes_a_row_per_miner_model_and_fraction(tmp_
     assert len(data["rows"]) == len(selfdealing.FAVOURED) * len(MODELS) * len(selfdealing.FRACTIONS)
     assert all(np.isfinite(r["gain"]) and 0 < r["take honest"] < 1 for r in data["rows"])
     assert "## It owns a uid of `honest 1.00`" in stem.with_suffix(".md").read_text()
+    assert [r["bonds"] for r in data["early"]] == list(MODELS) and all(0 < r["share"] < 1 for r in data["early"])
     assert stem.with_suffix(".png").stat().st_size > 10_000

@@ -149,6 +149,26 @@ def test_a_change_of_model_starts_the_record_again_and_a_steady_one_stays_whole(
     assert np.median(np.abs(found.value[steady] - truth)) < 0.01 and CURVE.weights(record)[cheats].max() == 0.0
 
 
+def test_a_young_record_is_asked_first_until_it_supports_its_weight():
+    """A newcomer among long records is unsettled (asked first) from its first answer until its own standard
+    error is within `ready_error` of the reference; the long records, a uid that does not serve the service, and
+    a service nobody has earned in yet are not."""
+    rng = np.random.default_rng(5)
+    long = recorded(rng.uniform(0.6, 0.9, 31), noise=0.15)
+    record = joined(long, Record.empty(1))
+    assert CURVE.unsettled(record).tolist() == [False] * 31 + [True]
+    assert not CURVE.unsettled(record, serving=np.arange(32) < 31).any()
+    assert not CURVE.unsettled(Record.empty(8)).any()
+    answers = 0
+    while CURVE.unsettled(record)[31]:
+        record.add(31, float(np.clip(0.85 + 0.15 * rng.standard_normal(), 0, 1)), CURVE.memory)
+        answers += 1
+    found, bound = estimate(record), CURVE.bounds(record)[0]
+    reference = CURVE.reference(bound, np.ones(32, bool))
+    assert 10 <= answers <= 200 and found.error[31] / reference[0] <= CURVE.ready_error
+    assert not CURVE.unsettled(record).any()
+
+
 def test_weights_are_published_once_the_evidence_supports_them():
     """A fresh record of a subnet (a validator that lost its state) is not ready until the typical serving uid
     is known to within `ready_error` of the reference; a long record is."""

@@ -188,19 +188,37 @@ def test_a_new_signed_model_starts_a_new_record_like_a_new_hotkey(tmp_path):
     assert old.answers()["tts"][0] == 2
 
 
-def test_a_miner_whose_answers_may_have_changed_is_doubted_until_told():
-    """Two answers far below a long record: its drop statistic is past half its threshold, so the validator asks
-    it again first; steady miners are not doubted."""
-    state = ScoreState(("tts", "vc"), curve=EAGER)
+def steady_vc_state(services: tuple[str, ...]) -> tuple[ScoreState, np.random.Generator]:
+    """Three uids with 200 voice clone answers each around 0.8 (long, steady records), and the generator."""
+    state = ScoreState(services, curve=EAGER)
     state.sync(["a", "b", "c"])
     rng = np.random.default_rng(0)
     for _ in range(200):
         for uid in range(3):
             state.update("vc", uid, float(np.clip(0.8 + 0.1 * rng.standard_normal(), 0, 1)))
+    return state, rng
+
+
+def test_a_miner_whose_answers_may_have_changed_is_doubted_until_told():
+    """Two answers far below a long record: its drop statistic is past half its threshold, so the validator asks
+    it again first; steady miners are not doubted."""
+    state, _ = steady_vc_state(("tts", "vc"))
     assert state.doubted() == []
     for _ in range(2):
         state.update("vc", 1, 0.2)
     assert state.doubted() == [1]
+
+
+def test_a_new_hotkey_is_asked_first_until_its_record_supports_its_weight():
+    """A hotkey that replaces a uid (its record starts again) is doubted, so the validator asks it first, until its
+    own record is known to within the curve's `ready_error`; miners with long records are not."""
+    state, rng = steady_vc_state(("vc",))
+    assert state.doubted() == []
+    state.sync(["a", "b", "newcomer"])
+    assert state.doubted() == [2]
+    for _ in range(200):
+        state.update("vc", 2, float(np.clip(0.9 + 0.1 * rng.standard_normal(), 0, 1)))
+    assert state.doubted() == []
 
 
 def test_unreadable_state_is_a_clear_config_error(tmp_path):
