@@ -22,7 +22,7 @@ STUDIES: dict[str, tuple[str, str]] = {
         "audionet.benchmarks.aggregate",
         "merge `device-tables` results of several devices into one comparison",
     ),
-    "generation": ("audionet.benchmarks.generation", "real-time factor of every generation backend"),
+    "generation": ("audionet.benchmarks.generation.main", "real-time factor of every generation backend"),
     "evaluators": (
         "audionet.benchmarks.evaluators.main",
         "evaluation cost: each evaluator, and each evaluation profile",

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from audionet.benchmarks.attacks.ports import onnx_graph, resampled, straight_through
+from audionet.benchmarks.attacks.onnx_torch import straight_through
+from audionet.benchmarks.attacks.ports import onnx_graph, resampled
 from audionet.lib.core.audio import Audio
 from audionet.models.eval.music_floor import onset_rises
 

@@ -1,10 +1,15 @@
 """A float ONNX graph run with torch operators, so an attacker gets its gradients: the operators YAMNet's and
 basic-pitch's graphs use, each as the ONNX specification defines it (checked against onnxruntime in
-tests/benchmarks/test_attacks.py)."""
+tests/benchmarks/test_attacks.py). `straight_through` is the rounding every surrogate passes straight through."""
 
 from __future__ import annotations
 
 import numpy as np
+
+
+def straight_through(value, rounded):
+    """`rounded`'s value with `value`'s gradient (the rounding passed straight through)."""
+    return value + (rounded - value).detach()
 
 
 def initializers(model) -> dict[str, np.ndarray]:
@@ -176,7 +181,7 @@ class OnnxInTorch:
         zero = zero_point.float() if zero_point is not None else 0.0
         scaled = x / _per_axis(scale, x, axis) + _per_axis(zero, x, axis)
         rounded = torch.clamp(torch.round(scaled), low, high)
-        return scaled + (rounded - scaled).detach()  # straight through; kept float for DequantizeLinear
+        return straight_through(scaled, rounded)  # kept float for DequantizeLinear
 
     def op_DequantizeLinear(self, x, scale, zero_point=None, axis=1):
         zero = zero_point.float() if zero_point is not None else 0.0

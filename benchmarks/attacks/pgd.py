@@ -17,6 +17,7 @@ from typing import Optional
 
 import numpy as np
 
+from audionet.benchmarks.attacks.onnx_torch import straight_through
 from audionet.lib.core.audio import PCM16_SCALE
 
 Objective = Callable[..., object]  # (torch samples, torch.Generator or None) -> torch scalar to maximise
@@ -107,7 +108,7 @@ def random_search(
 
 def quantised(samples):
     """16-bit PCM rounding with a straight-through gradient."""
-    return samples + (torch_round(samples) - samples).detach()
+    return straight_through(samples, torch_round(samples))
 
 
 def torch_round(samples):

@@ -11,7 +11,8 @@ the attack always hands its answer to the real evaluator in the end.
 * scipy's polyphase resampling (lib/core/audio.resample) as a fixed weighted sum (`resampled`: built once per
   length and rates).
 
-`onnx_graph` loads those ONNX graphs once; `straight_through` is the rounding a surrogate passes straight through.
+`onnx_graph` loads those ONNX graphs once; `onnx_torch.straight_through` is the rounding a surrogate passes straight
+through.
 """
 
 from __future__ import annotations
@@ -177,8 +178,3 @@ def _unpacked(archive) -> str:
     folder = tempfile.mkdtemp(prefix="yamnet-")
     archive.extractall(folder)
     return next(os.path.join(root, f) for root, _, files in os.walk(folder) for f in files if f.endswith(".onnx"))
-
-
-def straight_through(value, rounded):
-    """`rounded`'s value with `value`'s gradient (the rounding passed straight through)."""
-    return value + (rounded - value).detach()

@@ -50,7 +50,8 @@ def build_parser(prog: str) -> Parser:
 
 def premade_round(services: Sequence[str], clips: int, seed: int, workdir: str) -> dict[str, list[Job]]:
     """Per service, `clips` requests drawn as the validator draws them, each with a valid, distinct answer
-    spliced from real speech or music (benchmarks/validator_scale/answers.py); VC references from a folder."""
+    spliced from real speech or music (benchmarks/validator_scale/answers.py), seeded by its index (every
+    configuration judges it through the same listening noise); VC references from a folder."""
     from audionet.benchmarks.validator_scale.answers import Bank, answer
     from audionet.benchmarks.validator_scale.subnet import write_references
     from audionet.lib.prompts.references import FileReferences
@@ -62,7 +63,9 @@ def premade_round(services: Sequence[str], clips: int, seed: int, workdir: str) 
         service = registry.get(name)
         sources = references if "reference" in service.inputs else None
         requests = [service.draw(rng, sources) for _ in range(clips)]
-        out[name] = [service.job(request, answer(bank, request), f"clip {n}") for n, request in enumerate(requests)]
+        out[name] = [
+            service.job(request, answer(bank, request), f"clip {n}", seed=n) for n, request in enumerate(requests)
+        ]
     return out
 
 

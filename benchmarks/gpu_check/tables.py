@@ -15,7 +15,7 @@ import os
 
 from audionet.benchmarks.common.results import num, table, write_result
 from audionet.benchmarks.common.targets import GENERATION_TARGETS, GOAL_S_PER_CLIP, H100_EVALUATION, H100_GENERATION
-from audionet.benchmarks.generation import RANDOM as RANDOM_NOTE  # the one label of random-weight rows
+from audionet.benchmarks.generation.report import RANDOM as RANDOM_NOTE  # the one label of random-weight rows
 
 NAME = "gpu-tables"
 TITLES = {"music": "Music Generation", "tts": "Text To Speech", "vc": "Voice Clone"}  # seed 003's service names

@@ -60,18 +60,25 @@ class Health:
             "hotkey": self.hotkey,
             "started_ns": self.started_ns,
             "services": {s: self._service(s) for s in self.served},
-            "devices": self.pool.devices(),
+            "devices": devices(self.pool),
             "places": self.places(),
         }
         return HealthDetails.model_validate(details)  # the answer's schema (lib/core/protocol.py)
 
     def _service(self, name: str) -> dict:
-        return self.pool.status(name) | {"served": self.served[name]}
+        dispatcher = self.pool.dispatchers[name]
+        return {
+            "model": dispatcher.replicas[0].model_id,
+            "busy": dispatcher.busy,
+            "waiting": dispatcher.waiting,
+            "replicas": dispatcher.describe(),
+            "served": self.served[name],
+        }
 
     def places(self) -> dict:
         """Every place held: per verified caller its share of the stake and what it holds by stage (connections;
         parsing, waiting and generating over every service), and the strangers' connections."""
-        lines, connections = self.pool.held(), self.guard.held()
+        lines, connections = held(self.pool), self.guard.held()
         callers = {
             hotkey: {"share": round(self.share(hotkey), 6), "connections": connections.get(hotkey, 0)}
             | lines.get(hotkey, {"parsing": 0, "waiting": 0, "generating": 0})
@@ -87,3 +94,25 @@ class Health:
                 "line": {s: self.pool.places(s) for s in self.served},
             },
         }
+
+
+def held(pool: Pool) -> dict[str, dict[str, int]]:
+    """Per caller, the places it holds in every line by stage (parsing, waiting, generating)."""
+    out: dict[str, dict[str, int]] = {}
+    for dispatcher in pool.dispatchers.values():
+        for hotkey, stages in dispatcher.line.held().items():
+            row = out.setdefault(hotkey, dict.fromkeys(stages, 0))
+            for stage, count in stages.items():
+                row[stage] += count
+    return out
+
+
+def devices(pool: Pool) -> dict[str, dict]:
+    """Per device label, over every service: busy, waiting (planned there), served, failed, abandoned, refused."""
+    counts = ("busy", "waiting", "served", "failed", "abandoned", "refused")
+    out: dict[str, dict] = {}
+    for state in (row for dispatcher in pool.dispatchers.values() for row in dispatcher.describe()):
+        row = out.setdefault(state["label"], {"device": state["device"]} | dict.fromkeys(counts, 0))
+        for key in counts:
+            row[key] += state[key]
+    return out

@@ -16,13 +16,14 @@ RESULTS = Path(REPO) / "benchmarks" / "results"
 
 def markdown_of(json_path: Path) -> tuple[Path, str]:
     """(the committed Markdown file, what the study's renderer writes there from the JSON)."""
-    from audionet.benchmarks import aggregate, clone_similarity, generation, wire
+    from audionet.benchmarks import aggregate, clone_similarity, wire
     from audionet.benchmarks.adversaries import main as adversaries
     from audionet.benchmarks.attacks import report as attacks
     from audionet.benchmarks.attacks import student
     from audionet.benchmarks.device_tables import tables
     from audionet.benchmarks.evaluator_devices import report as evaluator_devices
     from audionet.benchmarks.evaluators import main as evaluators
+    from audionet.benchmarks.generation import report as generation
     from audionet.benchmarks.gpu_check import main as gpu_check
     from audionet.benchmarks.gpu_check import tables as gpu_tables
     from audionet.benchmarks.incentive import report as incentive

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from audionet.benchmarks import generation
+from audionet.benchmarks.generation import main as generation
 from audionet.lib.core.errors import BackendError
 
 
@@ -38,7 +38,7 @@ def test_a_device_that_is_not_there_is_named_with_its_flag(tmp_path):
 
 
 def test_diffusion_music_is_a_ratio_to_musicgen_for_the_same_length():
-    from audionet.benchmarks.generation import RANDOM, musicgen_ratios
+    from audionet.benchmarks.generation.report import RANDOM, musicgen_ratios
 
     def row(label, seconds, gen):
         return {"backend": label, "service": "music", "weights": RANDOM, "audio_s": seconds, "gen_s_mean": gen}

@@ -4,13 +4,12 @@ replicas for more than one host (`ray_actors`; Ray itself is imported only with 
 
     replicas = build_replicas(PoolSettings.from_flags(args), registry.BackendSettings.from_flags(args).choices(services))
     pool = Pool(replicas, Timer("miner", device=pool_label(replicas)))
-    async with pool.place("tts", caller) as place:   # what the miner awaits (`pool.Pool`)
+    async with pool.place("tts", caller) as place:   # what the miner awaits (`dispatcher.Pool`)
         audio, elapsed, hardware, model, name = await place.generate(await place.parse(body))
 """
 
 from audionet.lib.miner.pool.build import build_replicas, device_labels, from_backends, local_replicas, pool_label
-from audionet.lib.miner.pool.dispatcher import ServiceDispatcher
-from audionet.lib.miner.pool.pool import Place, Pool
+from audionet.lib.miner.pool.dispatcher import Place, Pool, ServiceDispatcher
 from audionet.lib.miner.pool.replica import LocalReplica, Replica, Result
 from audionet.lib.miner.pool.settings import MINER_ONLY, PoolSettings
 

@@ -8,7 +8,7 @@ from typing import Optional
 
 from audionet.lib.core.devices import describe_device, device_labels, resolve_devices
 from audionet.lib.core.timing import Timer
-from audionet.lib.miner.pool.pool import Pool
+from audionet.lib.miner.pool.dispatcher import Pool
 from audionet.lib.miner.pool.ray_actors import ray_replicas
 from audionet.lib.miner.pool.replica import LocalReplica, Replica
 from audionet.lib.miner.pool.settings import PoolSettings

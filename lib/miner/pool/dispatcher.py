@@ -1,37 +1,24 @@
-"""The miner's scheduler: per service, one stake-ordered waiting line in front of one replica per device.
+"""The miner's scheduler: every service's line and replicas behind one `Pool`, what the app awaits.
 
-    ticket = dispatcher.enter(Caller(hotkey, stake, share))      # a place in line, or 503 at once
-    try:
-        request = await dispatcher.prepare(ticket, parse(body))   # 503 at once if displaced meanwhile
-        result = await dispatcher.submit(ticket, request)         # audio, elapsed, device, model, label
-    finally:
-        dispatcher.leave(ticket)
+    pool = Pool({"tts": [LocalReplica(TTS, backend0, 2, ...), LocalReplica(TTS, backend1, 1, ...)]}, timer)
+    async with pool.place("tts", caller) as place:   # a place in line (503 at once when there is none for it)
+        request = await place.parse(body)            # its text measured, in a worker thread
+        result = await place.generate(request)       # audio, elapsed, device, model, label
+    result = await pool.run("tts", request, priority=stake)   # the same for a request already parsed
 
-One scheduler does it all, on the event loop, driven by events (an arrival, a completion, a waiter that
-leaves), never by polling:
+Per service one `ServiceDispatcher` does it all on the event loop, driven by events (an arrival, a completion,
+a waiter that leaves), never by polling:
 
-* the line (`line.Line`): highest stake first, first come first served among equals; a request holds its
-  place from before its body is parsed; at most `max_waiting` beyond the pool's slots, then a caller with
-  more stake than the last in line takes that place, parsing or waiting (the displaced one gets a 503), otherwise
-  the caller gets the 503;
-* places follow stake (`lib.miner.limits`): one caller holds at most its share of the line's places (parsing,
-  waiting and generating), at least one;
-* what a request will cost (`line.answer_length`, `line.check_in_time`): its length by the backend's own
-  reckoning (400 at once past the limit), and a long request that even the fastest replica would not finish
-  within half the timeout, at its measured speed, is refused before it starts;
-* a waiter whose caller goes away (the miner cancels its task when the client disconnects) leaves at once;
+* the line and what it admits (`line`): stake order, places that follow stake, `max_waiting` beyond the slots,
+  a request's length by the backend's own reckoning and whether it can finish in time;
 * dispatch ("weighted", the miner's): the whole line is planned with `lib.core.dispatch.plan` on every slot, using
-  each replica's measured seconds per audio second; every free slot that the plan fills now starts the
-  next request in line, fastest slot first. A request that would finish sooner on a busy fast replica
-  waits for it. "round-robin" (for benchmarks only, what the parallel-requests study's client did, docs/methodology.md#parallel-requests-per-gpu) binds request i to
-  replica i mod n;
+  each replica's measured seconds per audio second; every free slot that the plan fills now starts the next
+  request in line, fastest slot first (a request that would finish sooner on a busy fast replica waits for it).
+  "round-robin" binds request i to replica i mod n (benchmarks only: docs/methodology.md#parallel-requests-per-gpu);
 * every generation is bounded by the service's timeout (`timeouts`): past it, or when its caller leaves,
   the request is abandoned: its caller gets a 503 at once (or nothing, if gone) and its `Stop` is set
   (`lib.core.stop`). A backend that can stop (espeak-ng, Kokoro's ONNX runs) ends within one step; one that
   cannot finishes its call, and its slot counts as busy until then, because it is.
-
-Every replica's timings are keyed by its own device label (`generation` and its stages), and, when
-that is not the timer's own device, also counted in the miner-wide `generation` key.
 """
 
 from __future__ import annotations
@@ -39,8 +26,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections import Counter
-from collections.abc import Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from typing import Optional, TypeVar
 
 from audionet.lib.core.dispatch import ROUND_ROBIN, WEIGHTED, Slots, check_policy, estimate, plan
@@ -48,8 +35,8 @@ from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stopped
 from audionet.lib.core.timing import Timer
-from audionet.lib.miner.limits import ANONYMOUS, LINE_FLOOR, Caller, entitled, percent
-from audionet.lib.miner.pool.line import Line, Ticket, answer_length, check_in_time, learn_from_abandoned
+from audionet.lib.miner.limits import ANONYMOUS, Caller
+from audionet.lib.miner.pool.line import Line, Ticket, answer_length, check_in_time
 from audionet.lib.miner.pool.replica import Replica, Result, calibrate
 
 MAX_LOOKAHEAD = 64  # requests of the line planned ahead
@@ -78,9 +65,6 @@ class ServiceDispatcher:
         self.max_waiting = max_waiting
         self.timeout_s = service.timeout_s if timeout_s is None else timeout_s
         self.line = Line()
-        self.holding: Counter[str] = Counter()  # places (parsing, waiting, generating) per caller
-        self.running: dict[int, Ticket] = {}  # generating, abandoned ones included until their backend returns
-        self._ids = itertools.count()
         self._rotation = itertools.cycle(self.replicas)
 
     @property
@@ -107,29 +91,13 @@ class ServiceDispatcher:
         """How many may be in line now: `max_waiting` beyond the slots, less the slots still generating."""
         return self.places - self.busy
 
-    def size_of(self, request: ServiceRequest) -> float:
-        return max(0.0, self.service.planned_seconds(request))
-
     def estimate(self, replica: Replica) -> float:
         return estimate(replica.speed, [r.speed for r in self.replicas])
 
     def enter(self, caller: Caller) -> Ticket:
-        """A place in line for a request about to be parsed, or WireError 503 at once: when `caller` already holds
-        its share of this line's places, or when the line is full and it has no more stake than the last in line
-        (else that one is displaced, whatever its stage). Give the ticket to `submit`, and to `leave` at the end."""
-        limit = entitled(caller.share, self.places, LINE_FLOOR)
-        if limit < self.places and self.holding[caller.hotkey] >= limit:  # entitled to all: stake decides alone
-            raise WireError(
-                f"this caller holds {limit} of the {self.places} places of the {self.service.name} line, its share"
-                f" ({percent(caller.share)} of the stake): wait for an answer",
-                status=503,
-            )
-        ticket = Ticket(next(self._ids), caller, asyncio.get_running_loop().create_future())
-        displaced = self.line.join(ticket, self.room)
-        self.holding[caller.hotkey] += 1
-        if displaced is not None:
-            self._release(displaced)
-        return ticket
+        """`caller`'s place in line for a request about to be parsed (`Line.enter`: 503 at once when there is none
+        for it). Give the ticket to `submit`, and to `leave` at the end."""
+        return self.line.enter(caller, self.places, self.room, self.service.name)
 
     def parse(self, ticket: Ticket, body: bytes) -> ServiceRequest:
         """The request in `body` (`Service.parse`) and, for a long one, its length by the backend's own reckoning
@@ -155,7 +123,7 @@ class ServiceDispatcher:
         at its measured speed, and when the generation outlives the timeout; cancelling the caller's task takes a
         waiter out of the line (never started) or abandons its work."""
         loop = asyncio.get_running_loop()
-        ticket.request, ticket.size = request, max(self.size_of(request), ticket.answer_s or 0.0)
+        ticket.request, ticket.size = request, max(0.0, self.service.planned_seconds(request), ticket.answer_s or 0.0)
         ticket.stop.max_audio_s = self.service.answer_limit_s  # a backend that reports its audio stops past it
         check_in_time(self.service, self.replicas, ticket.size, self.timeout_s)
         if self.policy == ROUND_ROBIN:
@@ -195,7 +163,7 @@ class ServiceDispatcher:
         """The request is done with the line (refused, answered or gone): a ticket still in it gives its place
         back at once; a generating one keeps it until its backend returns."""
         if self.line.leave(ticket):
-            self._release(ticket)
+            self.line.release(ticket)
             self.dispatch()  # the place it held may let the next request start
 
     async def run(self, request: ServiceRequest, priority: float = 0.0) -> Result:
@@ -205,21 +173,6 @@ class ServiceDispatcher:
             return await self.submit(ticket, request)
         finally:
             self.leave(ticket)
-
-    def held(self) -> dict[str, dict[str, int]]:
-        """Per caller, the places it holds by stage (parsing, waiting, generating)."""
-        out: dict[str, dict[str, int]] = {}
-        for ticket in [*self.line, *self.running.values()]:
-            stages = out.setdefault(ticket.caller.hotkey, {"parsing": 0, "waiting": 0, "generating": 0})
-            stages[ticket.stage] += 1
-        return out
-
-    def _release(self, ticket: Ticket) -> None:
-        if not ticket.released:
-            ticket.released = True
-            self.holding[ticket.caller.hotkey] -= 1
-            if self.holding[ticket.caller.hotkey] <= 0:
-                del self.holding[ticket.caller.hotkey]
 
     def dispatch(self) -> None:
         """Start every request the plan puts on a slot free now (nothing to do while no slot is free)."""
@@ -250,47 +203,20 @@ class ServiceDispatcher:
         return speeds, waiting, plan(slots, [ticket.size for ticket in waiting])
 
     def _start(self, ticket: Ticket, replica: Replica) -> None:
-        self.line.leave(ticket)
+        self.line.start(ticket)
         began = time.monotonic()
         replica.running[ticket.id] = (began, ticket.size * self.estimate(replica))
-        self.running[ticket.id] = ticket
         work = replica.submit(ticket.request, ticket.stop)
         work.add_done_callback(lambda done: self._finished(ticket, replica, began, done))
         ticket.started.set_result((replica, work))
 
     def _finished(self, ticket: Ticket, replica: Replica, began: float, work: asyncio.Future) -> None:
-        replica.running.pop(ticket.id, None)
-        self.running.pop(ticket.id, None)
-        self._release(ticket)
-        replica.longest_s = max(replica.longest_s, time.monotonic() - began)
-        name = self.service.name
-        error = None if work.cancelled() else work.exception()  # retrieved even when nobody waits for it
-        if ticket.stop.is_set():  # nobody waits for it: its time is a speed only for a replica that has none
-            replica.abandoned += 1
-            self._record(name, "generation/abandoned", time.monotonic() - began, None, replica.name)
-            learn_from_abandoned(replica, time.monotonic() - began, ticket.stop.produced_s, ticket.size)
-        elif isinstance(error, WireError):  # the caller's text, found out while generating (it speaks too long)
-            replica.refused += 1
-            self._record(name, "generation/refused", time.monotonic() - began, None, replica.name)
-        elif work.cancelled() or error is not None:
-            replica.failed += 1
-            self._record(name, "generation/failed", time.monotonic() - began, None, replica.name)
-        else:
-            audio, elapsed = work.result()
-            replica.served += 1
-            replica.speed.add(elapsed, audio.seconds)
-            self._record(name, "generation", elapsed, audio.seconds, replica.name)
+        self.line.release(ticket)
+        stage, seconds, audio_s = replica.finished(ticket.id, work, time.monotonic() - began, ticket.stop, ticket.size)
+        self.timer.record(self.service.name, stage, seconds, audio_s, device=replica.name)  # the replica's own key
+        if replica.name != self.timer.device:  # the miner-wide key counts every device
+            self.timer.record(self.service.name, stage, seconds, audio_s)
         self.dispatch()
-
-    def _record(self, service: str, stage: str, seconds: float, audio_seconds, label: str) -> None:
-        self.timer.record(service, stage, seconds, audio_seconds, device=label)
-        if label != self.timer.device:  # the miner-wide key counts every device
-            self.timer.record(service, stage, seconds, audio_seconds)
-
-    def calibrate(self) -> None:
-        """Time each replica's warm-ups (blocking, at start-up), where the dispatcher has a choice."""
-        if len(self.replicas) >= 2 and self.policy == WEIGHTED:
-            calibrate(self.service.name, self.replicas)
 
     def describe(self) -> list[dict]:
         """Each replica's state; `waiting` is how many in line the current plan puts there."""
@@ -300,3 +226,74 @@ class ServiceDispatcher:
             for index, _start in self._plan()[2]:
                 self.replicas[index].planned += 1
         return [replica.describe() for replica in self.replicas]
+
+
+class Place:
+    """One request's place in one service's line (`Pool.place`): parse its body there, then generate."""
+
+    def __init__(self, dispatcher: ServiceDispatcher, ticket: Ticket):
+        self.dispatcher, self.ticket = dispatcher, ticket
+
+    async def parse(self, body: bytes) -> ServiceRequest:
+        """The request in `body`, parsed and measured in a worker thread; its 503 at once when displaced first."""
+        return await self.dispatcher.prepare(self.ticket, asyncio.to_thread(self.dispatcher.parse, self.ticket, body))
+
+    async def generate(self, request: ServiceRequest) -> Result:
+        """Wait in line, then generate `request` within the service's timeout (`ServiceDispatcher.submit`)."""
+        return await self.dispatcher.submit(self.ticket, request)
+
+
+class Pool:
+    """Every service's line and replicas: what the miner awaits (`place`, or `run` for a request already parsed)."""
+
+    def __init__(
+        self,
+        replicas: Mapping[str, Sequence[Replica]],
+        timer: Timer,
+        policy: str = WEIGHTED,
+        max_waiting: int = MAX_WAITING,
+        timeouts: Optional[Mapping[str, float]] = None,
+    ):
+        """`timeouts`: per service, the seconds a generation may take (default: the service's `timeout_s`)."""
+        self.timer = timer
+        self.dispatchers = {
+            name: ServiceDispatcher(group[0].service, group, timer, policy, max_waiting, (timeouts or {}).get(name))
+            for name, group in replicas.items()
+        }
+        for replica in self.replicas():
+            replica.attach(timer)
+
+    def names(self) -> list[str]:
+        return list(self.dispatchers)
+
+    def places(self, name: str) -> int:
+        """Places in `name`'s line in all: its slots and `max_waiting` beyond them."""
+        return self.dispatchers[name].places
+
+    @asynccontextmanager
+    async def place(self, name: str, caller: Caller) -> AsyncIterator[Place]:
+        """`caller`'s place in `name`'s line, or WireError 503 at once (its share held, or the line full and
+        it has no more stake than the last); the place is given back on leaving the block (a generating request
+        keeps its slot until its backend returns)."""
+        dispatcher = self.dispatchers[name]
+        ticket = dispatcher.enter(caller)
+        try:
+            yield Place(dispatcher, ticket)
+        finally:
+            dispatcher.leave(ticket)
+
+    async def run(self, name: str, request: ServiceRequest, priority: float = 0.0) -> Result:
+        return await self.dispatchers[name].run(request, priority)
+
+    def calibrate(self) -> None:
+        """Time each replica's warm-ups (blocking, at start-up), where a dispatcher has a choice."""
+        for dispatcher in self.dispatchers.values():
+            if len(dispatcher.replicas) >= 2 and dispatcher.policy == WEIGHTED:
+                calibrate(dispatcher.service.name, dispatcher.replicas)
+
+    def replicas(self) -> list[Replica]:
+        return [replica for dispatcher in self.dispatchers.values() for replica in dispatcher.replicas]
+
+    def close(self) -> None:
+        for replica in self.replicas():
+            replica.close()

@@ -1,13 +1,16 @@
 """The waiting line of one service and what it admits (issue 45): a request's place in it, and what the scheduler
 knows about a request before it runs.
 
-**The line**, in stake order: highest stake first, first come first served among equals.
+**The line**, in stake order: highest stake first, first come first served among equals. **Places follow stake**
+(`lib.miner.limits`): one caller holds at most its share of the line's places (parsing, waiting and generating), at
+least one; past it, its next request gets a 503 at once.
 
 A request takes its place as soon as its caller is verified, before its body is parsed (its text measured):
 a *ticket* with no request yet. Parsing and waiting tickets share the line. When the line is full, a caller
 with more stake than the last in line takes that place, whatever that one's stage, and the displaced one gets
 a 503 at once (a parse still running is dropped); a caller with no more stake than the last in line is refused
-itself. A ticket whose caller leaves is taken out at once, so its place is free for the next caller.
+itself. A ticket whose caller leaves (the miner cancels its task when the client disconnects) is taken out at
+once, so its place is free for the next caller.
 
 **Estimates** (`answer_length`, `check_in_time`): how long its answer will be, by the backend's own reckoning,
 and whether it can finish in time.
@@ -23,15 +26,14 @@ and whether it can finish in time.
   back): a long generation holds its slot at most about half the timeout, so a request with more stake that
   waits behind it is still answered within its own timeout. Shorter requests always run, so the speed stays
   measured.
-* **Speed from abandoned requests.** A replica that has finished nothing yet learns its speed from a request
-  abandoned at the timeout (the seconds it ran for the audio it made, or, having made none, for the audio it
-  was planned to make), so a fresh miner refuses the next such request instead of running it to the timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
+import itertools
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Optional
@@ -39,7 +41,7 @@ from typing import Optional
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stop
-from audionet.lib.miner.limits import Caller
+from audionet.lib.miner.limits import LINE_FLOOR, Caller, entitled, percent
 from audionet.lib.miner.pool.replica import Replica
 
 LONG_SHARE = 1 / 3  # of the service's longest answer: a request this long or longer is checked before it starts
@@ -82,8 +84,46 @@ def _order(ticket: Ticket) -> tuple[float, int]:
 
 
 class Line:
+    """The tickets in line order, those generating, and the places each caller holds until released."""
+
     def __init__(self) -> None:
         self._tickets: list[Ticket] = []  # in line order
+        self.generating: dict[int, Ticket] = {}  # abandoned ones included until their backend returns
+        self.holding: Counter[str] = Counter()  # places (parsing, waiting, generating) per caller
+        self._ids = itertools.count()
+
+    def enter(self, caller: Caller, places: int, room: int, service: str) -> Ticket:
+        """A new ticket for `caller` in its place, or WireError 503 at once: when `caller` already holds its share
+        of the `places` (the slots and the waiting places), or when the line is full (`room`: how many may be in
+        line now) and it has no more stake than the last in line (else that one is displaced, whatever its
+        stage, and its place released)."""
+        limit = entitled(caller.share, places, LINE_FLOOR)
+        if limit < places and self.holding[caller.hotkey] >= limit:  # entitled to all: stake decides alone
+            raise WireError(
+                f"this caller holds {limit} of the {places} places of the {service} line, its share"
+                f" ({percent(caller.share)} of the stake): wait for an answer",
+                status=503,
+            )
+        ticket = Ticket(next(self._ids), caller, asyncio.get_running_loop().create_future())
+        displaced = self.join(ticket, room)
+        self.holding[caller.hotkey] += 1
+        if displaced is not None:
+            self.release(displaced)
+        return ticket
+
+    def start(self, ticket: Ticket) -> None:
+        """`ticket` leaves the line for a slot; it holds its place until released."""
+        self.leave(ticket)
+        self.generating[ticket.id] = ticket
+
+    def release(self, ticket: Ticket) -> None:
+        """`ticket`'s place no longer counts against its caller (once, whenever its request is done with)."""
+        self.generating.pop(ticket.id, None)
+        if not ticket.released:
+            ticket.released = True
+            self.holding[ticket.caller.hotkey] -= 1
+            if self.holding[ticket.caller.hotkey] <= 0:
+                del self.holding[ticket.caller.hotkey]
 
     def __len__(self) -> int:
         return len(self._tickets)
@@ -110,6 +150,14 @@ class Line:
             displaced.refuse(WireError("miner is busy: a caller with more stake took this place in line", status=503))
         bisect.insort(self._tickets, ticket, key=_order)
         return displaced
+
+    def held(self) -> dict[str, dict[str, int]]:
+        """Per caller, the places it holds by stage (parsing, waiting, generating)."""
+        out: dict[str, dict[str, int]] = {}
+        for ticket in [*self._tickets, *self.generating.values()]:
+            stages = out.setdefault(ticket.caller.hotkey, {"parsing": 0, "waiting": 0, "generating": 0})
+            stages[ticket.stage] += 1
+        return out
 
     def leave(self, ticket: Ticket) -> bool:
         """Take `ticket` out of the line; False if it was not in it (it has started, or was refused)."""
@@ -149,10 +197,3 @@ def check_in_time(service, replicas: Sequence, size: float, timeout_s: float) ->
             " it is answered in time)",
             status=503,
         )
-
-
-def learn_from_abandoned(replica, seconds: float, produced_s: float, planned_s: float) -> None:
-    """A request abandoned after `seconds` having made `produced_s` audio seconds (of `planned_s`): the
-    replica's first measure of its speed, when it has none."""
-    if replica.speed.value is None and seconds > 0:
-        replica.speed.add(seconds, produced_s if produced_s > 0 else max(planned_s, 1.0))

@@ -4,7 +4,12 @@ The slots share the one loaded model (several requests at once on one copy): loa
 on one GPU was slower than one copy serving two requests in the parallel-requests study (docs/methodology.md#parallel-requests-per-gpu). A replica
 knows what the dispatcher needs (free slots, when busy slots should free, its measured speed) and
 runs a request somewhere: `LocalReplica` in its own worker threads on this host,
-`audionet.lib.miner.pool.ray_actors.RayReplica` in a Ray actor.
+`audionet.lib.miner.pool.ray_actors.RayReplica` in a Ray actor. It counts what became of each request it ran
+(served, failed, abandoned, refused) and measures its speed on the ones served.
+
+**Speed from abandoned requests.** A replica that has finished nothing yet learns its speed from a request
+abandoned at the timeout (the seconds it ran for the audio it made, or, having made none, for the audio it was
+planned to make), so a fresh miner refuses the next such request instead of running it to the timeout.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import NamedTuple, Optional
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.devices import bind_cuda
 from audionet.lib.core.dispatch import Speed
+from audionet.lib.core.errors import WireError
 from audionet.lib.core.protocol import ServiceRequest
 from audionet.lib.core.stop import Stop, running_under
 from audionet.models.base import Backend
@@ -62,6 +68,30 @@ class Replica:
         """Start `request`; the future resolves to (audio, generation seconds measured where it ran). `stop` is
         set when nobody waits for the answer any more: a backend that can stop part-way does."""
         raise NotImplementedError
+
+    def finished(
+        self, key: int, work: asyncio.Future, seconds: float, stop: Stop, planned_s: float
+    ) -> tuple[str, float, Optional[float]]:
+        """Count what became of the request `key` (`submit`'s `work`), done after `seconds`, and learn from it; its
+        timing: (stage, seconds, audio seconds). `planned_s`: the audio it was planned to make."""
+        self.running.pop(key, None)
+        self.longest_s = max(self.longest_s, seconds)
+        error = None if work.cancelled() else work.exception()  # retrieved even when nobody waits for it
+        if stop.is_set():  # nobody waits for it: its time is a speed only for a replica that has none
+            self.abandoned += 1
+            if self.speed.value is None and seconds > 0:
+                self.speed.add(seconds, stop.produced_s if stop.produced_s > 0 else max(planned_s, 1.0))
+            return "generation/abandoned", seconds, None
+        if isinstance(error, WireError):  # the caller's text, found out while generating (it speaks too long)
+            self.refused += 1
+            return "generation/refused", seconds, None
+        if work.cancelled() or error is not None:
+            self.failed += 1
+            return "generation/failed", seconds, None
+        audio, elapsed = work.result()
+        self.served += 1
+        self.speed.add(elapsed, audio.seconds)
+        return "generation", elapsed, audio.seconds
 
     def answer_seconds(self, request: ServiceRequest) -> Optional[float]:
         """At least how long this replica's backend would speak its answer to `request` (`Service.answer_seconds`;

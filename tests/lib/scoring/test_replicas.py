@@ -2,7 +2,6 @@
 
 import threading
 import time
-from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -94,7 +93,7 @@ def test_two_replicas_give_every_clip_the_verdict_one_device_gives(rounds):
     assert len(two.replicas) == 2 and two.replicas.members[0] is not two.replicas.members[1]  # loaded twice
     one = Judge(two.replicas.members[1])  # the second device's evaluators alone judge every clip
     for service in (TTS, VC, MUSIC):
-        jobs = [replace(job, seed=n) for n, job in enumerate(rounds[service.name])]  # the same listening noise
+        jobs = rounds[service.name]  # each seeded (`premade_round`): the same listening noise in both runs
         alone = one.score(service.judging, jobs, remember=False)
         split = two.score(service.judging, jobs, remember=False)
         assert all(row["clips"] > 0 for row in two.replicas.take_report()), service.name  # both devices judged

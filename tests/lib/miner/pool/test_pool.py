@@ -14,6 +14,7 @@ from audionet.lib import services
 from audionet.lib.core.devices import resolve_devices
 from audionet.lib.core.errors import BackendError, ConfigError
 from audionet.lib.core.timing import Timer
+from audionet.lib.miner import health
 from audionet.lib.miner.pool import PoolSettings, device_labels
 from audionet.lib.services import TTS, registry
 
@@ -63,7 +64,7 @@ def test_every_replica_times_under_its_own_device_and_the_miner_wide_key_counts_
     snapshot = timer.snapshot()
     per_device = {label: snapshot[("miner", "tts", "generation", label)].count for label in (fast.name, slow.name)}
     assert sum(per_device.values()) == snapshot[("miner", "tts", "generation", "pool")].count == 8
-    devices = pool.devices()
+    devices = health.devices(pool)
     assert {label: row["served"] for label, row in devices.items()} == per_device
     assert all(row["busy"] == 0 and row["waiting"] == 0 for row in devices.values())
     assert "simulated-3x" in slow.name and pool.dispatchers["tts"].estimate(slow) > pool.dispatchers["tts"].estimate(
@@ -100,7 +101,7 @@ def test_health_and_signed_answers_name_the_replica_device(replicas, tmp_path, w
     assert public == {"status": "ok"}  # liveness only, for anyone
     meta, _flac = unpack_response(reply.content)
     assert meta.device == fast.name  # nothing measured yet: the warm-up prior already says which is faster
-    assert service.pool.capacity("tts") == 2
+    assert service.pool.dispatchers["tts"].capacity == 2
     assert set(health["devices"]) == {fast.name, slow.name} and health["devices"][fast.name]["served"] == 1
     assert [r["label"] for r in health["services"]["tts"]["replicas"]] == [fast.name, slow.name]
 

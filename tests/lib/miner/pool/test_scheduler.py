@@ -86,10 +86,10 @@ def test_places_held_while_requests_are_parsed_refuse_the_overflow_early_and_yie
         high = pool.enter(Caller("high", 1000, share=0.5))  # takes the last parsing place
         with pytest.raises(WireError) as displaced:
             await parse  # answered at once, its parse still running
-        stages = pool.held()
+        stages = pool.line.held()
         for ticket in (*low, high):
             pool.leave(ticket)
-        return equal.value.status, displaced.value, stages, pool.holding
+        return equal.value.status, displaced.value, stages, pool.line.holding
 
     equal, displaced, stages, holding = asyncio.run(scenario())
     assert equal == 503 and displaced.status == 503 and "more stake took this place" in str(displaced)
@@ -130,7 +130,7 @@ def test_a_long_request_the_measured_speed_says_cannot_finish_in_time_is_refused
 
     refused, pool = asyncio.run(scenario())
     assert refused.status == 503 and not refused.spent and "more than 2.5 s (half its 5 s timeout" in str(refused)
-    assert started(tmp_path) == ["short"] and pool.waiting == 0 and pool.holding == {}
+    assert started(tmp_path) == ["short"] and pool.waiting == 0 and pool.line.holding == {}
     assert pool.replicas[0].speed.value < 10.0  # the short request measured it again
 
 
@@ -143,7 +143,7 @@ def test_a_long_request_that_would_hold_its_slot_past_half_the_timeout_is_refuse
 
     async def scenario():
         pool = scheduler(tmp_path, timeout_s=20.0)
-        size = pool.size_of(TTSRequest(text=long_text))
+        size = TTS.planned_seconds(TTSRequest(text=long_text))
         pool.replicas[0].speed.value = 0.75 * 20.0 / size  # it would take 15 s: in time, but past the half
         with pytest.raises(WireError) as refused:
             await pool.run(TTSRequest(text=long_text), 1)
