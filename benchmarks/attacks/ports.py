@@ -64,7 +64,7 @@ def dvector_port():
             super().__init__()
             self.lstm = lstm.eval()
             self.register_buffer("projection", torch.from_numpy(projection))
-            self.register_buffer("bias", torch.from_numpy(weights["proj.linear_layer.bias"]))
+            self.register_buffer("bias", torch.tensor(weights["proj.linear_layer.bias"]))  # a copy: read-only array
             self.register_buffer("mel", torch.from_numpy(mel.astype(np.float32)))
             self.register_buffer("window", torch.hamming_window(hp.dvector_win_length))
 

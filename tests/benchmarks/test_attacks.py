@@ -88,7 +88,9 @@ def test_the_attackers_score_is_the_judges_score_on_the_clean_answer(judge, serv
         assert float(score(chosen.judging, verdict.measures)) == pytest.approx(verdict.score, abs=1e-5)
         # within 0.03 on music: YAMNet's port reads synth #0's floored answer 0.04 low, under its penalty's 0.9
         allowed = 0.03 if service == "music" else 0.01
-        assert float(objective(torch.from_numpy(case.audio.samples))) == pytest.approx(verdict.score, abs=allowed)
+        assert float(objective(torch.from_numpy(case.audio.samples)).detach()) == pytest.approx(
+            verdict.score, abs=allowed
+        )
 
 
 def test_the_ceiling_arithmetic_of_the_surrogate_matches_the_declaration():
