@@ -39,7 +39,7 @@ class WeightSetter:
     async def set(self, block: int) -> None:
         """Each mechanism due gets the weights of the services it pays (one per service when the subnet runs a
         mechanism per service; combined by the split where services share one), once this validator's evidence
-        supports every one of them; until then the chain keeps the weights last set there."""
+        supports every one of them; until then it sets the weights it has on chain there again (`_held`)."""
         known = self.plan.used if self.plan else (sorted(self.state.mechanism_blocks) or [0])
         if not any(self.due(m, block) for m in known):
             return
