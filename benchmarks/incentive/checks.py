@@ -157,6 +157,9 @@ def check_all(run: Run, alone: Run | None = None, serving: dict[str, float] | No
     )
     for name in lost:
         checks[f"{name}: hours until it sets weights again"] = Check(events.hours_silent(run, name), REPORTED, True)
+    checks["a validator that lost its state: share of epochs its stake counted while holding (min)"] = at_least(
+        min(events.stake_counted_holding(run, name) for name in lost), 1.0, "100%"
+    )
     added = _moved(run, "GPU adds music", kept=True)
     checks["adding music: weight moved in the services it scored (vs not adding it)"] = at_most(
         added, MOVED, f"{MOVED:.0%}"

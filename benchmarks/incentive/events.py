@@ -82,6 +82,20 @@ def hours_silent(run: Run, role_name: str) -> float:
     return float("inf") if first is None else (first - run.validator_event_round) * ROUND_S / 3600
 
 
+def stake_counted_holding(run: Run, role_name: str) -> float:
+    """Share of the (epoch, mechanism) pairs from the validator events to a validator's first own weights in
+    which its stake counted (it set weights there within the activity cutoff): 1 when holding keeps it active."""
+    v = [r.name for r in run.roles].index(role_name)
+    first = next((t for t, *_ in run.settings[v] if t >= run.validator_event_round), None)
+    last_epoch = len(run.epoch_inputs) if first is None else min(run.epoch_of(first), len(run.epoch_inputs))
+    counted = [
+        stake[v] > 0
+        for inputs in run.epoch_inputs[run.epoch_of(run.validator_event_round) : last_epoch]
+        for _, stake, _ in inputs
+    ]
+    return float(np.mean(counted)) if counted else 1.0
+
+
 def minutes_until(run: Run, happened) -> float:
     """Minutes after the miners' events until validators holding kappa (half) of the stake have set weights
     where `happened(weights)`: the consensus, their stake-weighted median, follows from the next epoch on."""

@@ -7,7 +7,8 @@ dividends (`lib/core/yuma.py`), per mechanism.
   is drawn from the uid's behaviour (`population.py`), its deviation from the uid's mean scaled by the
   validator's spread; a uid that is down fails the query, one that declared itself down is not asked.
 - Every validator sets weights every 100 blocks (its default), at its own phase, on each mechanism where its
-  scorer publishes (the validator's: once its evidence supports them; until then the chain keeps the last);
+  scorer publishes (the validator's: once its evidence supports them); where it holds, it sets the weights it
+  has on chain there again (none on a mechanism it never set), so its stake keeps counting;
   the epoch runs every 360 blocks (the chain's default tempo). Commit-reveal (the chain's default, reveal period
   1): the last weights a validator committed during a tempo are revealed at its epoch and used there; before
   then nobody sees them, so a weight copier can only copy a consensus at least one epoch old.
@@ -183,6 +184,9 @@ def simulate(
                 published = weights.sum(axis=1) > 0
             else:
                 rows, weights, published = scorer.publish(state, v, serving, scored[v])
+            # holding: its last weights on chain set again, so its stake keeps counting (the validator's re-setting)
+            held = ~published & (weights.sum(axis=-1) > 0) & (last_update[v] >= 0)
+            last_update[v, held] = t
             if not published.any():
                 continue
             committed[v, published], last_update[v, published] = weights[published], t

@@ -1,6 +1,9 @@
 """Setting weights on chain, once an epoch per mechanism: one mechanism per service when the subnet runs enough
 (or the services that share one combined by the split), each published only once this validator's evidence
-supports it (the curve's `ready_error`); until then the chain keeps the weights last set there."""
+supports it (the curve's `ready_error`). Until then it holds the weights it last set there, and sets them again
+(read back from the chain) an epoch after they were set, so its stake keeps counting in consensus: subtensor's
+activity cutoff (5000 blocks) is far longer than an epoch, and a refused or failed setting is tried again next
+round, well within it."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from typing import Optional
 
 import numpy as np
 
-from audionet.lib.core.chain import Chain
+from audionet.lib.core.chain import Chain, OwnWeights
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.services import registry
 from audionet.lib.validator.mechanisms import Plan, plan
@@ -26,6 +29,7 @@ class WeightSetter:
         self.chain, self.settings, self.state, self.state_path = chain, settings, state, state_path
         self.plan: Optional[Plan] = None  # the mechanisms as weights were last set
         self.held_said: dict[int, int] = {}  # mechid -> the block this validator last said it holds its weights there
+        self.none_held: dict[int, int] = {}  # mechid -> the block it found no weights of its own on chain there
 
     def due(self, mechid: int, block: int) -> bool:
         """Whether `epoch_length` blocks have passed since weights were last set on this mechanism (or never)."""
@@ -35,7 +39,7 @@ class WeightSetter:
     async def set(self, block: int) -> None:
         """Each mechanism due gets the weights of the services it pays (one per service when the subnet runs a
         mechanism per service; combined by the split where services share one), once this validator's evidence
-        supports every one of them; until then the chain keeps the weights last set there."""
+        supports every one of them; until then it sets the weights it has on chain there again (`_held`)."""
         known = self.plan.used if self.plan else (sorted(self.state.mechanism_blocks) or [0])
         if not any(self.due(m, block) for m in known):
             return
@@ -58,32 +62,64 @@ class WeightSetter:
                 continue  # a mechanism for services this validator does not score: other validators set it
             waiting = layout.holding(mechid, {s: errors[s] <= self.settings.curve.ready_error for s in errors})
             if waiting:
-                said = self.held_said.get(mechid)
-                if said is not None and block - said < self.settings.epoch_length:
-                    continue  # said once an epoch
-                self.held_said[mechid] = block
-                log.info(
-                    "mechanism %d: holding its weights until the evidence supports them (%s; published at %.1f%%)",
-                    mechid,
-                    ", ".join(f"{s}: the typical miner's error is {errors[s]:.1%} of the reference" for s in waiting),
-                    100 * self.settings.curve.ready_error,
-                )
-                continue
-            self.held_said.pop(mechid, None)
-            weights = layout.combine(per_service, mechid)
-            uids = [int(u) for u in np.flatnonzero(weights > 0)]
-            if not uids:
-                log.info(
-                    "mechanism %d: no miner has earned weight in %s; not setting it", mechid, layout.services_of(mechid)
-                )
-                continue
+                self._say_holding(mechid, block, waiting, errors)
+                held = await self._held(mechid, block)
+                if held is None:
+                    continue
+                uids, values = list(held.weights), list(held.weights.values())
+                what = f"{len(uids)} uids held (its weights on chain, set again)"
+            else:
+                self.held_said.pop(mechid, None)
+                self.none_held.pop(mechid, None)
+                weights = layout.combine(per_service, mechid)
+                uids = [int(u) for u in np.flatnonzero(weights > 0)]
+                if not uids:
+                    log.info(
+                        "mechanism %d: no miner has earned weight in %s; not setting it",
+                        mechid,
+                        layout.services_of(mechid),
+                    )
+                    continue
+                values, what = [float(weights[u]) for u in uids], f"{len(uids)} uids"
             try:
-                await self.chain.set_weights(uids, [float(weights[u]) for u in uids], mechid=mechid)
+                await self.chain.set_weights(uids, values, mechid=mechid)
             except Exception as error:
                 log.error("set_weights on mechanism %d failed (will retry next round): %s", mechid, error)
                 continue
             self.state.mechanism_blocks[mechid] = self.state.last_weights_block = block
-            done.append(f"mechanism {mechid} ({'+'.join(layout.services_of(mechid))}): {len(uids)} uids")
+            done.append(f"mechanism {mechid} ({'+'.join(layout.services_of(mechid))}): {what}")
         if done:
             self.state.save(self.state_path)
             log.info("set weights at block %d: %s", block, "; ".join(done))
+
+    def _say_holding(self, mechid: int, block: int, waiting: list[str], errors: dict[str, float]) -> None:
+        said = self.held_said.get(mechid)
+        if said is not None and block - said < self.settings.epoch_length:
+            return  # said once an epoch
+        self.held_said[mechid] = block
+        log.info(
+            "mechanism %d: holding its weights until the evidence supports them (%s; published at %.1f%%)",
+            mechid,
+            ", ".join(f"{s}: the typical miner's error is {errors[s]:.1%} of the reference" for s in waiting),
+            100 * self.settings.curve.ready_error,
+        )
+
+    async def _held(self, mechid: int, block: int) -> Optional[OwnWeights]:
+        """This validator's weights on chain for a mechanism it holds, when they are due to be set again (an
+        epoch after they were last set there); None where it has none there (a fresh validator, a service it
+        begins to score) or they are recent."""
+        looked = self.none_held.get(mechid)
+        if looked is not None and block - looked < self.settings.epoch_length:
+            return None  # none there an epoch ago: looked again once an epoch
+        try:
+            own = await self.chain.own_weights(mechid)
+        except Exception as error:
+            log.error("cannot read its weights on mechanism %d (will retry next round): %s", mechid, error)
+            return None
+        if own is None:
+            self.none_held[mechid] = block
+            return None
+        if block - own.block < self.settings.epoch_length:
+            self.state.mechanism_blocks[mechid] = own.block  # set recently (before a lost state): due an epoch after
+            return None
+        return own

@@ -145,6 +145,7 @@ def test_the_validators_curve_keeps_the_properties_the_study_chose_it_by(samples
         "turned cheat: minutes until most stake sets it 0",
         "better newcomer out-earns the best: minutes (most stake)",  # young records asked first (62.8 min without)
         "a validator that lost its state: trust at its first setting (min)",  # published at 3 % (0.895 at 4 %)
+        "a validator that lost its state: share of epochs its stake counted while holding (min)",  # re-sets held
         "upgrade 0.85 -> 1.00 (says so): hours to 90% of the best's pay - a new hotkey's",
     ):
         assert checks[name].ok, (name, checks[name])

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 
-from audionet.lib.core.chain.base import REAL_NETWORKS, Chain, Mechanisms
+from audionet.lib.core.chain.base import REAL_NETWORKS, Chain, Mechanisms, OwnWeights
 from audionet.lib.core.chain.offline import OfflineChain
 from audionet.lib.core.chain.subtensor import SubtensorChain
 from audionet.lib.core.errors import ConfigError
 
-__all__ = ["REAL_NETWORKS", "Chain", "Mechanisms", "OfflineChain", "SubtensorChain", "open_chain"]
+__all__ = ["REAL_NETWORKS", "Chain", "Mechanisms", "OfflineChain", "OwnWeights", "SubtensorChain", "open_chain"]
 
 
 def open_chain(network: str, netuid: int, wallet=None) -> Chain:

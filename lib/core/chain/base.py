@@ -1,5 +1,5 @@
 """What a chain is to the code above it: the real `bt.Metagraph`, the block, the subnet's incentive mechanisms,
-weights per mechanism and a served endpoint.
+weights per mechanism (set, and this wallet's read back) and a served endpoint.
 
 A subnet runs one or more incentive mechanisms (bittensor 11: `mechanism_count`, `mechanism_emission_split`,
 `set_weights(..., mechid=)`), each with its own weights and an owner-set share of the emission.
@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Optional
 
 import bittensor as bt
 
@@ -29,6 +30,16 @@ class Mechanisms:
         return [float(x) for x in yuma.split_shares(self.split, self.count)]
 
 
+@dataclass(frozen=True)
+class OwnWeights:
+    """This wallet's weights on one mechanism as the chain holds them (bittensor's `weights` read: revealed, the
+    row summing to 1) and the block it last set or committed weights there (subtensor's `LastUpdate`, which the
+    activity cutoff and the rate limit count from)."""
+
+    weights: dict[int, float]
+    block: int
+
+
 class Chain(ABC):
     netuid: int
 
@@ -45,6 +56,10 @@ class Chain(ABC):
     @abstractmethod
     async def set_weights(self, uids: Sequence[int], weights: Sequence[float], mechid: int = 0) -> None:
         """Publish this wallet's weights on mechanism `mechid`; raises on failure."""
+
+    @abstractmethod
+    async def own_weights(self, mechid: int = 0) -> Optional[OwnWeights]:
+        """This wallet's weights on mechanism `mechid` and when it last set them, or None where it has none."""
 
     @abstractmethod
     async def serve(self, ip: str, port: int) -> None:

@@ -25,35 +25,9 @@ import bittensor as bt
 import numpy as np
 
 from audionet.lib.core import yuma
-from audionet.lib.core.chain.base import Chain, Mechanisms
+from audionet.lib.core.chain.base import Chain, Mechanisms, OwnWeights
+from audionet.lib.core.chain.offline_metagraph import metagraph_of
 from audionet.lib.core.subnet_rules import DEFAULTS, RuleError, SubnetRules
-
-
-def _neuron(uid, hotkey, coldkey, stake, permit, ip, port, registered, block) -> bt.MetagraphNeuron:
-    balance = bt.Balance.from_tao(stake)
-    zero = bt.Balance.from_tao(0)
-    return bt.MetagraphNeuron(
-        uid=uid,
-        hotkey=hotkey,
-        coldkey=coldkey,
-        active=True,
-        validator_permit=bool(permit),
-        last_update=block,
-        block_at_registration=registered,
-        rank=0.0,
-        trust=0.0,
-        consensus=0.0,
-        incentive=0.0,
-        dividends=0.0,
-        pruning_score=0.0,
-        emission=zero,
-        alpha_stake=balance,
-        tao_stake=zero,
-        total_stake=balance,
-        axon=f"{ip}:{port}" if ip else None,
-        identity=None,
-        commitment=None,
-    )
 
 
 class OfflineChain(Chain):
@@ -204,16 +178,27 @@ class OfflineChain(Chain):
             [(self.netuid, mechid, validator, u, v, block) for u, v in zip(uids, values)],
         )
 
+    def _weights(self, db: sqlite3.Connection, validator_uid: int, mechid: int) -> dict[int, float]:
+        rows = db.execute(
+            "SELECT uid, value FROM mechanism_weights WHERE netuid=? AND mechid=? AND validator_uid=? ORDER BY uid",
+            (self.netuid, mechid, validator_uid),
+        ).fetchall()
+        total = sum(value for _, value in rows)
+        return {uid: value / total for uid, value in rows} if total else {}
+
+    def _last_set(self, db: sqlite3.Connection, validator_uid: int, mechid: int) -> Optional[int]:
+        """The block a validator last set or committed weights on a mechanism (subtensor's `LastUpdate`)."""
+        return db.execute(
+            "SELECT MAX(block) FROM (SELECT block FROM mechanism_weights WHERE netuid=? AND mechid=? AND "
+            "validator_uid=? UNION ALL SELECT block FROM commits WHERE netuid=? AND mechid=? AND validator_uid=?)",
+            (self.netuid, mechid, validator_uid) * 2,
+        ).fetchone()[0]
+
     def weights(self, validator_uid: int, mechid: int = 0) -> dict[int, float]:
         """One validator's revealed weights on one mechanism, each row summing to 1 (bittensor's `weights` read)."""
         with closing(self._connect()) as db, db:
             self._reveal(db)
-            rows = db.execute(
-                "SELECT uid, value FROM mechanism_weights WHERE netuid=? AND mechid=? AND validator_uid=? ORDER BY uid",
-                (self.netuid, mechid, validator_uid),
-            ).fetchall()
-        total = sum(value for _, value in rows)
-        return {uid: value / total for uid, value in rows} if total else {}
+            return self._weights(db, validator_uid, mechid)
 
     def pending(self) -> int:
         """Commits not revealed yet."""
@@ -254,29 +239,7 @@ class OfflineChain(Chain):
                 "FROM neurons WHERE netuid=? ORDER BY uid",
                 (self.netuid,),
             ).fetchall()
-        neurons = [_neuron(*row, block) for row in rows]
-        return bt.Metagraph(
-            netuid=self.netuid,
-            mechid=0,
-            name="audionet-offline",
-            symbol="α",
-            block=block,
-            tempo=rules.tempo,
-            last_step=0,
-            blocks_since_last_step=block,
-            owner_hotkey="",
-            owner_coldkey="",
-            network_registered_at=0,
-            num_uids=len(neurons),
-            max_uids=rules.max_uids,
-            price=None,
-            moving_price=None,
-            identity=None,
-            neurons=neurons,
-            commitments={},
-            unregistered_commitments={},
-            raw={},
-        )
+        return metagraph_of(self.netuid, block, rules, rows)
 
     async def block(self) -> int:
         with closing(self._connect()) as db:
@@ -286,12 +249,21 @@ class OfflineChain(Chain):
         with closing(self._connect()) as db:
             return self._mechanisms(db)
 
-    def _own_uid(self, db: sqlite3.Connection) -> int:
+    def _own_uid(self, db: sqlite3.Connection, required: bool = True) -> Optional[int]:
         hotkey = self.wallet.hotkey.ss58_address
         row = db.execute("SELECT uid FROM neurons WHERE netuid=? AND hotkey=?", (self.netuid, hotkey)).fetchone()
-        if row is None:
+        if row is None and required:
             raise RuntimeError(f"hotkey {hotkey} is not registered on offline netuid {self.netuid}")
-        return row[0]
+        return None if row is None else row[0]
+
+    async def own_weights(self, mechid: int = 0) -> Optional[OwnWeights]:
+        """Revealed weights only (a commit not revealed yet is not read back, as on subtensor); the block counts
+        commits (LastUpdate is bumped at commit time)."""
+        with closing(self._connect()) as db, db:
+            self._reveal(db)
+            me = self._own_uid(db, required=False)
+            weights = {} if me is None else self._weights(db, me, mechid)
+            return OwnWeights(weights, int(self._last_set(db, me, mechid))) if weights else None
 
     async def set_weights(self, uids: Sequence[int], weights: Sequence[float], mechid: int = 0) -> None:
         """What SetWeights does on subtensor: refused faster than the rate limit; committed and revealed a
@@ -307,11 +279,7 @@ class OfflineChain(Chain):
             if not 0 <= mechid < self._mechanisms(db).count:
                 raise RuntimeError(f"MechanismDoesNotExist: offline netuid {self.netuid} has no mechanism {mechid}")
             rules, block = self._rules(db), self._block_now(db)
-            last = db.execute(
-                "SELECT MAX(block) FROM (SELECT block FROM mechanism_weights WHERE netuid=? AND mechid=? AND "
-                "validator_uid=? UNION ALL SELECT block FROM commits WHERE netuid=? AND mechid=? AND validator_uid=?)",
-                (self.netuid, mechid, me) * 2,
-            ).fetchone()[0]
+            last = self._last_set(db, me, mechid)
             wait = rules.wait(last, block)
             if wait:
                 raise RuntimeError(

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from typing import Optional
 
 import bittensor as bt
+from bittensor.settings import GLOBAL_MAX_SUBNET_COUNT
 
-from audionet.lib.core.chain.base import Chain, Mechanisms
+from audionet.lib.core.chain.base import Chain, Mechanisms, OwnWeights
 
 
 class SubtensorChain(Chain):
@@ -51,6 +52,20 @@ class SubtensorChain(Chain):
             version_key=self.version_key,
         )
         (await client.execute(intent, self.wallet)).raise_for_failure()
+
+    async def own_weights(self, mechid: int = 0) -> Optional[OwnWeights]:
+        client = await self._connected()
+        uid = await client.neurons.uid(self.wallet.hotkey.ss58_address, self.netuid)
+        if uid is None:
+            return None
+        row = (await client.weights.weights(self.netuid, mechid=int(mechid))).get(int(uid))
+        if not row:
+            return None
+        # LastUpdate is kept per mechanism under its storage index, as the weights are (bittensor's preflight)
+        index = int(mechid) * GLOBAL_MAX_SUBNET_COUNT + self.netuid
+        last = await client.query(bt.storage.SubtensorModule.LastUpdate, [index])
+        block = int(last[uid]) if isinstance(last, (list, tuple)) and uid < len(last) else 0
+        return OwnWeights(dict(row), block)
 
     async def serve(self, ip: str, port: int) -> None:
         client = await self._connected()

@@ -151,10 +151,25 @@ class RecordingClient:
     """Stands in for bittensor's async Client (the one thing that needs a live chain):
     the same method names and return types, answering from memory."""
 
-    def __init__(self, metagraph, succeed=True):
-        self.executed, self.succeed = [], succeed
+    def __init__(self, metagraph, succeed=True, uids=None, weights=None, last_update=None):
+        from types import SimpleNamespace
+
+        self.executed, self.succeed, self.queried = [], succeed, []
         self.subnets = self
         self._metagraph = metagraph
+        self._uids, self._weights, self._last_update = uids or {}, weights or {}, last_update or {}
+        self.neurons = SimpleNamespace(uid=self._uid)
+        self.weights = SimpleNamespace(weights=self._weight_rows)
+
+    async def _uid(self, hotkey_ss58, netuid, *, block=None):
+        return self._uids.get(hotkey_ss58)
+
+    async def _weight_rows(self, netuid, mechid=0, *, block=None):
+        return self._weights.get(mechid, {})
+
+    async def query(self, item, params=None, *, block=None):
+        self.queried.append((item, params))
+        return self._last_update.get(tuple(params)) if item.name == "LastUpdate" else None
 
     async def mechanism_count(self, netuid, *, block=None):
         return 3
@@ -202,3 +217,46 @@ def test_subtensor_chain_sends_real_intents(tmp_path, wallets):
     chain.netuid = 99
     with pytest.raises(RuntimeError, match="does not exist"):
         asyncio.run(chain.metagraph())
+
+
+def test_subtensor_chain_reads_its_own_weights_and_last_update_per_mechanism(tmp_path, wallets):
+    """bittensor 11: the `weights` read (rows summing to 1, by validator uid) and `LastUpdate`, both kept under
+    the mechanism's storage index (mechid x 4096 + netuid)."""
+    import bittensor as bt
+
+    from audionet.lib.core.chain import OwnWeights, SubtensorChain
+
+    wallet = wallets("v")
+    chain = SubtensorChain("finney", 16, wallet)
+    rows = {2: {0: {7: 1.0}, 1: {3: 0.25, 5: 0.75}}}
+    chain._client = RecordingClient(
+        None, uids={wallet.hotkey.ss58_address: 1}, weights=rows, last_update={(2 * 4096 + 16,): [900, 1200]}
+    )
+    assert asyncio.run(chain.own_weights(2)) == OwnWeights({3: 0.25, 5: 0.75}, 1200)
+    assert chain._client.queried == [(bt.storage.SubtensorModule.LastUpdate, [2 * 4096 + 16])]
+    assert asyncio.run(chain.own_weights(0)) is None  # no row of its own on mechanism 0
+    chain.wallet = wallets("stranger")
+    assert asyncio.run(chain.own_weights(2)) is None  # not registered
+
+
+def test_the_offline_chain_reads_back_revealed_weights_and_the_block_of_the_last_commit(tmp_path, wallets):
+    """As subtensor: the `weights` read shows revealed weights only, while LastUpdate moves at the commit."""
+    validator = wallets("v")
+    rules = SubnetRules(tempo=9, weights_rate_limit=0, reveal_period=1)
+    chain = OfflineChain(str(tmp_path / "chain.sqlite"), wallet=validator, block_seconds=0.1, rules=rules)
+    me = chain.register(validator.hotkey.ss58_address, "cold", stake=1.0, validator_permit=True)
+    a, b = chain.register("a", "cold"), chain.register("b", "cold")
+    assert asyncio.run(chain.own_weights(0)) is None
+    asyncio.run(chain.set_weights([a], [1.0]))
+    first = asyncio.run(chain.block())
+    wait_until(lambda: asyncio.run(chain.own_weights(0)) is not None, timeout_s=10, what="the reveal")
+    assert asyncio.run(chain.own_weights(0)).weights == {a: 1.0} == chain.weights(me)
+    asyncio.run(chain.set_weights([b], [1.0]))
+    committed = asyncio.run(chain.block())
+    own = asyncio.run(chain.own_weights(0))
+    assert first < own.block <= committed  # the commit is its last update (revealed a reveal period later)
+    if not rules.revealed(committed, asyncio.run(chain.block()), chain.netuid):
+        assert own.weights == {a: 1.0}  # hidden until then
+    wait_until(lambda: asyncio.run(chain.own_weights(0)).weights == {b: 1.0}, timeout_s=10, what="the reveal")
+    assert asyncio.run(chain.own_weights(0)).block == own.block
+    assert asyncio.run(OfflineChain(chain.path, wallet=wallets("s")).own_weights(0)) is None
