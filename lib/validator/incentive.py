@@ -89,18 +89,10 @@ class Curve:
     def typical_error(self, record: Record, serving=None) -> np.ndarray:
         """Per row: the median, over the uids serving it, of the standard error relative to the reference (a uid
         not yet eligible counts as unknown: infinite); inf where nobody serves or nothing is known."""
-        found = estimate(record)
-        bound, eligible = self.bounds(record, serving)
-        reference = self.reference(bound, eligible)
-        serves = (
-            np.ones(bound.shape, bool) if serving is None else np.broadcast_to(np.asarray(serving, bool), bound.shape)
-        )
-        known = found.answers >= self.eligible_after
-        error = np.where(known, ratio(found.error, np.broadcast_to(reference, bound.shape)), np.inf)
-        error = np.where(np.broadcast_to(reference, bound.shape) > 0, error, np.inf)
+        error, _ = self._relative_errors(record, serving)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a row nobody serves has no median
-            typical = np.nanmedian(np.where(serves, error, np.nan), axis=-1)
+            typical = np.nanmedian(np.where(_serves(serving, error.shape), error, np.nan), axis=-1)
         return np.where(np.isnan(typical), np.inf, typical)
 
     def unsettled(self, record: Record, serving=None) -> np.ndarray:
@@ -108,12 +100,17 @@ class Curve:
         `eligible_after` answers, or a standard error above `ready_error` of the reference: a new hotkey, a new
         signed model, a record started again on a change). The validator asks these first, with the ones it
         doubts, so a newcomer or a changed miner is judged on its new answers within minutes."""
+        error, reference = self._relative_errors(record, serving)
+        return (error > self.ready_error) & _serves(serving, error.shape) & (reference > 0)
+
+    def _relative_errors(self, record: Record, serving=None) -> tuple[np.ndarray, np.ndarray]:
+        """(per cell the standard error relative to the reference, infinite for a uid with fewer than
+        `eligible_after` answers or where the reference is 0; the reference per cell)."""
         found = estimate(record)
         bound, eligible = self.bounds(record, serving)
         reference = np.broadcast_to(self.reference(bound, eligible), bound.shape)
-        young = (found.answers < self.eligible_after) | (ratio(found.error, reference) > self.ready_error)
-        serves = True if serving is None else np.broadcast_to(np.asarray(serving, bool), bound.shape)
-        return young & serves & (reference > 0)
+        known = (found.answers >= self.eligible_after) & (reference > 0)
+        return np.where(known, ratio(found.error, reference), np.inf), reference
 
     def ready(self, record: Record, serving=None) -> np.ndarray:
         """Per row: whether this validator's evidence supports publishing the row's weights."""
@@ -127,6 +124,11 @@ HOUR = 3600.0
 
 
 # Chosen by `audionet-bench incentive` (benchmarks/results/cpu-x86_64-2core/incentive-offline.md).
+def _serves(serving, shape: tuple[int, ...]) -> np.ndarray:
+    """Where a uid serves the service, over `shape` (every cell where `serving` is None)."""
+    return np.ones(shape, bool) if serving is None else np.broadcast_to(np.asarray(serving, bool), shape)
+
+
 def _highest(bound: np.ndarray, eligible: np.ndarray, place: int) -> np.ndarray:
     """Per row (keeping the uid axis): the `place`-th highest eligible bound, the highest where fewer are
     eligible, 0 where none is."""
