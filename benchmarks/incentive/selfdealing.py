@@ -127,7 +127,7 @@ def measure_early(run, validator: int, uid: int, hours: float = EARLY_H) -> list
     at the share its own evidence gives it a day later, against the same validator weighting it as its evidence
     arrives; its take (dividends plus its miner's emission) over the `hours` after the registration."""
     blocks = 3600 / ROUND_S
-    later = next(w for t, w, *_ in run.settings[validator] if t >= run.event_round + EARLY_H * blocks)
+    later = next(w for t, w, *_ in run.settings[validator] if t >= run.event_round + hours * blocks)
     share = float(yuma.normalise(np.asarray(later[0], float))[uid])
     honest_at = next(t for t, w, *_ in run.settings[validator] if t >= run.event_round and w[:, uid].any())
     window = slice(run.event_epoch, run.event_epoch + int(hours * blocks / TEMPO))
