@@ -107,12 +107,12 @@ def targets(findings: dict, ratio: bool) -> dict:
     return out
 
 
-def headline_attacks(s: dict) -> str:
-    """What ran at the headline bound, for the report's opening paragraph (its closing parenthesis follows)."""
+def headline_attacks(s: dict, search: str = "") -> str:
+    """What ran at the headline bound, for the report's opening paragraph (`search`: the random search's words)."""
     eot = f"EOT-PGD over {s['eot']} random views per step for {', '.join(s['eot_services'])}"
     if not s.get("headline_pgd", True):
-        return f"EOT-PGD with {s['steps']} steps at the headline bound {s['headline']:g} ({eot}; no plain PGD there"
-    return f"PGD with {s['steps']} steps at the headline bound {s['headline']:g} (plus {eot}"
+        return f"EOT-PGD with {s['steps']} steps at the headline bound {s['headline']:g} ({eot}; no plain PGD there{search})"
+    return f"PGD with {s['steps']} steps at the headline bound {s['headline']:g} (plus {eot}{search})"
 
 
 def markdown(data: dict) -> str:
@@ -125,7 +125,7 @@ def markdown(data: dict) -> str:
         f"# White-box attacks on the Judge ({data['profile']} profile)",
         "",
         f"Evaluators: {models}. Judges attacked: {', '.join(s.get('attack', ('undefended', 'defended')))}. "
-        f"{s['clips']} attacked answers per service; {headline_attacks(s)}{search}){others}; "
+        f"{s['clips']} attacked answers per service; {headline_attacks(s, search)}{others}; "
         "the real Judge checks the answer every "
         f"{s['check_every']} steps. Reward: per answer the best of its attacks within the bound, mean over answers. "
         "Undefended: the Judge before the defence (no naturalness student, no ceilings, no gate). SNR: of the answers "
