@@ -34,29 +34,17 @@ from audionet.benchmarks.attacks.listening import Clean, Seeds, clean_of, mean_s
 from audionet.benchmarks.attacks.materials import Case, cases_for
 from audionet.benchmarks.attacks.measures import differentiable
 from audionet.benchmarks.attacks.report import SETTINGS, markdown, plot, summarise
-from audionet.benchmarks.attacks.surrogate import Surrogate, best_possible, stripped
+from audionet.benchmarks.attacks.surrogate import Surrogate, best_possible
+from audionet.benchmarks.common.evaluation import judge_from_flags, stripped, undefended
 from audionet.benchmarks.common.flags import add_service_flags, one_line_errors, study_parser
 from audionet.benchmarks.common.results import command_line, write_result
 from audionet.lib.core.audio import Audio
 from audionet.lib.core.config import Parser, positive_int
 from audionet.lib.scoring.declaration import Judging
 from audionet.lib.scoring.judge import Judge
-from audionet.lib.scoring.listening import DEAF
 from audionet.lib.services import registry
 
 SHIFT_S, GAIN_DB = 0.01, 1.0  # EOT's random view: a delay of up to 10 ms and a gain within +-1 dB
-
-
-def undefended(judge: Judge) -> Judge:
-    """The same evaluators without the robust judges (`guard`): their ceilings then do not apply."""
-    from audionet.models.eval.profiles import Evaluators
-
-    first = judge.evaluators
-    kept = {
-        kind: tuple(m for m in value if not getattr(m, "guard", False)) if isinstance(value, tuple) else value
-        for kind, value in first.by_kind.items()
-    }
-    return Judge(Evaluators(kept, first.vad, first.music_quality, first.device), listening=DEAF)
 
 
 def random_view(rate: int):
@@ -233,6 +221,9 @@ def build_parser(prog: str) -> Parser:
     parser.add_argument(
         "--attack", type=_names, default="undefended,defended", help="which Judges to attack (both are judged clean)"
     )
+    parser.add_argument(
+        "--name", default="", help="stem of the result files (default: attacks-<profile>[-<judge>][-<services>])"
+    )
     add_service_flags(parser)
     add_eval_flags(parser)
     return parser
@@ -264,7 +255,6 @@ def main(argv: list[str], prog: str = "audionet-bench attacks") -> int:
 
 
 def measure(args, command: str) -> int:
-    from audionet.benchmarks.common.evaluation import judge_from_flags
     from audionet.lib.core.devices import device_slug
 
     defended, profile = judge_from_flags(args)
@@ -289,6 +279,8 @@ def measure(args, command: str) -> int:
     only = "" if set(args.attack) == {"undefended", "defended"} else "-" + "-".join(args.attack)
     if set(args.services) != set(registry.names()):  # a subset's run is a file of its own
         only += "-" + "-".join(args.services)
-    write_result(args.out, slug, f"attacks-{profile}{only}", data, markdown(data), command, lambda p: plot(data, p))
+    write_result(
+        args.out, slug, args.name or f"attacks-{profile}{only}", data, markdown(data), command, lambda p: plot(data, p)
+    )
     print(markdown(data))
     return 0

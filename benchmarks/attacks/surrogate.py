@@ -73,19 +73,6 @@ def best_possible(judging: Judging, fixed: Mapping[str, float], movable) -> floa
     return judging.breakdown({**fixed, **{name: best[name] for name in movable if name in best}}).score
 
 
-FLOORS = ("music_floor",)  # analyses that only change what other judges hear (a defence, not a measure)
-
-
-def stripped(judging: Judging) -> Judging:
-    """`judging` without its ceilings, gates and floors: how the Judge scored before the defence (the study's
-    undefended Judge)."""
-    import dataclasses
-
-    parts = tuple(dataclasses.replace(part, ceiling=None, gate=0.0) for part in judging.parts)
-    analyses = tuple(a for a in judging.analyses if a not in FLOORS)
-    return dataclasses.replace(judging, parts=parts, analyses=analyses)
-
-
 @dataclass
 class Surrogate:
     """One answer's score as a function of its samples: `differentiable` measures (name -> function of the

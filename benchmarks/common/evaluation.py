@@ -7,6 +7,7 @@ shows where evaluation time goes.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Optional
@@ -16,9 +17,10 @@ from audionet.lib.core.audio import Audio
 from audionet.lib.core.config import split_list
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.core.timing import Timer
+from audionet.lib.scoring.declaration import Judging
 from audionet.lib.scoring.jobs import Verdict
 from audionet.lib.scoring.judge import Judge
-from audionet.lib.scoring.listening import seeds_from
+from audionet.lib.scoring.listening import DEAF, seeds_from
 
 Measure = Callable[..., AbstractContextManager]
 
@@ -31,6 +33,30 @@ def judge_from_flags(args) -> tuple[Judge, str]:
     return Judge.load(evaluation.specs(), devices=evaluation.devices), evaluation.chosen_profile()
 
 
+FLOORS = ("music_floor",)  # analyses that only change what other judges hear (a defence, not a measure)
+
+
+def undefended(judge: Judge) -> Judge:
+    """The Judge before issue 46's defence: the same evaluators without the robust judges (`guard`), whose
+    ceilings then do not apply, and the ASR hearing the answer as sent (no listening noise)."""
+    from audionet.models.eval.profiles import Evaluators
+
+    first = judge.evaluators
+    kept = {
+        kind: tuple(m for m in value if not getattr(m, "guard", False)) if isinstance(value, tuple) else value
+        for kind, value in first.by_kind.items()
+    }
+    return Judge(Evaluators(kept, first.vad, first.music_quality, first.device), listening=DEAF)
+
+
+def stripped(judging: Judging) -> Judging:
+    """`judging` without its ceilings, gates and floors: how a service was scored before the defence (with
+    `undefended`, the attack study's undefended Judge and the evaluators study's undefended column)."""
+    parts = tuple(dataclasses.replace(part, ceiling=None, gate=0.0) for part in judging.parts)
+    analyses = tuple(a for a in judging.analyses if a not in FLOORS)
+    return dataclasses.replace(judging, parts=parts, analyses=analyses)
+
+
 def one_eval_device(args, study: str) -> str:
     """The one device of --eval.devices, for a study that measures what evaluation costs on a device."""
     devices = split_list(args.eval_devices)
@@ -40,9 +66,11 @@ def one_eval_device(args, study: str) -> str:
 
 
 class Evaluation:
-    def __init__(self, device: str = "cpu", specs: Optional[dict[str, str]] = None):
-        self.judge = Judge.load(specs, devices=device)
-        self.device = device
+    def __init__(self, device: str = "cpu", specs: Optional[dict[str, str]] = None, defended: bool = True):
+        """`defended=False`: the Judge before issue 46's defence (`undefended`, `stripped`), what the defence's
+        cost is measured against."""
+        judge = Judge.load(specs, devices=device)
+        self.judge, self.defended, self.device = (judge if defended else undefended(judge)), defended, device
 
     def label(self) -> str:
         """Short, for table rows; `describe()` names every model, for the table header."""
@@ -61,7 +89,8 @@ class Evaluation:
         jobs = [service.job(request, audio, f"bench-{i}") for i, (request, audio) in enumerate(zip(requests, clips))]
         # remember=False: repeated benchmark runs of one backend are not copies of each other. The listening noise's
         # seeds are the same stream every call: the same clips are judged the same (the determinism re-run).
-        return self.judge.score(service.judging, jobs, measure=staged, remember=False, seeds=seeds_from(0))
+        judging = service.judging if self.defended else stripped(service.judging)
+        return self.judge.score(judging, jobs, measure=staged, remember=False, seeds=seeds_from(0))
 
     def timed(self, service, rounds: Sequence[tuple[Sequence, Sequence[Audio]]], timer: Timer, warmup: int, tick=None):
         """Judge each of `rounds` ((requests, clips) each) once, timed, after `warmup` untimed passes over the

@@ -12,9 +12,11 @@
   separate voices.
 
     audionet-bench evaluators --profiles offline,standard,large --weights random [--clips 4] [--runs 2]
-        [--parts profiles,one-by-one] [--eval.devices cpu] [--eval.asr whisper:large-v3 ...: on top of every profile]
+        [--parts profiles,one-by-one] [--undefended] [--eval.devices cpu] [--eval.asr whisper:large-v3 ...: on top
+        of every profile]
 
-Writes <out>/<device-slug>/evaluators.{json,md,png}.
+Writes <out>/<device-slug>/evaluators.{json,md,png}; with `--undefended` (each profile's Judge also timed as it
+was before issue 46's defence, side by side: the defence's cost), evaluators-defence.{json,md,png}.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from audionet.benchmarks.common.flags import (
 )
 from audionet.benchmarks.common.results import command_line, grouped_bars, pyplot, save_figure, table, write_result
 from audionet.benchmarks.common.targets import GOAL_S_PER_CLIP
+from audionet.benchmarks.common.timing import summarise
 from audionet.lib.core.config import CommaList, Parser, positive_int
 from audionet.lib.core.devices import cpu_model_name, describe_device
 from audionet.lib.core.timing import Timer
@@ -53,22 +56,30 @@ def honest_round(service, sources, clips: int, seed: int, answers: str = "offlin
     return requests, [service.generate(backend, request) for request in requests]
 
 
-def time_profile(profile: str, specs: dict[str, str], rounds: dict, runs: int, device: str) -> list[dict]:
-    """Rows of (service, stage, seconds per clip) for one profile; stage "total" is the whole Judge call."""
-    evaluation = Evaluation(device=device, specs=specs)
+def time_profile(judges: dict[str, Evaluation], rounds: dict, runs: int, device: str) -> list[dict]:
+    """Rows of (column, service, stage, seconds per clip) for each of `judges` (a column name -> a profile's
+    Judge); stage "total" is the whole Judge call. Several judges are timed run by run in turn, so that a change
+    of load on the machine falls on each alike (the defence's cost is a ratio of two of them)."""
     rows = []
+    slug = describe_device(device).slug
     for name, (requests, clips) in rounds.items():
-        service, timer = registry.get(name), Timer("evaluators", device=describe_device(device).slug, window=10_000)
-
-        total = evaluation.timed(service, [(requests, clips)] * runs, timer, warmup=1)
-        stages = {key.stage.removeprefix("evaluation/"): s.avg_s for key, s in timer.snapshot().items()}
-        stages["total"] = total.stats.mean
-        rows += [
-            {"profile": profile, "service": name, "stage": stage, "s_per_clip": seconds / len(clips)}
-            for stage, seconds in stages.items()
-        ]
-        # the whole round's spread over runs, per clip (seed 003's minimum and maximum)
-        rows[-1] |= {"min_s_per_clip": total.stats.min / len(clips), "max_s_per_clip": total.stats.max / len(clips)}
+        service = registry.get(name)
+        timers = {column: Timer("evaluators", device=slug, window=10_000) for column in judges}
+        totals: dict[str, list[float]] = {column: [] for column in judges}
+        for run in range(runs):
+            for column, evaluation in judges.items():
+                timed = evaluation.timed(service, [(requests, clips)], timers[column], warmup=int(run == 0))
+                totals[column] += timed.seconds
+        for column, timer in timers.items():
+            stages = {key.stage.removeprefix("evaluation/"): s.avg_s for key, s in timer.snapshot().items()}
+            total = summarise(totals[column])
+            stages["total"] = total.mean
+            rows += [
+                {"profile": column, "service": name, "stage": stage, "s_per_clip": seconds / len(clips)}
+                for stage, seconds in stages.items()
+            ]
+            # the whole round's spread over runs, per clip (seed 003's minimum and maximum)
+            rows[-1] |= {"min_s_per_clip": total.min / len(clips), "max_s_per_clip": total.max / len(clips)}
     return rows
 
 
@@ -82,15 +93,20 @@ def profiles_part(args, device: str) -> dict:
         service = registry.get(name)
         sources = registry.sources_from_flags(args, [name])[name]
         rounds[name] = honest_round(service, sources, args.clips, args.seed, args.answers)
-    rows = []
+    rows, columns = [], []
     for profile in track(profiles, description="profiles"):
         weights = "pretrained" if profile == SHIPPED else args.weights
         loaded = weighted_specs(specs[profile], args, device, weights)
-        rows += time_profile(profile, loaded, rounds, args.runs, device)
+        judges = {profile: Evaluation(device=device, specs=loaded)}
+        if args.undefended:
+            judges[undefended_column(profile)] = Evaluation(device=device, specs=loaded, defended=False)
+        columns += judges
+        rows += time_profile(judges, rounds, args.runs, device)
     random = args.weights == "random" and profiles != [SHIPPED]
     audio_s = {name: float(np.mean([clip.seconds for clip in clips])) for name, (_, clips) in rounds.items()}
     return {
         "profiles": profiles,
+        "columns": columns,
         "services": services,
         "specs": specs,
         "random": random,
@@ -100,7 +116,23 @@ def profiles_part(args, device: str) -> dict:
     }
 
 
+def undefended_column(profile: str) -> str:
+    return f"{profile} undefended"
+
+
+def defence_cost(part: dict, name: str) -> list[str]:
+    """One line per profile timed both ways: its Judge's total time over the undefended one's, for `name`."""
+    total = {r["profile"]: r["s_per_clip"] for r in part["rows"] if r["service"] == name and r["stage"] == "total"}
+    return [
+        f"- {p}: the defence costs **{total[p] / total[undefended_column(p)] - 1:+.0%}** "
+        f"({total[p]:.3f} against {total[undefended_column(p)]:.3f} s per clip; issue 46's target: at most +30 %)"
+        for p in part["profiles"]
+        if p in total and undefended_column(p) in total
+    ]
+
+
 def profiles_markdown(part: dict, clips: int, runs: int) -> str:
+    columns = part.get("columns", part["profiles"])  # results written before the undefended columns have none
     lines = [
         f"## Per profile: seconds per clip, one round of {clips} answers per service batched, {runs} run(s)",
         "",
@@ -114,23 +146,31 @@ def profiles_markdown(part: dict, clips: int, runs: int) -> str:
         )
         + f"Goal on a GPU: <= {GOAL_S_PER_CLIP} s per clip for the standard profile. Real time: the clips' mean "
         "length over the evaluation time per clip (above 1: faster than the audio plays)."
-        + (f" Answers from: {', '.join(part['answers'].values())}." if "answers" in part else ""),
+        + (f" Answers from: {', '.join(part['answers'].values())}." if "answers" in part else "")
+        + (
+            " An undefended column is the same profile's Judge as it was before issue 46's defence (no robust "
+            "judges, no listening noise, no music floor, no ceilings or gates), timed in the same run."
+            if columns != part["profiles"]
+            else ""
+        ),
         "",
     ]
     for name in part["services"]:
         rows = [r for r in part["rows"] if r["service"] == name]
         stages = sorted({r["stage"] for r in rows} - {"total"}) + ["total"]
         cell = {(r["profile"], r["stage"]): r["s_per_clip"] for r in rows}
-        cells = [[s, *(f"{cell[p, s]:.3f}" if (p, s) in cell else "-" for p in part["profiles"])] for s in stages]
+        cells = [[s, *(f"{cell[p, s]:.3f}" if (p, s) in cell else "-" for p in columns)] for s in stages]
         if "audio_s" in part:
             audio_s = part["audio_s"][name]
             cells.append(
                 [
                     f"real time ({audio_s:.1f} s clips)",
-                    *(f"{audio_s / cell[p, 'total']:.1f}x" for p in part["profiles"]),
+                    *(f"{audio_s / cell[p, 'total']:.1f}x" for p in columns),
                 ]
             )
-        lines += [f"### {registry.get(name).title}", "", table(["evaluator (s/clip)", *part["profiles"]], cells)]
+        lines += [f"### {registry.get(name).title}", "", table(["evaluator (s/clip)", *columns], cells)]
+        cost = defence_cost(part, name)
+        lines += [*cost, ""] if cost else []
     return "\n".join(lines)
 
 
@@ -141,7 +181,8 @@ def plot(result: dict, path: str) -> str:
         if name == "profiles":
             part = result[name]
             total = {(r["profile"], r["service"]): r["s_per_clip"] for r in part["rows"] if r["stage"] == "total"}
-            series = [(p, [total.get((p, s), 0.0) for s in part["services"]]) for p in part["profiles"]]
+            columns = part.get("columns", part["profiles"])
+            series = [(p, [total.get((p, s), 0.0) for s in part["services"]]) for p in columns]
             grouped_bars(ax, [registry.get(s).title for s in part["services"]], series)
             ax.axhline(GOAL_S_PER_CLIP, color="grey", linestyle="--", label=f"GPU goal, standard ({GOAL_S_PER_CLIP} s)")
             ax.set(ylabel="evaluation seconds per clip (round batched)", title="per profile")
@@ -163,6 +204,11 @@ def build_parser(prog: str) -> Parser:
     parser.add_argument("--profiles", type=profiles, default="offline,standard")
     parser.add_argument("--clips", type=positive_int, default=8, help="answers per service in a round")
     parser.add_argument("--runs", type=positive_int, default=2)
+    parser.add_argument(
+        "--undefended",
+        action="store_true",
+        help="also time each profile's Judge as it was before issue 46's defence, in the same run (the defence's cost)",
+    )
     parser.add_argument(
         "--answers",
         choices=["offline", "default"],
@@ -200,7 +246,8 @@ def measure(args, command: str) -> int:
 
         result["one-by-one"] = one_by_one(args.clips, args.runs, device)
     text = markdown(result)
-    write_result(args.out, info.slug, "evaluators", result, text, command, lambda p: plot(result, p))
+    stem = "evaluators-defence" if args.undefended else "evaluators"  # a run of its own: the profiles' file stays
+    write_result(args.out, info.slug, stem, result, text, command, lambda p: plot(result, p))
     print(text)
     return 0
 

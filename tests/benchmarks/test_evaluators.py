@@ -44,3 +44,23 @@ def test_one_part_only_and_the_offline_profile_keeps_its_shipped_weights(tmp_pat
     audio_s = result["profiles"]["audio_s"]["music"]
     total = next(r["s_per_clip"] for r in result["profiles"]["rows"] if r["stage"] == "total")
     assert f"| real time ({audio_s:.1f} s clips) | {audio_s / total:.1f}x |" in stem.with_suffix(".md").read_text()
+
+
+def test_the_defence_is_timed_beside_the_judge_it_replaced(tmp_path):
+    argv = ["--parts", "profiles", "--profiles", "offline", "--services", "tts,music", "--clips", "1", "--runs", "1"]
+    assert evaluators.main([*argv, "--undefended", "--out", str(tmp_path)]) == 0
+    stem = tmp_path / device_slug("cpu") / "evaluators-defence"
+    part = json.loads(stem.with_suffix(".json").read_text())["profiles"]
+    assert part["columns"] == ["offline", "offline undefended"]
+    stages = {
+        (r["profile"], r["service"]): {
+            s["stage"] for s in part["rows"] if (s["profile"], s["service"]) == (r["profile"], r["service"])
+        }
+        for r in part["rows"]
+    }
+    # the defence's own pieces run in the deployed Judge only: the naturalness student and the music floor
+    assert "mos/student" in stages["offline", "tts"] and "mos/student" not in stages["offline undefended", "tts"]
+    assert "music_floor" in stages["offline", "music"] and "music_floor" not in stages["offline undefended", "music"]
+    text = stem.with_suffix(".md").read_text()
+    assert text.count("the defence costs") == 2 and "| evaluator (s/clip) | offline | offline undefended |" in text
+    assert not (tmp_path / device_slug("cpu") / "evaluators.json").exists()  # the profiles' own file is left alone
