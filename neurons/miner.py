@@ -46,10 +46,10 @@ def run(args, log) -> int:
     from audionet.lib.core.timing import Timer
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.miner.app import MinerApp
-    from audionet.lib.miner.connections import ensure_fd_room, guarded_config, serve, throttle_logs
     from audionet.lib.miner.guard import ConnectionGuard
     from audionet.lib.miner.limits import GuardSettings, stake_share
     from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
+    from audionet.lib.miner.server import ensure_fd_room, guarded_config, serve, throttle_logs
     from audionet.lib.miner.settings import AxonSettings, MinerSettings, ServingSettings
 
     # every flag read into its settings before minutes of model loading
