@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from audionet.lib.core.config import run_entry_point
+from audionet.lib.core.neuron import run_entry_point
 from audionet.lib.miner.settings import build_parser
 from audionet.lib.services import registry
 
@@ -39,8 +39,8 @@ def run(args, log) -> int:
 
     from audionet.lib.core.auth import AccessPolicy
     from audionet.lib.core.chain import open_chain
-    from audionet.lib.core.config import node_dir
     from audionet.lib.core.devices import describe_device
+    from audionet.lib.core.neuron import node_dir
     from audionet.lib.core.telemetry import lookup_uid, open_telemetry
     from audionet.lib.core.telemetry_settings import TelemetrySettings
     from audionet.lib.core.timing import Timer
