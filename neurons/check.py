@@ -13,7 +13,7 @@ import argparse
 import asyncio
 import sys
 
-from audionet.lib.core.config import run_entry_point
+from audionet.lib.core.neuron import run_entry_point
 from audionet.lib.miner.settings import AxonSettings, ServingSettings
 from audionet.lib.miner.settings import build_parser as miner_parser
 from audionet.lib.services import registry
@@ -38,7 +38,7 @@ def main(argv=None) -> int:
 
 def run(args, log) -> int:
     from audionet.lib.core.chain import open_chain
-    from audionet.lib.core.config import is_real_network
+    from audionet.lib.core.neuron import is_real_network
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.scoring.judge import Judge
     from audionet.lib.validator.check import CheckSettings, run_check

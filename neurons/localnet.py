@@ -15,8 +15,9 @@ import tempfile
 from dataclasses import dataclass
 from typing import Optional
 
-from audionet.lib.core.config import Parser, Settings, positive_int, setting, setup_logging
+from audionet.lib.core.config import Parser, Settings, positive_int, setting
 from audionet.lib.core.errors import EXIT_MISSING
+from audionet.lib.core.neuron import setup_logging
 from audionet.lib.core.subnet_rules import RuleError
 from audionet.lib.core.torch_build import torch_pair_problem
 from audionet.lib.localnet import LocalNet, roster_models

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from audionet.lib.core.config import run_entry_point
+from audionet.lib.core.neuron import run_entry_point
 from audionet.lib.miner.settings import build_parser
 from audionet.lib.services import registry
 
@@ -39,17 +39,17 @@ def run(args, log) -> int:
 
     from audionet.lib.core.auth import AccessPolicy
     from audionet.lib.core.chain import open_chain
-    from audionet.lib.core.config import node_dir
     from audionet.lib.core.devices import describe_device
+    from audionet.lib.core.neuron import node_dir
     from audionet.lib.core.telemetry import lookup_uid, open_telemetry
     from audionet.lib.core.telemetry_settings import TelemetrySettings
     from audionet.lib.core.timing import Timer
     from audionet.lib.core.wallet import load_wallet
     from audionet.lib.miner.app import MinerApp
-    from audionet.lib.miner.connections import ensure_fd_room, guarded_config, serve, throttle_logs
     from audionet.lib.miner.guard import ConnectionGuard
     from audionet.lib.miner.limits import GuardSettings, stake_share
     from audionet.lib.miner.pool import Pool, PoolSettings, build_replicas, pool_label
+    from audionet.lib.miner.server import ensure_fd_room, guarded_config, serve, throttle_logs
     from audionet.lib.miner.settings import AxonSettings, MinerSettings, ServingSettings
 
     # every flag read into its settings before minutes of model loading

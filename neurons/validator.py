@@ -11,7 +11,8 @@ import asyncio
 import sys
 from dataclasses import replace
 
-from audionet.lib.core.config import Parser, add_common_flags, run_entry_point
+from audionet.lib.core.config import Parser
+from audionet.lib.core.neuron import add_common_flags, run_entry_point
 from audionet.lib.core.telemetry_settings import add_telemetry_flags
 from audionet.lib.services import registry
 from audionet.lib.validator.settings import ValidatorSettings
@@ -53,8 +54,8 @@ def open_validator(args, log):
     settings = ValidatorSettings.from_flags(args)  # checks the flags before anything loads
     specs = evaluator_specs(args)
     from audionet.lib.core.chain import open_chain
-    from audionet.lib.core.config import is_real_network, node_dir
     from audionet.lib.core.devices import describe
+    from audionet.lib.core.neuron import is_real_network, node_dir
     from audionet.lib.core.telemetry import lookup_uid, open_telemetry
     from audionet.lib.core.telemetry_settings import TelemetrySettings
     from audionet.lib.core.timing import Timer

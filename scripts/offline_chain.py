@@ -20,8 +20,9 @@ import asyncio
 import sys
 
 from audionet.lib.core.chain import OfflineChain
-from audionet.lib.core.config import Parser, WalletSettings
+from audionet.lib.core.config import Parser
 from audionet.lib.core.errors import ConfigError
+from audionet.lib.core.neuron import WalletSettings
 from audionet.lib.core.subnet_rules import RULE_FLAGS
 from audionet.lib.core.wallet import create_wallet, load_wallet
 

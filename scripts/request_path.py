@@ -26,10 +26,10 @@ from audionet.lib.core.auth import AccessPolicy, sign_request
 from audionet.lib.core.chain import OfflineChain
 from audionet.lib.core.wallet import create_wallet
 from audionet.lib.miner.app import MinerApp
-from audionet.lib.miner.connections import guarded_config
 from audionet.lib.miner.guard import ConnectionGuard
 from audionet.lib.miner.limits import GuardSettings, stake_share
 from audionet.lib.miner.pool import from_backends
+from audionet.lib.miner.server import guarded_config
 from audionet.lib.services import TTS
 
 CHECKOUT = Path(os.path.realpath(Path(audionet.__file__).parent / "lib")).parent

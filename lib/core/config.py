@@ -1,21 +1,19 @@
-"""Command-line flags in the bittensor style (`--wallet.name`, `--axon.port`, ...).
+"""Command-line flags in the bittensor style (`--wallet.name`, `--axon.port`, ...) and settings stated once.
 
 Dotted flags land on the namespace with dots turned into underscores
-(`--wallet.name` -> `args.wallet_name`).
+(`--wallet.name` -> `args.wallet_name`). A `Settings` class's typed fields (`setting`) carry each flag's name,
+default and help; its flags and their reader are generated from them. The flags every neuron shares (chain,
+wallet) and its entry point: `lib/core/neuron.py`.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
-import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, field, fields
 from typing import Any, Optional
-
-DEFAULT_WALLET_PATH = os.path.expanduser("~/.bittensor/wallets")
 
 
 class Parser(argparse.ArgumentParser):
@@ -209,61 +207,6 @@ def flag_text(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-@dataclass(frozen=True)
-class ChainSettings(Settings):
-    """chain"""
-
-    netuid: Optional[int] = setting("netuid", None, type=int, required=True, help="subnet uid")
-    network: str = setting(
-        "subtensor.network",
-        "finney",
-        help="finney | test | local | ws(s)://host:port | offline:<sqlite file> (localnet)",
-    )
-    logging_level: str = setting(
-        "logging.level", "INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="log level"
-    )
-
-
-@dataclass(frozen=True)
-class WalletSettings(Settings):
-    """wallet"""
-
-    name: str = setting("wallet.name", "default", help="coldkey wallet name")
-    hotkey: str = setting("wallet.hotkey", "default", help="hotkey name inside the wallet")
-    path: str = setting("wallet.path", DEFAULT_WALLET_PATH, help="wallets directory")
-
-
-def add_common_flags(parser: argparse.ArgumentParser) -> None:
-    """The chain and wallet flags every neuron takes (`ChainSettings`, `WalletSettings`)."""
-    ChainSettings.add_flags(parser)
-    WalletSettings.add_flags(parser)
-
-
-def is_real_network(network: str) -> bool:
-    """Anything but an offline chain file (finney, test, local, a ws:// endpoint): real money."""
-    return not network.startswith("offline:")
-
-
-def network_slug(network: str) -> str:
-    """`offline:<path>` -> offline; a ws:// URL -> a file-name-safe slug."""
-    name = "offline" if network.startswith("offline:") else network
-    return name.replace("/", "_").replace(":", "_")
-
-
-def node_dir(network: str, netuid: int, hotkey_name: str, role: str = "") -> str:
-    """The one state-folder naming rule: ~/.audionet/[<role>-]<network>-<netuid>-<hotkey name>.
-    (The validator's folder has no role prefix: existing validators keep their state.)"""
-    prefix = f"{role}-" if role else ""
-    return os.path.expanduser(f"~/.audionet/{prefix}{network_slug(network)}-{netuid}-{hotkey_name}")
-
-
-def setup_logging(level: str, name: str) -> logging.Logger:
-    logging.basicConfig(level=level, format=f"%(asctime)s {name} %(levelname)s %(message)s", datefmt="%H:%M:%S")
-    for noisy in ("httpx", "httpcore", "uvicorn.access"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-    return logging.getLogger(name)
-
-
 def split_list(text: str) -> list[str]:
     """ "a, b,,a" -> ["a", "b", "a"]: the one splitter of comma lists (flags, device lists, spec lists)."""
     return [part.strip() for part in str(text).split(",") if part.strip()]
@@ -302,20 +245,3 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
     return value
-
-
-def run_entry_point(role: str, parser: argparse.ArgumentParser, run, argv=None) -> int:
-    """Parse flags, set up logging, call `run(args, log)`; start-up problems
-    (bad flags, wallet, chain, model) end as one logged line and exit code 2 (3: a package or library
-    to install, lib/core/errors.EXIT_MISSING)."""
-    from audionet.lib.core.errors import BackendError, ConfigError, exit_code
-    from audionet.lib.core.torch_build import check_torch_pair
-
-    args = parser.parse_args(argv)
-    log = setup_logging(args.logging_level, role)
-    try:
-        check_torch_pair()
-        return run(args, log)
-    except (ConfigError, BackendError) as error:
-        log.error("%s", error)
-        return exit_code(error)

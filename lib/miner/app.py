@@ -86,7 +86,7 @@ async def read_capped(request: Request, limit: int, deadline_s: float) -> bytes:
 
 def log_refusal(request: Request, status: int, reason: str) -> None:
     """One line for a refusal the app sends, with the reason the caller received. Its kind is its path and
-    status: the server's throttle (`connections.LogThrottle`) keeps a flood to one line per kind a minute,
+    status: the server's throttle (`lib/miner/server.LogThrottle`) keeps a flood to one line per kind a minute,
     counting the rest."""
     address = request.client.host if request.client else "?"
     connection_log.warning(f"refused {request.method} {request.url.path} with {status}: %s (from %s)", reason, address)

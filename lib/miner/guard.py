@@ -67,7 +67,7 @@ class ConnectionGuard:
         clock: Callable[[], float] = time.monotonic,
     ):
         """`shares`: a caller's share of the competing stake (`limits.stake_share`, the app's too); `backlog`: the listen backlog
-        (`connections.ensure_fd_room`)."""
+        (`lib/miner/server.ensure_fd_room`)."""
         self.settings, self.shares, self.backlog, self.clock = settings, shares, backlog, clock
         self.live: dict[Connection, None] = {}  # open and not being closed by the guard
         self.strangers: dict[Connection, None] = {}  # oldest first

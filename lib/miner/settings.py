@@ -11,7 +11,8 @@ import argparse
 from dataclasses import dataclass
 from typing import Optional
 
-from audionet.lib.core.config import Parser, Settings, add_common_flags, positive_int, setting
+from audionet.lib.core.config import Parser, Settings, positive_int, setting
+from audionet.lib.core.neuron import add_common_flags
 from audionet.lib.core.telemetry_settings import add_telemetry_flags
 from audionet.lib.miner.limits import GuardSettings
 from audionet.lib.miner.pool.dispatcher import MAX_WAITING

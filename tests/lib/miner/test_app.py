@@ -7,8 +7,8 @@ from starlette.requests import Request
 from audionet.lib.core.auth import request_target
 from audionet.lib.core.errors import WireError
 from audionet.lib.miner.app import log_refusal, read_capped
-from audionet.lib.miner.connections import LogThrottle
 from audionet.lib.miner.guard import log as connection_log
+from audionet.lib.miner.server import LogThrottle
 
 
 def test_a_body_that_never_arrives_is_refused_with_408():
@@ -29,7 +29,7 @@ def test_the_request_target_is_the_path_and_query_as_sent():
 
 def test_a_refusal_is_one_line_with_its_reason_and_a_flood_of_them_one_line_per_kind(caplog):
     now = [0.0]
-    throttle = LogThrottle(60.0, clock=lambda: now[0])  # what the miner installs (`connections.throttle_logs`)
+    throttle = LogThrottle(60.0, clock=lambda: now[0])  # what the miner installs (`server.throttle_logs`)
     scope = {"type": "http", "method": "POST", "path": "/v1/tts", "headers": [], "client": ("127.0.0.9", 5000)}
     connection_log.addFilter(throttle)
     try:

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from audionet.lib.core.config import is_real_network
 from audionet.lib.core.errors import BackendError, ConfigError
+from audionet.lib.core.neuron import is_real_network
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.services import MUSIC, TTS, VC, MusicRequest, Prompt, TTSRequest, registry
 from audionet.models.eval.loaders import KINDS, load_evaluator
