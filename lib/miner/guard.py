@@ -36,7 +36,7 @@ from collections.abc import Callable
 from typing import Optional, Protocol
 
 from audionet.lib.miner.addresses import Arrivals, KnownAddresses
-from audionet.lib.miner.limits import CONNECTION_FLOOR, GuardSettings, Progress, entitled
+from audionet.lib.miner.limits import CONNECTION_FLOOR, MAX_BACKLOG, GuardSettings, Progress, entitled
 
 log = logging.getLogger("miner.connections")
 FIRST_HEAD_S = 0.1  # at the budget, a stranger awaiting a head this long gives way to a newcomer, oldest first
@@ -63,7 +63,7 @@ class ConnectionGuard:
         self,
         settings: GuardSettings,
         shares: Callable[[str], float] = lambda _hotkey: 0.0,
-        backlog: int = 1024,
+        backlog: int = MAX_BACKLOG,
         clock: Callable[[], float] = time.monotonic,
     ):
         """`shares`: a caller's share of the competing stake (`limits.stake_share`, the app's too); `backlog`: the listen backlog

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the pool imports this module, and the GPU machine's benchma
 # Signed /v1/health lists, per caller, what it holds at each stage.
 STAGES = ("connections", "parsing", "waiting", "generating")
 CONNECTION_FLOOR = 4  # a round's three requests at once, and a health check
+MAX_BACKLOG = 1024  # the longest listen backlog (lib/miner/server.py says why; ensure_fd_room may choose less)
 LINE_FLOOR = 1  # per service: a round asks each service once
 
 

@@ -21,6 +21,7 @@ import uvicorn
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.miner.connections import GuardedH11Protocol
 from audionet.lib.miner.guard import ConnectionGuard, log
+from audionet.lib.miner.limits import MAX_BACKLOG
 
 # Loggers that hostile traffic can reach: uvicorn's parse errors, asyncio's accept errors, and ours.
 THROTTLED_LOGGERS = ("uvicorn.error", "asyncio", log.name)
@@ -28,7 +29,7 @@ THROTTLED_LOGGERS = ("uvicorn.error", "asyncio", log.name)
 # burst has a few such batches accepted before the first is closed (measured: a soft limit of the cap plus two
 # batches hit "Too many open files" under 8,000 connects, plus three did not). A short backlog instead drops SYNs
 # in a burst (1,000 connects took 11 s with 64, 0.07 s with 1,024): it is as long as the open-file room allows.
-MAX_BACKLOG, MIN_BACKLOG = 1024, 16
+MIN_BACKLOG = 16  # MAX_BACKLOG: lib/miner/limits.py, the guard's default too
 ACCEPT_BATCHES = 4
 FD_HEADROOM = 128  # file descriptors kept free for models, threads, the chain and the log
 DEFER_ACCEPT_S = 1  # the kernel holds a connection that has sent nothing up to this long before accept() sees it
