@@ -219,13 +219,20 @@ class OfflineChain(Chain):
         return None if row is None else row[0]
 
     async def own_weights(self, mechid: int = 0) -> Optional[OwnWeights]:
-        """Revealed weights only (a commit not revealed yet is not read back, as on subtensor); the block counts
-        commits (LastUpdate is bumped at commit time)."""
+        """Revealed weights only (a commit not revealed yet is not read back, as on subtensor, but counted as
+        pending); the block counts commits (LastUpdate is bumped at commit time)."""
         with closing(self._connect()) as db, db:
             self._reveal(db)
             me = self._own_uid(db, required=False)
-            weights = {} if me is None else onchain.weights(db, self.netuid, me, mechid)
-            return OwnWeights(weights, int(onchain.last_set(db, self.netuid, me, mechid))) if weights else None
+            if me is None:
+                return None
+            weights, pending = (
+                onchain.weights(db, self.netuid, me, mechid),
+                onchain.pending(db, self.netuid, me, mechid),
+            )
+            if not weights and not pending:
+                return None
+            return OwnWeights(weights, int(onchain.last_set(db, self.netuid, me, mechid)), pending > 0)
 
     async def set_weights(self, uids: Sequence[int], weights: Sequence[float], mechid: int = 0) -> None:
         """What SetWeights does on subtensor: refused faster than the rate limit; committed and revealed a

@@ -64,9 +64,13 @@ def weights(db: sqlite3.Connection, netuid: int, validator: int, mechid: int) ->
     return {uid: value / total for uid, value in rows} if total else {}
 
 
-def pending(db: sqlite3.Connection, netuid: int) -> int:
-    """Commits not revealed yet."""
-    return db.execute("SELECT COUNT(*) FROM commits WHERE netuid=?", (netuid,)).fetchone()[0]
+def pending(db: sqlite3.Connection, netuid: int, validator: Optional[int] = None, mechid: int = 0) -> int:
+    """Commits not revealed yet: all the subnet's, or one validator's on one mechanism."""
+    if validator is None:
+        return db.execute("SELECT COUNT(*) FROM commits WHERE netuid=?", (netuid,)).fetchone()[0]
+    return db.execute(
+        "SELECT COUNT(*) FROM commits WHERE netuid=? AND mechid=? AND validator_uid=?", (netuid, mechid, validator)
+    ).fetchone()[0]
 
 
 def last_set(db: sqlite3.Connection, netuid: int, validator: int, mechid: int) -> Optional[int]:
