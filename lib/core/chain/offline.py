@@ -201,7 +201,8 @@ class OfflineChain(Chain):
                 "FROM neurons WHERE netuid=? ORDER BY uid",
                 (self.netuid,),
             ).fetchall()
-        return metagraph_of(self.netuid, block, rules, rows)
+            last_update = onchain.last_updates(db, self.netuid, 0)  # the metagraph is mechanism 0's
+        return metagraph_of(self.netuid, block, rules, rows, last_update)
 
     async def block(self) -> int:
         with closing(self._connect()) as db:

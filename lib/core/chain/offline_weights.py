@@ -1,7 +1,7 @@
 """The offline chain's weights as subtensor keeps them, in its SQLite file: `Weights` (revealed, u16, per
 mechanism and validator), the commits commit-reveal has not revealed yet (`TimelockedWeightCommits`) and each
-uid's `LastUpdate` per mechanism (the block it last set or committed weights there: a commit moves it, its reveal
-does not).
+uid's `LastUpdate` per mechanism (its registration block, then the block it last set or committed weights there:
+a commit moves it, its reveal does not).
 
 Functions of one open connection, for `offline.OfflineChain`, which owns the transactions.
 """
@@ -74,10 +74,22 @@ def pending(db: sqlite3.Connection, netuid: int, validator: Optional[int] = None
 
 
 def last_set(db: sqlite3.Connection, netuid: int, validator: int, mechid: int) -> Optional[int]:
-    """The block a validator last set or committed weights on a mechanism (subtensor's `LastUpdate`); None where
-    it never has."""
-    return db.execute(
-        "SELECT MAX(block) FROM (SELECT block FROM mechanism_weights WHERE netuid=? AND mechid=? AND "
-        "validator_uid=? UNION ALL SELECT block FROM commits WHERE netuid=? AND mechid=? AND validator_uid=?)",
-        (netuid, mechid, validator) * 2,
-    ).fetchone()[0]
+    """The block a validator last set or committed weights on a mechanism; None where it never has."""
+    return last_updates(db, netuid, mechid, registration=False).get(validator)
+
+
+def last_updates(db: sqlite3.Connection, netuid: int, mechid: int, registration: bool = True) -> dict[int, int]:
+    """Each uid's `LastUpdate` on a mechanism: the block it last set or committed weights there, else (with
+    `registration`) the block it registered at, where subtensor starts it (on every mechanism the subnet runs
+    then; one added later starts at 0 there, which this does not keep apart)."""
+    rows = db.execute(
+        "SELECT validator_uid, MAX(block) FROM (SELECT validator_uid, block FROM mechanism_weights WHERE netuid=? "
+        "AND mechid=? UNION ALL SELECT validator_uid, block FROM commits WHERE netuid=? AND mechid=?) "
+        "GROUP BY validator_uid",
+        (netuid, mechid) * 2,
+    ).fetchall()
+    updates = {int(uid): int(block) for uid, block in rows}
+    if registration:
+        joined = db.execute("SELECT uid, registered FROM neurons WHERE netuid=?", (netuid,)).fetchall()
+        updates = {int(uid): max(int(block), updates.get(int(uid), 0)) for uid, block in joined}
+    return updates

@@ -274,3 +274,26 @@ def test_the_offline_chain_reads_back_revealed_weights_and_the_block_of_the_last
     wait_until(lambda: asyncio.run(chain.own_weights(0)).weights == {b: 1.0}, timeout_s=10, what="the reveal")
     assert asyncio.run(chain.own_weights(0)) == OwnWeights({b: 1.0}, own.block, pending=False)
     assert asyncio.run(OfflineChain(chain.path, wallet=wallets("s")).own_weights(0)) is None
+
+
+def test_the_offline_metagraph_reports_each_uids_last_update_on_mechanism_0(tmp_path, wallets):
+    """As subtensor's `LastUpdate` under the mechanism's index: the block a uid last set or committed weights
+    there (the commit, not its reveal), else the block it registered at; not the metagraph's block."""
+    validator, other = wallets("v"), wallets("w")
+    rules = replace(DEVELOPMENT, tempo=9, reveal_period=1, max_uids=128)
+    chain = OfflineChain(str(tmp_path / "chain.sqlite"), wallet=validator, block_seconds=0.05, rules=rules)
+    chain.set_mechanism_count(2)
+    me = chain.register(validator.hotkey.ss58_address, "cold", stake=1.0, validator_permit=True)
+    them = chain.register(other.hotkey.ss58_address, "cold", stake=1.0, validator_permit=True)
+    miner = chain.register("miner", "cold")
+    joined = asyncio.run(chain.metagraph())
+    wait_until(lambda: asyncio.run(chain.block()) > joined.block + 2, timeout_s=10, what="two blocks")
+    asyncio.run(chain.set_weights([miner], [1.0]))  # committed on mechanism 0
+    asyncio.run(OfflineChain(chain.path, wallet=other).set_weights([miner], [1.0], mechid=1))  # mechanism 1 only
+    committed = asyncio.run(chain.own_weights(0)).block
+    wait_until(lambda: chain.pending() == 0, timeout_s=10, what="the reveal")
+    metagraph = asyncio.run(chain.metagraph())
+    assert metagraph.block > committed > max(n.block_at_registration for n in joined.neurons)
+    assert metagraph.neuron(me).last_update == committed
+    for uid in (them, miner):
+        assert metagraph.neuron(uid).last_update == joined.neuron(uid).block_at_registration
