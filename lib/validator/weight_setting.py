@@ -3,7 +3,8 @@
 supports it (the curve's `ready_error`). Until then it holds the weights it last set there, and sets them again
 (read back from the chain) an epoch after they were set, so its stake keeps counting in consensus: subtensor's
 activity cutoff (5000 blocks) is far longer than an epoch, and a refused or failed setting is tried again next
-round, well within it."""
+round, well within it. Under commit-reveal it sets nothing over newer weights it committed that are not revealed
+yet."""
 
 from __future__ import annotations
 
@@ -121,17 +122,19 @@ class WeightSetter:
         except Exception as error:
             log.error("cannot read its weights on mechanism %d (will retry next round): %s", mechid, error)
             return None
-        if own is not None and block - own.block < self.settings.epoch_length:
+        if own is None:
+            self.nothing_held[mechid] = block
+            return None
+        if block - own.block < self.settings.epoch_length:
             self.state.mechanism_blocks[mechid] = own.block  # set recently (before a lost state): due an epoch after
             return None
-        if own is None or own.pending:
-            if own is not None:
-                log.info(
-                    "mechanism %d: weights it committed at block %d are not revealed yet; not setting older ones "
-                    "over them (looked again in an epoch)",
-                    mechid,
-                    own.block,
-                )
+        if own.pending:
+            log.info(
+                "mechanism %d: weights it committed at block %d are not revealed yet; not setting older ones over "
+                "them (looked again in an epoch)",
+                mechid,
+                own.block,
+            )
             self.nothing_held[mechid] = block
             return None
         return own
