@@ -3,7 +3,8 @@
 supports it (the curve's `ready_error`). Until then it holds the weights it last set there, and sets them again
 (read back from the chain) an epoch after they were set, so its stake keeps counting in consensus: subtensor's
 activity cutoff (5000 blocks) is far longer than an epoch, and a refused or failed setting is tried again next
-round, well within it."""
+round, well within it. Under commit-reveal it sets nothing over newer weights it committed that are not revealed
+yet."""
 
 from __future__ import annotations
 
@@ -29,7 +30,9 @@ class WeightSetter:
         self.chain, self.settings, self.state, self.state_path = chain, settings, state, state_path
         self.plan: Optional[Plan] = None  # the mechanisms as weights were last set
         self.held_said: dict[int, int] = {}  # mechid -> the block this validator last said it holds its weights there
-        self.none_held: dict[int, int] = {}  # mechid -> the block it found no weights of its own on chain there
+        # mechid -> the block it last found nothing of its own to set again there: no weights on chain, or newer
+        # ones it committed that commit-reveal has not revealed yet (set again, the older would replace them)
+        self.nothing_held: dict[int, int] = {}
 
     def due(self, mechid: int, block: int) -> bool:
         """Whether `epoch_length` blocks have passed since weights were last set on this mechanism (or never)."""
@@ -70,7 +73,7 @@ class WeightSetter:
                 what = f"{len(uids)} uids held (its weights on chain, set again)"
             else:
                 self.held_said.pop(mechid, None)
-                self.none_held.pop(mechid, None)
+                self.nothing_held.pop(mechid, None)
                 weights = layout.combine(per_service, mechid)
                 uids = [int(u) for u in np.flatnonzero(weights > 0)]
                 if not uids:
@@ -107,19 +110,31 @@ class WeightSetter:
     async def _held(self, mechid: int, block: int) -> Optional[OwnWeights]:
         """This validator's weights on chain for a mechanism it holds, when they are due to be set again (an
         epoch after they were last set there); None where it has none there (a fresh validator, a service it
-        begins to score) or they are recent."""
-        looked = self.none_held.get(mechid)
+        begins to score), they are recent, or it committed newer ones commit-reveal has not revealed yet: those
+        cannot be read back (timelock-encrypted) and the older, set again, would be revealed after and replace
+        them; the commit keeps its stake counting (LastUpdate moves at a commit), and once revealed they are
+        held in turn."""
+        looked = self.nothing_held.get(mechid)
         if looked is not None and block - looked < self.settings.epoch_length:
-            return None  # none there an epoch ago: looked again once an epoch
+            return None  # nothing to set again an epoch ago: looked again once an epoch
         try:
             own = await self.chain.own_weights(mechid)
         except Exception as error:
             log.error("cannot read its weights on mechanism %d (will retry next round): %s", mechid, error)
             return None
         if own is None:
-            self.none_held[mechid] = block
+            self.nothing_held[mechid] = block
             return None
         if block - own.block < self.settings.epoch_length:
             self.state.mechanism_blocks[mechid] = own.block  # set recently (before a lost state): due an epoch after
+            return None
+        if own.pending:
+            log.info(
+                "mechanism %d: weights it committed at block %d are not revealed yet; not setting older ones over "
+                "them (looked again in an epoch)",
+                mechid,
+                own.block,
+            )
+            self.nothing_held[mechid] = block
             return None
         return own

@@ -33,11 +33,15 @@ class Mechanisms:
 @dataclass(frozen=True)
 class OwnWeights:
     """This wallet's weights on one mechanism as the chain holds them (bittensor's `weights` read: revealed, the
-    row summing to 1) and the block it last set or committed weights there (subtensor's `LastUpdate`, which the
-    activity cutoff and the rate limit count from)."""
+    row summing to 1; empty where none are revealed yet), the block it last set or committed weights there
+    (subtensor's `LastUpdate`, which the activity cutoff and the rate limit count from) and whether it has a
+    commit there that commit-reveal has not revealed yet (`TimelockedWeightCommits`): newer weights than
+    `weights`, which nobody can read before the reveal (timelock-encrypted), and which a later setting would
+    replace, being revealed after them."""
 
     weights: dict[int, float]
     block: int
+    pending: bool
 
 
 class Chain(ABC):
@@ -59,7 +63,8 @@ class Chain(ABC):
 
     @abstractmethod
     async def own_weights(self, mechid: int = 0) -> Optional[OwnWeights]:
-        """This wallet's weights on mechanism `mechid` and when it last set them, or None where it has none."""
+        """This wallet's weights on mechanism `mechid`, when it last set them and whether it has committed newer
+        ones not revealed yet; None where it has neither weights nor a commit there."""
 
     @abstractmethod
     async def serve(self, ip: str, port: int) -> None:

@@ -25,6 +25,7 @@ import bittensor as bt
 import numpy as np
 
 from audionet.lib.core import yuma
+from audionet.lib.core.chain import offline_weights as onchain
 from audionet.lib.core.chain.base import Chain, Mechanisms, OwnWeights
 from audionet.lib.core.chain.offline_metagraph import metagraph_of
 from audionet.lib.core.subnet_rules import DEFAULTS, RuleError, SubnetRules
@@ -51,14 +52,10 @@ class OfflineChain(Chain):
                     stake REAL, validator_permit INTEGER, ip TEXT, port INTEGER, registered INTEGER,
                     PRIMARY KEY(netuid, uid), UNIQUE(netuid, hotkey));
                 CREATE TABLE IF NOT EXISTS mechanisms(netuid INTEGER PRIMARY KEY, count INTEGER, split TEXT);
-                CREATE TABLE IF NOT EXISTS mechanism_weights(netuid INTEGER, mechid INTEGER,
-                    validator_uid INTEGER, uid INTEGER, value INTEGER, block INTEGER,
-                    PRIMARY KEY(netuid, mechid, validator_uid, uid));
                 CREATE TABLE IF NOT EXISTS hyperparameters(netuid INTEGER PRIMARY KEY, tempo INTEGER,
                     weights_rate_limit INTEGER, reveal_period INTEGER, max_uids INTEGER, max_mechanisms INTEGER);
-                CREATE TABLE IF NOT EXISTS commits(netuid INTEGER, mechid INTEGER, validator_uid INTEGER,
-                    block INTEGER, uids TEXT, value_list TEXT);
                 """
+                + onchain.SCHEMA
             )
             db.execute("INSERT OR IGNORE INTO subnet VALUES (?, ?, ?)", (self.netuid, time.time(), block_seconds))
             db.execute("INSERT OR IGNORE INTO mechanisms VALUES (?, 1, NULL)", (self.netuid,))
@@ -157,54 +154,19 @@ class OfflineChain(Chain):
             db.execute("UPDATE mechanisms SET split=? WHERE netuid=?", (text, self.netuid))
 
     def _reveal(self, db: sqlite3.Connection) -> None:
-        """Commits whose reveal epoch has come replace their validator's weights on that mechanism, in order."""
-        rules, now = self._rules(db), self._block_now(db)
-        rows = db.execute(
-            "SELECT rowid, mechid, validator_uid, block, uids, value_list FROM commits WHERE netuid=? ORDER BY block",
-            (self.netuid,),
-        ).fetchall()
-        for rowid, mechid, validator, block, uids, values in rows:
-            if rules.revealed(block, now, self.netuid):
-                self._store(db, mechid, validator, json.loads(uids), json.loads(values), block)
-                db.execute("DELETE FROM commits WHERE rowid=?", (rowid,))
-
-    def _store(self, db, mechid: int, validator: int, uids: list, values: list, block: int) -> None:
-        db.execute(
-            "DELETE FROM mechanism_weights WHERE netuid=? AND mechid=? AND validator_uid=?",
-            (self.netuid, mechid, validator),
-        )
-        db.executemany(
-            "INSERT INTO mechanism_weights VALUES (?, ?, ?, ?, ?, ?)",
-            [(self.netuid, mechid, validator, u, v, block) for u, v in zip(uids, values)],
-        )
-
-    def _weights(self, db: sqlite3.Connection, validator_uid: int, mechid: int) -> dict[int, float]:
-        rows = db.execute(
-            "SELECT uid, value FROM mechanism_weights WHERE netuid=? AND mechid=? AND validator_uid=? ORDER BY uid",
-            (self.netuid, mechid, validator_uid),
-        ).fetchall()
-        total = sum(value for _, value in rows)
-        return {uid: value / total for uid, value in rows} if total else {}
-
-    def _last_set(self, db: sqlite3.Connection, validator_uid: int, mechid: int) -> Optional[int]:
-        """The block a validator last set or committed weights on a mechanism (subtensor's `LastUpdate`)."""
-        return db.execute(
-            "SELECT MAX(block) FROM (SELECT block FROM mechanism_weights WHERE netuid=? AND mechid=? AND "
-            "validator_uid=? UNION ALL SELECT block FROM commits WHERE netuid=? AND mechid=? AND validator_uid=?)",
-            (self.netuid, mechid, validator_uid) * 2,
-        ).fetchone()[0]
+        onchain.reveal(db, self.netuid, self._rules(db), self._block_now(db))
 
     def weights(self, validator_uid: int, mechid: int = 0) -> dict[int, float]:
         """One validator's revealed weights on one mechanism, each row summing to 1 (bittensor's `weights` read)."""
         with closing(self._connect()) as db, db:
             self._reveal(db)
-            return self._weights(db, validator_uid, mechid)
+            return onchain.weights(db, self.netuid, validator_uid, mechid)
 
     def pending(self) -> int:
         """Commits not revealed yet."""
         with closing(self._connect()) as db, db:
             self._reveal(db)
-            return db.execute("SELECT COUNT(*) FROM commits WHERE netuid=?", (self.netuid,)).fetchone()[0]
+            return onchain.pending(db, self.netuid)
 
     def emission(self) -> dict[int, float]:
         """Each uid's share of the miners' emission: per mechanism, Yuma consensus over the permitted
@@ -239,7 +201,8 @@ class OfflineChain(Chain):
                 "FROM neurons WHERE netuid=? ORDER BY uid",
                 (self.netuid,),
             ).fetchall()
-        return metagraph_of(self.netuid, block, rules, rows)
+            last_update = onchain.last_updates(db, self.netuid, 0)  # the metagraph is mechanism 0's
+        return metagraph_of(self.netuid, block, rules, rows, last_update)
 
     async def block(self) -> int:
         with closing(self._connect()) as db:
@@ -257,13 +220,20 @@ class OfflineChain(Chain):
         return None if row is None else row[0]
 
     async def own_weights(self, mechid: int = 0) -> Optional[OwnWeights]:
-        """Revealed weights only (a commit not revealed yet is not read back, as on subtensor); the block counts
-        commits (LastUpdate is bumped at commit time)."""
+        """Revealed weights only (a commit not revealed yet is not read back, as on subtensor, but counted as
+        pending); the block counts commits (LastUpdate is bumped at commit time)."""
         with closing(self._connect()) as db, db:
             self._reveal(db)
             me = self._own_uid(db, required=False)
-            weights = {} if me is None else self._weights(db, me, mechid)
-            return OwnWeights(weights, int(self._last_set(db, me, mechid))) if weights else None
+            if me is None:
+                return None
+            weights, pending = (
+                onchain.weights(db, self.netuid, me, mechid),
+                onchain.pending(db, self.netuid, me, mechid),
+            )
+            if not weights and not pending:
+                return None
+            return OwnWeights(weights, int(onchain.last_set(db, self.netuid, me, mechid)), pending > 0)
 
     async def set_weights(self, uids: Sequence[int], weights: Sequence[float], mechid: int = 0) -> None:
         """What SetWeights does on subtensor: refused faster than the rate limit; committed and revealed a
@@ -279,7 +249,7 @@ class OfflineChain(Chain):
             if not 0 <= mechid < self._mechanisms(db).count:
                 raise RuntimeError(f"MechanismDoesNotExist: offline netuid {self.netuid} has no mechanism {mechid}")
             rules, block = self._rules(db), self._block_now(db)
-            last = self._last_set(db, me, mechid)
+            last = onchain.last_set(db, self.netuid, me, mechid)
             wait = rules.wait(last, block)
             if wait:
                 raise RuntimeError(
@@ -287,12 +257,9 @@ class OfflineChain(Chain):
                     f"is {rules.weights_rate_limit} blocks, retry in {wait}"
                 )
             if rules.reveal_period:
-                db.execute(
-                    "INSERT INTO commits VALUES (?, ?, ?, ?, ?, ?)",
-                    (self.netuid, mechid, me, block, json.dumps(stored_uids), json.dumps(values)),
-                )
+                onchain.commit(db, self.netuid, mechid, me, stored_uids, values, block)
             else:
-                self._store(db, mechid, me, stored_uids, values, block)
+                onchain.store(db, self.netuid, mechid, me, stored_uids, values, block)
 
     async def serve(self, ip: str, port: int) -> None:
         with closing(self._connect()) as db, db:

@@ -7,7 +7,7 @@ import bittensor as bt
 from audionet.lib.core.subnet_rules import SubnetRules
 
 
-def _neuron(uid, hotkey, coldkey, stake, permit, ip, port, registered, block) -> bt.MetagraphNeuron:
+def _neuron(uid, hotkey, coldkey, stake, permit, ip, port, registered, last_update) -> bt.MetagraphNeuron:
     balance = bt.Balance.from_tao(stake)
     zero = bt.Balance.from_tao(0)
     return bt.MetagraphNeuron(
@@ -16,7 +16,7 @@ def _neuron(uid, hotkey, coldkey, stake, permit, ip, port, registered, block) ->
         coldkey=coldkey,
         active=True,
         validator_permit=bool(permit),
-        last_update=block,
+        last_update=last_update,
         block_at_registration=registered,
         rank=0.0,
         trust=0.0,
@@ -34,9 +34,11 @@ def _neuron(uid, hotkey, coldkey, stake, permit, ip, port, registered, block) ->
     )
 
 
-def metagraph_of(netuid: int, block: int, rules: SubnetRules, rows: list) -> bt.Metagraph:
-    """`rows`: (uid, hotkey, coldkey, stake, validator_permit, ip, port, registered) per neuron, by uid."""
-    neurons = [_neuron(*row, block) for row in rows]
+def metagraph_of(netuid: int, block: int, rules: SubnetRules, rows: list, last_update: dict[int, int]) -> bt.Metagraph:
+    """`rows`: (uid, hotkey, coldkey, stake, validator_permit, ip, port, registered) per neuron, by uid;
+    `last_update`: each uid's `LastUpdate` on mechanism 0, the block it last set or committed weights there (its
+    registration block where it never has)."""
+    neurons = [_neuron(*row, last_update[row[0]]) for row in rows]
     return bt.Metagraph(
         netuid=netuid,
         mechid=0,

@@ -55,17 +55,20 @@ class SubtensorChain(Chain):
 
     async def own_weights(self, mechid: int = 0) -> Optional[OwnWeights]:
         client = await self._connected()
-        uid = await client.neurons.uid(self.wallet.hotkey.ss58_address, self.netuid)
+        hotkey = self.wallet.hotkey.ss58_address
+        uid = await client.neurons.uid(hotkey, self.netuid)
         if uid is None:
             return None
-        row = (await client.weights.weights(self.netuid, mechid=int(mechid))).get(int(uid))
-        if not row:
+        row = (await client.weights.weights(self.netuid, mechid=int(mechid))).get(int(uid)) or {}
+        commits = await client.weights.timelocked_weight_commits(self.netuid, mechid=int(mechid))
+        pending = any(c["hotkey"] == hotkey for epoch in commits.values() for c in epoch)
+        if not row and not pending:
             return None
         # LastUpdate is kept per mechanism under its storage index, as the weights are (bittensor's preflight)
         index = int(mechid) * GLOBAL_MAX_SUBNET_COUNT + self.netuid
         last = await client.query(bt.storage.SubtensorModule.LastUpdate, [index])
         block = int(last[uid]) if isinstance(last, (list, tuple)) and uid < len(last) else 0
-        return OwnWeights(dict(row), block)
+        return OwnWeights(dict(row), block, pending)
 
     async def serve(self, ip: str, port: int) -> None:
         client = await self._connected()

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from audionet.lib.core.chain import Mechanisms, OfflineChain, open_chain
+from audionet.lib.core.chain import Mechanisms, OfflineChain, OwnWeights, open_chain
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.core.subnet_rules import DEVELOPMENT, RuleError, SubnetRules
 from tests.files import REPO
@@ -151,21 +151,25 @@ class RecordingClient:
     """Stands in for bittensor's async Client (the one thing that needs a live chain):
     the same method names and return types, answering from memory."""
 
-    def __init__(self, metagraph, succeed=True, uids=None, weights=None, last_update=None):
+    def __init__(self, metagraph, succeed=True, uids=None, weights=None, last_update=None, commits=None):
         from types import SimpleNamespace
 
         self.executed, self.succeed, self.queried = [], succeed, []
         self.subnets = self
         self._metagraph = metagraph
         self._uids, self._weights, self._last_update = uids or {}, weights or {}, last_update or {}
+        self._commits = commits or {}
         self.neurons = SimpleNamespace(uid=self._uid)
-        self.weights = SimpleNamespace(weights=self._weight_rows)
+        self.weights = SimpleNamespace(weights=self._weight_rows, timelocked_weight_commits=self._timelocked)
 
     async def _uid(self, hotkey_ss58, netuid, *, block=None):
         return self._uids.get(hotkey_ss58)
 
     async def _weight_rows(self, netuid, mechid=0, *, block=None):
         return self._weights.get(mechid, {})
+
+    async def _timelocked(self, netuid, mechid=0, *, block=None):
+        return self._commits.get(mechid, {})
 
     async def query(self, item, params=None, *, block=None):
         self.queried.append((item, params))
@@ -220,21 +224,29 @@ def test_subtensor_chain_sends_real_intents(tmp_path, wallets):
 
 
 def test_subtensor_chain_reads_its_own_weights_and_last_update_per_mechanism(tmp_path, wallets):
-    """bittensor 11: the `weights` read (rows summing to 1, by validator uid) and `LastUpdate`, both kept under
-    the mechanism's storage index (mechid x 4096 + netuid)."""
+    """bittensor 11: the `weights` read (rows summing to 1, by validator uid), `LastUpdate` and the timelocked
+    commits not revealed yet (by epoch, each naming its hotkey), all kept under the mechanism's storage index
+    (mechid x 4096 + netuid)."""
     import bittensor as bt
 
-    from audionet.lib.core.chain import OwnWeights, SubtensorChain
+    from audionet.lib.core.chain import SubtensorChain
 
     wallet = wallets("v")
     chain = SubtensorChain("finney", 16, wallet)
     rows = {2: {0: {7: 1.0}, 1: {3: 0.25, 5: 0.75}}}
+    mine = {"hotkey": wallet.hotkey.ss58_address, "commit_block": 1300, "reveal_round": 9, "ciphertext": "0x00"}
+    others = {"hotkey": wallets("other").hotkey.ss58_address, "commit_block": 1290, "reveal_round": 9}
     chain._client = RecordingClient(
-        None, uids={wallet.hotkey.ss58_address: 1}, weights=rows, last_update={(2 * 4096 + 16,): [900, 1200]}
+        None,
+        uids={wallet.hotkey.ss58_address: 1},
+        weights=rows,
+        last_update={(2 * 4096 + 16,): [900, 1200], (4096 + 16,): [0, 1300]},
+        commits={0: {4: [others]}, 1: {4: [others, mine]}},
     )
-    assert asyncio.run(chain.own_weights(2)) == OwnWeights({3: 0.25, 5: 0.75}, 1200)
+    assert asyncio.run(chain.own_weights(2)) == OwnWeights({3: 0.25, 5: 0.75}, 1200, pending=False)
     assert chain._client.queried == [(bt.storage.SubtensorModule.LastUpdate, [2 * 4096 + 16])]
-    assert asyncio.run(chain.own_weights(0)) is None  # no row of its own on mechanism 0
+    assert asyncio.run(chain.own_weights(0)) is None  # no row of its own on mechanism 0, nor a commit
+    assert asyncio.run(chain.own_weights(1)) == OwnWeights({}, 1300, pending=True)  # committed, none revealed
     chain.wallet = wallets("stranger")
     assert asyncio.run(chain.own_weights(2)) is None  # not registered
 
@@ -248,15 +260,40 @@ def test_the_offline_chain_reads_back_revealed_weights_and_the_block_of_the_last
     a, b = chain.register("a", "cold"), chain.register("b", "cold")
     assert asyncio.run(chain.own_weights(0)) is None
     asyncio.run(chain.set_weights([a], [1.0]))
-    first = asyncio.run(chain.block())
-    wait_until(lambda: asyncio.run(chain.own_weights(0)) is not None, timeout_s=10, what="the reveal")
+    first, own = asyncio.run(chain.block()), asyncio.run(chain.own_weights(0))
+    if not rules.revealed(first, asyncio.run(chain.block()), chain.netuid):
+        assert own == OwnWeights({}, own.block, pending=True) and own.block <= first  # committed, none revealed
+    wait_until(lambda: asyncio.run(chain.own_weights(0)).weights, timeout_s=10, what="the reveal")
     assert asyncio.run(chain.own_weights(0)).weights == {a: 1.0} == chain.weights(me)
     asyncio.run(chain.set_weights([b], [1.0]))
     committed = asyncio.run(chain.block())
     own = asyncio.run(chain.own_weights(0))
     assert first < own.block <= committed  # the commit is its last update (revealed a reveal period later)
     if not rules.revealed(committed, asyncio.run(chain.block()), chain.netuid):
-        assert own.weights == {a: 1.0}  # hidden until then
+        assert own.weights == {a: 1.0} and own.pending  # hidden until then
     wait_until(lambda: asyncio.run(chain.own_weights(0)).weights == {b: 1.0}, timeout_s=10, what="the reveal")
-    assert asyncio.run(chain.own_weights(0)).block == own.block
+    assert asyncio.run(chain.own_weights(0)) == OwnWeights({b: 1.0}, own.block, pending=False)
     assert asyncio.run(OfflineChain(chain.path, wallet=wallets("s")).own_weights(0)) is None
+
+
+def test_the_offline_metagraph_reports_each_uids_last_update_on_mechanism_0(tmp_path, wallets):
+    """As subtensor's `LastUpdate` under the mechanism's index: the block a uid last set or committed weights
+    there (the commit, not its reveal), else the block it registered at; not the metagraph's block."""
+    validator, other = wallets("v"), wallets("w")
+    rules = replace(DEVELOPMENT, tempo=9, reveal_period=1, max_uids=128)
+    chain = OfflineChain(str(tmp_path / "chain.sqlite"), wallet=validator, block_seconds=0.05, rules=rules)
+    chain.set_mechanism_count(2)
+    me = chain.register(validator.hotkey.ss58_address, "cold", stake=1.0, validator_permit=True)
+    them = chain.register(other.hotkey.ss58_address, "cold", stake=1.0, validator_permit=True)
+    miner = chain.register("miner", "cold")
+    joined = asyncio.run(chain.metagraph())
+    wait_until(lambda: asyncio.run(chain.block()) > joined.block + 2, timeout_s=10, what="two blocks")
+    asyncio.run(chain.set_weights([miner], [1.0]))  # committed on mechanism 0
+    asyncio.run(OfflineChain(chain.path, wallet=other).set_weights([miner], [1.0], mechid=1))  # mechanism 1 only
+    committed = asyncio.run(chain.own_weights(0)).block
+    wait_until(lambda: chain.pending() == 0, timeout_s=10, what="the reveal")
+    metagraph = asyncio.run(chain.metagraph())
+    assert metagraph.block > committed > max(n.block_at_registration for n in joined.neurons)
+    assert metagraph.neuron(me).last_update == committed
+    for uid in (them, miner):
+        assert metagraph.neuron(uid).last_update == joined.neuron(uid).block_at_registration

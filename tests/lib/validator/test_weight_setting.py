@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from audionet.lib.core.chain import OfflineChain
 from audionet.lib.core.subnet_rules import DEVELOPMENT
@@ -108,3 +109,32 @@ def test_once_its_evidence_is_ready_it_publishes_its_own_weights_instead(tmp_pat
     assert published.weights != held.weights and set(published.weights) == set(np.flatnonzero(own > 0).tolist())
     top = int(np.argmax(own))
     assert max(published.weights, key=published.weights.get) == top
+
+
+def test_a_holding_validator_never_replaces_newer_weights_it_committed_that_are_not_revealed_yet(tmp_path, wallets):
+    """Commit-reveal: weights it committed before losing its state reveal an epoch later, and the `weights`
+    read shows the older ones until then; setting those again would be revealed after, and replace, the newer.
+    It sets nothing while its commit is pending, and holds the newer weights once they are revealed."""
+    chain, me, hotkeys, miners = subnet(tmp_path, wallets, replace(DEVELOPMENT, tempo=4 * EPOCH))
+    asyncio.run(chain.set_weights(miners[:2], [0.6, 0.4]))  # set before the owner turns commit-reveal on
+    rules = chain.set_rules(reveal_period=1)  # a commit is revealed at the next epoch: up to 4 s later
+    at_start = lambda: (asyncio.run(chain.block()) + chain.netuid + 1) % (rules.tempo + 1) < 5  # noqa: E731
+    wait_until(at_start, timeout_s=30, what="the start of an epoch")
+    asyncio.run(chain.set_weights(miners[2:5], [0.5, 0.3, 0.2]))  # newer, committed: revealed an epoch later
+    newer = {miners[2]: 0.5, miners[3]: 0.3, miners[4]: 0.2}
+    committed = asyncio.run(chain.own_weights(0))
+    assert committed.pending and committed.weights == pytest.approx({miners[0]: 0.6, miners[1]: 0.4}, abs=1e-4)
+
+    lost = setter(tmp_path, chain, ScoreState(("tts",), hotkeys=hotkeys))  # no records: it holds
+    block = blocks_after(chain, committed.block + EPOCH)  # its last update is an epoch old
+    asyncio.run(lost.set(block))
+    assert not rules.revealed(committed.block, asyncio.run(chain.block()), chain.netuid)  # set before the reveal
+    assert chain.pending() == 1 and 0 not in lost.state.mechanism_blocks  # nothing set: the commit stays the last
+
+    wait_until(lambda: chain.pending() == 0, timeout_s=30, what="the newer weights' reveal")
+    revealed = asyncio.run(chain.own_weights(0))
+    assert revealed.weights == pytest.approx(newer, abs=1e-4) and revealed.block == committed.block
+    block = blocks_after(chain, block + EPOCH)  # looked again an epoch later: the newer weights are held now
+    asyncio.run(lost.set(block))
+    again = asyncio.run(chain.own_weights(0))
+    assert again.pending and again.block > committed.block and lost.state.mechanism_blocks == {0: block}
