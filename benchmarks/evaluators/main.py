@@ -127,6 +127,9 @@ def undefended_column(profile: str) -> str:
 def defence_cost(part: dict, name: str) -> list[str]:
     """One line per profile timed both ways: its Judge's median time over the undefended one's, for `name` (the
     median: a run that the machine's other work slowed is one run, not a shift of the mean)."""
+    columns = part.get("columns", part["profiles"])
+    if not any(undefended_column(p) in columns for p in part["profiles"]):
+        return []  # no undefended column (and results written before them carry no medians)
     total = {
         r["profile"]: r["median_s_per_clip"] for r in part["rows"] if r["service"] == name and r["stage"] == "total"
     }

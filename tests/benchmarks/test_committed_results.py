@@ -45,6 +45,7 @@ def markdown_of(json_path: Path) -> tuple[Path, str]:
             "generation": generation.markdown,
             "wire": wire.markdown,
             "evaluators": evaluators.markdown,
+            "evaluators-defence": evaluators.markdown,
             "clone-similarity": clone_similarity.markdown,
             "pool": pool.render,
             "reliability": reliability.render,
