@@ -14,14 +14,14 @@ import numpy as np
 from audionet.benchmarks.attacks.onnx_torch import straight_through
 from audionet.benchmarks.attacks.ports import onnx_graph, resampled
 from audionet.lib.core.audio import Audio
-from audionet.models.eval.music_floor import onset_rises
+from audionet.models.eval.music_floor import LOUD_QUANTILE, onset_rises
 
 MUSIC_SOUNDS = "music"  # YAMNet's kind of sound (models/eval/yamnet.py SOUND_KINDS), not the service
 
 
-def musicnn_log_mel(samples):
-    """models/eval/musicnn.log_mel in torch: librosa's reflect-padded power mel spectrogram, float16-rounded
-    (straight through), log10(10000 x + 1)."""
+def musicnn_log_mel(samples, floor_db=None):
+    """models/eval/musicnn.log_mel in torch: librosa's reflect-padded power mel spectrogram under its band floor
+    (`floor_db`), float16-rounded (straight through), log10(10000 x + 1)."""
     import librosa
     import torch
 
@@ -42,7 +42,10 @@ def musicnn_log_mel(samples):
         ** 2
     )
     bands = torch.from_numpy(librosa.filters.mel(sr=musicnn.SAMPLE_RATE, n_fft=musicnn.N_FFT, n_mels=musicnn.N_MELS))
-    mel = (bands.float() @ spectrum).T
+    mel = bands.float() @ spectrum
+    if floor_db is not None:
+        mel = torch.maximum(mel, torch.quantile(mel.amax(dim=0), LOUD_QUANTILE) * 10 ** (-floor_db / 10))
+    mel = mel.T
     return torch.log10(10_000 * straight_through(mel, mel.half().float()) + 1)
 
 
@@ -57,7 +60,7 @@ def tag_functions(evaluators, expect, rate: int) -> dict:
         return {}
 
     def adherence(samples):
-        frames = musicnn_log_mel(resampled(samples, rate, musicnn.SAMPLE_RATE))
+        frames = musicnn_log_mel(resampled(samples, rate, musicnn.SAMPLE_RATE), tagger.floor_db)
         if len(frames) < musicnn.PATCH_FRAMES:
             frames = frames.repeat(-(-musicnn.PATCH_FRAMES // len(frames)), 1)
         count = len(frames) // musicnn.PATCH_FRAMES

@@ -38,14 +38,18 @@ FLOORS = ("music_floor",)  # analyses that only change what other judges hear (a
 
 def undefended(judge: Judge) -> Judge:
     """The Judge before issue 46's defence: the same evaluators without the robust judges (`guard`), whose
-    ceilings then do not apply, and the ASR hearing the answer as sent (no listening noise)."""
+    ceilings then do not apply, musicnn without its band floor, and the ASR hearing the answer as sent (no
+    listening noise)."""
+    from audionet.models.eval.musicnn import MusicnnTagger
     from audionet.models.eval.profiles import Evaluators
 
+    def bare(value):
+        if isinstance(value, tuple):
+            return tuple(m for m in value if not getattr(m, "guard", False))
+        return value.unfloored() if isinstance(value, MusicnnTagger) else value
+
     first = judge.evaluators
-    kept = {
-        kind: tuple(m for m in value if not getattr(m, "guard", False)) if isinstance(value, tuple) else value
-        for kind, value in first.by_kind.items()
-    }
+    kept = {kind: bare(value) for kind, value in first.by_kind.items()}
     return Judge(Evaluators(kept, first.vad, first.music_quality, first.device), listening=DEAF)
 
 
