@@ -159,7 +159,8 @@ def profiles_markdown(part: dict, clips: int, runs: int) -> str:
         + (f" Answers from: {', '.join(part['answers'].values())}." if "answers" in part else "")
         + (
             " An undefended column is the same profile's Judge as it was before issue 46's defence (no robust "
-            "judges, no listening noise, no music floor, no ceilings or gates), timed in the same run."
+            "judges, no listening noise, no music floor or musicnn band floor, no ceilings or gates), timed in the "
+            "same run."
             if columns != part["profiles"]
             else ""
         ),
