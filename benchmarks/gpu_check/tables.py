@@ -68,9 +68,12 @@ def collect(folder: str) -> dict:
                 | {"evaluators": {kind: value for kind, value in spec.items() if value != "none"}}
             )
     for step, pool in _load(os.path.join(folder, "*", "pool-*", "pool.json")):
+        # the pool study also writes each device's own summary (read above): its sweeps are counted once
+        swept = {(s["step"], s["service"], s["device"]) for s in data["sweeps"]}
         for device in pool["per_device"]:
             for name, sweep in device["sweeps"].items():
-                data["sweeps"] += _sweep_rows(step, name, device["label"], sweep)
+                if (step, name, device["label"]) not in swept:
+                    data["sweeps"] += _sweep_rows(step, name, device["label"], sweep)
         for study in pool["studies"].values():
             data["bursts"] += [
                 {"step": step, "service": study["service"], "devices": row["devices"], "parallel": row["parallel"]}

@@ -259,3 +259,14 @@ def test_the_tables_give_ratios_to_seed_003_and_targets_on_a_gpu_only():
     assert "- broken (s): OutOfMemoryError: no" in text and "- step k: skipped" in text
     rehearsed = markdown_tables(tables.markdown(data | {"plan": "cpu-rehearsal"}))[0]
     assert {(r["vs seed 003's H100"], r["Target (issue 44)"]) for r in rehearsed} == {("-", "-")}
+
+
+def test_a_pool_steps_device_sweep_is_tabled_once():
+    """The pool study writes each device's own summary beside its pool.json, both holding that device's sweep;
+    the first H200 pool step (committed) listed it twice."""
+    from audionet.benchmarks.gpu_check import tables
+
+    sweeps = tables.collect(os.path.join(REPO, "benchmarks", "results", "nvidia-h200"))["sweeps"]
+    keys = [(s["step"], s["service"], s["device"], s["parallel"]) for s in sweeps]
+    assert keys and len(keys) == len(set(keys))
+    assert {k[2] for k in keys} == {"nvidia-h200-r1"} and sorted(k[3] for k in keys) == [1, 2, 4]
