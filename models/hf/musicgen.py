@@ -182,7 +182,8 @@ class MusicGenMusicGenerator(MusicGenerator):
 
         eager = self.model.decoder.forward
         try:
-            self.model.decoder.forward = torch.compile(eager, mode="reduce-overhead", fullgraph=False)
+            compiled = torch.compile(eager, mode="reduce-overhead", fullgraph=False)
+            self.model.decoder.forward = owned_outputs(compiled)
             self.compiled = True
             self.generate("compile warm up", 1.0, seed=0)
             log.info("MusicGen decoder compiled with a static KV cache")
@@ -194,3 +195,22 @@ class MusicGenMusicGenerator(MusicGenerator):
             )
             self.model.decoder.forward = eager
             self.compiled = False
+
+
+def owned_outputs(step):
+    """`step` (a decoder compiled with CUDA graphs) as a function whose outputs are its own. A graph's replay
+    writes its outputs into the same memory each time, and generate reads a step's outputs after the next step
+    ran: the first H200 call failed its warm-up with "accessing tensor output of CUDAGraphs that has been
+    overwritten by a subsequent run". Each call starts a new graph step and returns copies (the logits of one
+    step: a few MB)."""
+    import torch
+
+    def run(*args, **kwargs):
+        torch.compiler.cudagraph_mark_step_begin()
+        out = step(*args, **kwargs)
+        for key, value in list(out.items()):
+            if isinstance(value, torch.Tensor):
+                out[key] = value.clone()
+        return out
+
+    return run

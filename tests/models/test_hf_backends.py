@@ -84,6 +84,24 @@ def test_musicgen_compiles_at_the_first_warm_up_only(music, monkeypatch):
     assert len(wrapped) == 1 and music.compiled is True
 
 
+def test_a_compiled_decoder_step_returns_outputs_the_next_step_does_not_overwrite():
+    """What a CUDA graph's replay does on the GPU (one output buffer for every call), on the CPU."""
+    import torch
+    from transformers.modeling_outputs import CausalLMOutputWithPast
+
+    from audionet.models.hf.musicgen import owned_outputs
+
+    buffer = torch.zeros(2, 3)
+
+    def replay(x):
+        buffer.copy_(x)
+        return CausalLMOutputWithPast(logits=buffer)
+
+    step = owned_outputs(replay)  # without it, the first step's logits would read 2 after the second step
+    first, second = step(torch.ones(2, 3)), step(torch.full((2, 3), 2.0))
+    assert first.logits.eq(1).all() and second.logits.eq(2).all() and second.logits.data_ptr() != buffer.data_ptr()
+
+
 def test_musicgen_batches_concurrent_requests_of_one_bucket(music):
     calls = [lambda i=i: music.generate("drums", 2.2 + 0.5 * i, seed=i) for i in range(3)]
     out, batches = together(music.batcher, calls)
