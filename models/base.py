@@ -64,9 +64,20 @@ class VoiceCloner(Backend):
 
 
 class MusicGenerator(Backend):
+    # The longest music a validator asks for (lib/services/music.py draws up to it), and the later warm-ups' length
+    LONGEST_DRAWN_S, WARMUP_S = 10.0, 1.0
+    warmed = False
+
     @abstractmethod
     def generate(self, prompt: str, seconds: float, *, seed: int = 0) -> Audio:
         """Render about `seconds` of music described by `prompt`."""
 
     def warmup(self) -> None:
-        self.generate("warm up", 1.0, seed=0)
+        """On a GPU the first warm-up is as long as the longest request a validator draws: on the H200 the first
+        request longer than any before paid for it (MusicGen-small's 15 s took 39.7 s after a 2 s warm-up,
+        11.0-11.5 s after a 15 s one; ACE-Step 1.90 then 0.69 s; docs/gpu-hosts.md). Later warm-ups, which the
+        pool times, stay short."""
+        on_gpu = str(getattr(self, "device", "cpu")).startswith("cuda")
+        seconds = self.LONGEST_DRAWN_S if on_gpu and not self.warmed else self.WARMUP_S
+        self.warmed = True
+        self.generate("warm up", seconds, seed=0)

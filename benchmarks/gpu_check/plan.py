@@ -79,10 +79,10 @@ def gpu_plan(rehearsal: bool = False) -> list[Step]:
         family("musicgen-medium", 120, "MusicGen-medium", *music, *two, extra=True),
         family("vc-more-lms", 240, "Higgs Audio,OmniVoice,Dia,VoxCPM2", *speech, "--runs", "1", extra=True),
         # the miner's own warm-up: a static KV cache and torch.compile of the decoder on CUDA, and a first
-        # warm-up at the longest request (30 s); then the short warm-up, so the first timed 15 s run shows
-        # whether the miner's warm-up spared it the first long request's cost. The second H200 session's first
-        # try ran out at 120 s while compiling; the next, on the same machine, took 102 s
-        family("musicgen-compiled", 210, "MusicGen-small", *music, *two, "--miner-warmup", extra=True),
+        # warm-up as long as the longest request a validator draws (10 s); then the short warm-up, so the first
+        # timed 10 s run shows whether the miner's warm-up spared it the first long request's cost. The second
+        # H200 session's first try ran out at 120 s while compiling; the next, on the same machine, took 102 s
+        family("musicgen-compiled", 210, "MusicGen-small", "--music-seconds", "10", *two, "--miner-warmup", extra=True),
         Step("evaluation-offline", 60, (*judge, "--profiles", "offline"), EVALUATION, fits_budget=False),
     ]
     if rehearsal:

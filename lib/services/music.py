@@ -20,7 +20,8 @@ from audionet.lib.services.base import Prompt, Service
 from audionet.models.base import MusicGenerator
 
 MIN_SECONDS, MAX_SECONDS = 1.0, 30.0
-DRAW_SECONDS = (4.0, 10.0)  # what a validator asks for each round
+# what a validator asks for each round; a GPU miner's first warm-up is as long as the top (models/base.py)
+DRAW_SECONDS = (4.0, MusicGenerator.LONGEST_DRAWN_S)
 LENGTH_TOLERANCE = (0.1, 0.5)  # relative, absolute seconds: whichever is larger
 # `--music.model preset`: the family each preset picks (and the family's step count for that preset comes with
 # it, models/hf/diffusion.py). fast: ACE-Step 1.5 XL turbo, 8 steps, guidance distilled; balanced: Stable Audio

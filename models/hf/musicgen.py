@@ -47,11 +47,6 @@ CHECKPOINTS = {
 }
 BUCKET_SECONDS = 2.0  # requests within the same 2 s of length can share a batch
 MAX_MUSIC_SECONDS = 30.0  # MusicGen was trained on 30 s clips (and the protocol asks for at most 30 s)
-# On the H200 (random weights, docs/gpu-hosts.md) the first request longer than any before paid about 30 s more:
-# 15 s of MusicGen-small took 39.7 and 10.2 s after a 2 s warm-up, 11.5 and 11.0 s after a 15 s one; medium 49.9
-# then 19.9 s. So a GPU's first warm-up runs the longest request a validator can ask; later ones (the pool
-# times them) stay short. That it covers every shorter length is the reading, not yet measured
-WARMUP_SECONDS = 1.0
 
 
 class MusicGenMusicGenerator(MusicGenerator):
@@ -100,7 +95,6 @@ class MusicGenMusicGenerator(MusicGenerator):
         window = batch_window_s if batch_window_s is not None else (0.03 if on_gpu else 0.0)
         self.batcher = LengthBucketBatcher(self._run_batch, window_s=window, max_batch=max_batch)
         self.want_compile = on_gpu if compile is None else (compile and on_gpu)
-        self.first_warmup_s = MAX_MUSIC_SECONDS if on_gpu else WARMUP_SECONDS
         self.compiled: bool | None = None  # None until the first warm-up tries compiling (once: later warm-ups time)
         self._stage_hooks()
 
@@ -179,8 +173,7 @@ class MusicGenMusicGenerator(MusicGenerator):
     def warmup(self) -> None:
         if self.want_compile and self.compiled is None:
             self._try_compile()
-        seconds, self.first_warmup_s = self.first_warmup_s, WARMUP_SECONDS
-        self.generate("warm up", seconds, seed=0)
+        super().warmup()
 
     def _try_compile(self) -> None:
         """Static KV cache + torch.compile of the decoder step (CUDA graphs); any failure

@@ -274,3 +274,22 @@ def test_espeak_leaves_no_ctypes_type_behind_per_chunk_length():
     for n in range(12):
         espeak.synthesize(f"Sentence {n} is {'rather ' * n}long, and then it stops.")
     assert len(ctypes._pointer_type_cache) == before
+
+
+def test_a_music_backend_on_a_gpu_first_warms_up_as_long_as_the_longest_request_then_briefly():
+    """The rule in models/base.py, for every music family; on the CPU every warm-up is short."""
+    from audionet.lib.services.music import DRAW_SECONDS
+    from audionet.models.base import MusicGenerator
+
+    class Recorder(MusicGenerator):
+        def __init__(self, device):
+            self.device, self.asked = device, []
+
+        def generate(self, prompt, seconds, *, seed=0):
+            self.asked.append(seconds)
+
+    gpu, cpu = Recorder("cuda:1"), Recorder("cpu")
+    for backend in (gpu, cpu, gpu, cpu):
+        backend.warmup()
+    assert gpu.asked == [DRAW_SECONDS[1], MusicGenerator.WARMUP_S]
+    assert cpu.asked == [MusicGenerator.WARMUP_S] * 2

@@ -84,17 +84,6 @@ def test_musicgen_compiles_at_the_first_warm_up_only(music, monkeypatch):
     assert len(wrapped) == 1 and music.compiled is True
 
 
-def test_musicgen_on_a_gpu_first_warms_up_at_the_longest_request_then_briefly(music, monkeypatch):
-    from audionet.models.hf import musicgen
-
-    asked = []
-    monkeypatch.setattr(music, "generate", lambda prompt, seconds, seed=0: asked.append(seconds))
-    monkeypatch.setattr(music, "first_warmup_s", musicgen.MAX_MUSIC_SECONDS)  # what a CUDA device sets
-    music.warmup()
-    music.warmup()
-    assert asked == [musicgen.MAX_MUSIC_SECONDS, musicgen.WARMUP_SECONDS]
-
-
 def test_a_compiled_decoder_step_returns_outputs_the_next_step_does_not_overwrite():
     """What a CUDA graph's replay does on the GPU (one output buffer for every call), on the CPU."""
     import torch
