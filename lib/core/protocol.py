@@ -196,7 +196,8 @@ def answer_limit_seconds(max_seconds: float) -> float:
 
 
 # How long a text takes to say, at any plausible rate: the length a right answer has (the validator's length gate,
-# lib/scoring/gates.py) and the length the miner plans a speech request for (lib/services/speech.py), one rule.
+# lib/scoring/gates.py) and the length the miner plans a speech request for (`SpeechService`,
+# lib/services/base.py), one rule.
 SPEECH_SECONDS_PER_CHAR = (0.025, 0.2)  # plausible speaking rates (≈5-40 chars/s)
 SPEECH_SLACK_S = 1.5
 

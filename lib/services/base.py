@@ -13,6 +13,13 @@ A `Service` subclass binds (like a row of a task registry):
   (`expect`: its length, words, description, reference voice);
 * reports: its title and the metrics shown in quality tables.
 
+`SpeechService` is the base of the services whose answer speaks `request.text` (TTS, voice clone): its wire
+check measures how long the text takes to say, not guessed from its characters: espeak-ng reads it at its
+fastest seeded rate (185 words a minute), expanding whatever the text holds (CJK, symbols, e-mail addresses,
+URLs, Roman numerals, maths) the way its text rules do, and the count stops just past the limit (about 2 ms per
+second of speech). Kokoro uses the same espeak-ng front end and measured 0.9-1.3x that length on such texts.
+What else the speech services share (the parts that judge speech, workload texts) is lib/services/speech.py.
+
 Miner, validator, localnet, score and bench only iterate the registry
 (`audionet.lib.services`); nothing outside a service module branches on a
 service's name.
@@ -26,7 +33,9 @@ pyworld, the evaluators, the Judge; tests/lib/test_lean_imports.py).
 from __future__ import annotations
 
 import math
+import threading
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, ClassVar, Optional
 
@@ -42,11 +51,13 @@ from audionet.lib.core.protocol import (
     decode_response_audio,
     one_line,
     parse_body,
+    speech_seconds,
 )
 from audionet.lib.prompts.references import Reference
 from audionet.lib.scoring.declaration import Judging
 from audionet.lib.scoring.jobs import Expect, Job
 from audionet.models.base import Backend
+from audionet.models.baselines.espeak import EspeakSynthesizer
 from audionet.models.factory import load_backend
 
 
@@ -187,3 +198,56 @@ class Service(ABC):
 
     def __repr__(self) -> str:
         return f"<service {self.name}>"
+
+
+def check_speakable(text: str, max_seconds: float) -> float:
+    """The seconds espeak-ng takes to say `text` at its fastest rate; refuse (400) text with nothing to speak
+    (or that it says nothing for: fullwidth or circled digits, say), or that takes longer than `max_seconds`:
+    the caller's mistake, decided before any generation, is never a 500."""
+    # a letter or digit, as written: rewriting digits as words (`prompts.spoken_form`) neither adds nor removes one
+    if not any(ch.isalnum() for ch in text):
+        raise WireError("the text has nothing to speak: no letters or digits")
+    seconds = EspeakSynthesizer().spoken_seconds(text, max_seconds)
+    MEASURED.add(text, seconds)
+    if seconds == 0:
+        raise WireError("the text has nothing to speak: it reads as silence")
+    if seconds > max_seconds:
+        raise WireError(f"the text takes more than {max_seconds:g} s to say; the limit is {max_seconds:g} s")
+    return seconds
+
+
+class Measured:
+    """The spoken seconds the length check measured for its last `size` texts: the miner's scheduler
+    plans with the same figure a moment later, without measuring again on the event loop."""
+
+    def __init__(self, size: int = 256):
+        self.size, self.seconds = size, OrderedDict()
+        self.lock = threading.Lock()  # parsing runs in worker threads
+
+    def add(self, text: str, seconds: float) -> None:
+        with self.lock:
+            self.seconds[text] = seconds
+            while len(self.seconds) > self.size:
+                self.seconds.popitem(last=False)
+
+    def get(self, text: str) -> Optional[float]:
+        with self.lock:
+            return self.seconds.get(text)
+
+
+MEASURED = Measured()
+
+
+class SpeechService(Service):
+    """A service whose answer speaks `request.text`."""
+
+    def check(self, request) -> None:
+        check_speakable(request.text, self.max_seconds)  # a 400 before any generation
+
+    def expected_seconds(self, request) -> tuple[float, float]:
+        return speech_seconds(request.text)
+
+    def planned_seconds(self, request) -> float:
+        """At least what the length check measured, when it did: text in other scripts, symbols and numbers
+        speaks far longer than its characters suggest."""
+        return max(super().planned_seconds(request), MEASURED.get(request.text) or 0.0)

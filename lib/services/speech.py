@@ -1,12 +1,6 @@
-"""What the speech services (TTS, voice clone) share: the parts of their score that judge speech
-(naturalness, intelligibility, the content penalty), the length of speech a text asks for (and the refusal of text that cannot be spoken
-within the limit), and texts sized to a target length for benchmark workloads.
-
-How long a text takes to say is measured, not guessed from its characters: espeak-ng reads it at its
-fastest seeded rate (185 words a minute), expanding whatever the text holds (CJK, symbols, e-mail
-addresses, URLs, Roman numerals, maths) the way its text rules do, and the count stops just past the
-limit (about 2 ms per second of speech). Kokoro uses the same espeak-ng front end and measured 0.9-1.3x
-that length on such texts.
+"""What the speech services (TTS, voice clone) share beyond their base class (`SpeechService`, with the length
+check of their text, is in lib/services/base.py): the parts of their score that judge speech (naturalness,
+intelligibility, the content penalty), and texts sized to a target length for benchmark workloads.
 
 A target longer than one request allows (30 s of audio; 400 characters of
 text) becomes equal segments that a benchmark run generates back to back.
@@ -14,18 +8,12 @@ text) becomes equal segments that a benchmark run generates back to back.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from typing import Optional
-
 import numpy as np
 
-from audionet.lib.core.errors import WireError
-from audionet.lib.core.protocol import MAX_TEXT_CHARS, speech_seconds
+from audionet.lib.core.protocol import MAX_TEXT_CHARS
 from audionet.lib.prompts import make_sentence
 from audionet.lib.scoring.declaration import Ceiling, Part, Penalty, Range
-from audionet.lib.services.base import Service, split_seconds
-from audionet.models.baselines.espeak import EspeakSynthesizer
+from audionet.lib.services.base import split_seconds
 
 # Naturalness: a mix of the loaded MOS predictors' scores, each over its own range (fooling one is not
 # enough). DistillMOS: espeak ~2.35, 8 kHz band-limited speech ~2.85, Kokoro ~4.2, human recordings
@@ -60,44 +48,6 @@ CALIBRATION_TEXT = "The quick brown fox jumps over the lazy dog while the band p
 DEFAULT_CHARS_PER_SECOND = 15.0
 
 
-def check_speakable(text: str, max_seconds: float) -> float:
-    """The seconds espeak-ng takes to say `text` at its fastest rate; refuse (400) text with nothing to speak
-    (or that it says nothing for: fullwidth or circled digits, say), or that takes longer than `max_seconds`:
-    the caller's mistake, decided before any generation, is never a 500."""
-    # a letter or digit, as written: rewriting digits as words (`prompts.spoken_form`) neither adds nor removes one
-    if not any(ch.isalnum() for ch in text):
-        raise WireError("the text has nothing to speak: no letters or digits")
-    seconds = EspeakSynthesizer().spoken_seconds(text, max_seconds)
-    MEASURED.add(text, seconds)
-    if seconds == 0:
-        raise WireError("the text has nothing to speak: it reads as silence")
-    if seconds > max_seconds:
-        raise WireError(f"the text takes more than {max_seconds:g} s to say; the limit is {max_seconds:g} s")
-    return seconds
-
-
-class Measured:
-    """The spoken seconds the length check measured for its last `size` texts: the miner's scheduler
-    plans with the same figure a moment later, without measuring again on the event loop."""
-
-    def __init__(self, size: int = 256):
-        self.size, self.seconds = size, OrderedDict()
-        self.lock = threading.Lock()  # parsing runs in worker threads
-
-    def add(self, text: str, seconds: float) -> None:
-        with self.lock:
-            self.seconds[text] = seconds
-            while len(self.seconds) > self.size:
-                self.seconds.popitem(last=False)
-
-    def get(self, text: str) -> Optional[float]:
-        with self.lock:
-            return self.seconds.get(text)
-
-
-MEASURED = Measured()
-
-
 def text_of_length(rng: np.random.Generator, chars: int) -> str:
     """Prompt sentences joined up to about `chars` characters (at least one sentence)."""
     words, length = [], 0
@@ -117,18 +67,3 @@ def segment_chars(target_seconds: float, chars_per_second: float, max_seconds: f
 def chars_per_second(text: str, seconds: float) -> float:
     """The pace of a clip that speaks `text` in `seconds`."""
     return len(text) / max(seconds, 0.1)
-
-
-class SpeechService(Service):
-    """A service whose answer speaks `request.text`."""
-
-    def check(self, request) -> None:
-        check_speakable(request.text, self.max_seconds)  # a 400 before any generation
-
-    def expected_seconds(self, request) -> tuple[float, float]:
-        return speech_seconds(request.text)
-
-    def planned_seconds(self, request) -> float:
-        """At least what the length check measured, when it did: text in other scripts, symbols and numbers
-        speaks far longer than its characters suggest."""
-        return max(super().planned_seconds(request), MEASURED.get(request.text) or 0.0)

@@ -11,13 +11,12 @@ from audionet.lib.core.protocol import ServiceRequest, Text, VoiceName, printabl
 from audionet.lib.prompts import make_seed, make_sentence
 from audionet.lib.scoring.declaration import Judging
 from audionet.lib.scoring.jobs import Expect
-from audionet.lib.services.base import Prompt
+from audionet.lib.services.base import Prompt, SpeechService
 from audionet.lib.services.speech import (
     CALIBRATION_TEXT,
     CONTENT,
     DEFAULT_CHARS_PER_SECOND,
     SPEECH_GATES,
-    SpeechService,
     chars_per_second,
     intelligibility,
     naturalness,

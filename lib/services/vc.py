@@ -31,13 +31,12 @@ from audionet.lib.prompts import corpus, make_seed, make_sentence
 from audionet.lib.prompts.references import FileReferences, SynthesisedReferences
 from audionet.lib.scoring.declaration import Judging, Part, Penalty, Range
 from audionet.lib.scoring.jobs import Expect
-from audionet.lib.services.base import Prompt
+from audionet.lib.services.base import Prompt, SpeechService
 from audionet.lib.services.speech import (
     CONTENT,
     DEFAULT_CHARS_PER_SECOND,
     NATURALNESS_CEILING,
     SPEECH_GATES,
-    SpeechService,
     chars_per_second,
     intelligibility,
     naturalness,

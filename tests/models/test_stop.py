@@ -5,7 +5,7 @@ import pytest
 
 from audionet.lib.core.errors import WireError
 from audionet.lib.core.stop import Stop, Stopped, running_under
-from audionet.lib.services.speech import check_speakable
+from audionet.lib.services.base import check_speakable
 from audionet.models.baselines.espeak import EspeakSynthesizer
 from tests.stress.texts import OVERLONG_TEXTS, SILENT_UNITS
 

@@ -17,7 +17,7 @@ from audionet.lib.core.audio import Audio, encode_flac
 from audionet.lib.core.auth import sign_request
 from audionet.lib.core.errors import WireError
 from audionet.lib.services import TTS
-from audionet.lib.services.speech import check_speakable
+from audionet.lib.services.base import check_speakable
 from audionet.models.baselines.espeak import VOICES
 from tests.stress.common import LiveMiner, post_signed, rss_mb
 from tests.stress.hostile import tone, with_streaminfo
