@@ -103,7 +103,7 @@ def test_the_ceiling_arithmetic_of_the_surrogate_matches_the_declaration():
     music = {
         "tag_adherence": 0.5,
         "music_probability": 0.6,
-        "notes_per_s": 5.0,
+        "onsets_per_s": 2.0,
         "key_clarity": 0.7,
         "quality": 0.8,
         "active": 0.9,
