@@ -8,10 +8,11 @@ the strongest bin of the clip's loud frames (the `LOUD_QUANTILE` of the frames' 
 the music fills passes unchanged; a tone at L-inf 0.003 where nothing plays sits under the floor and reaches
 the judges at least 10 dB lower. Music is loud where it plays, so little of it sits under the floor.
 
-What the floor cannot stop is a perturbation inside a loud note: basic-pitch then hears the held note struck
-again (a new onset, a new note, more notes per second). `onset_rises` measures, per note, how much its key's
-energy rose at its onset; lib/scoring/music_content.held_once counts a note re-struck while it still sounds as
-the same note unless that energy rose by RISE_DB, which a perturbation 40 dB below the note cannot do.
+What the floor cannot stop is a perturbation inside loud music: basic-pitch then hears a held note struck
+again, or a partial that goes on sounding start as a note. `key_rises` measures, per key and frame, how much the
+key's energy rises there (`onset_rises`: at each note's onset); lib/scoring/music_content.struck counts a note
+only where that energy rose by RISE_DB and reached the note floor (`NOTE_FLOOR_DB` under the loud frames), which
+a perturbation 40 dB below the music cannot make.
 
 Deterministic and differentiable where it matters (`floored`, torch): the attack study's attacker
 differentiates through it (benchmarks/attacks/measures.py); the Judge runs the same function (`floored_audio`).

@@ -118,7 +118,6 @@ def test_a_held_note_struck_again_counts_once_unless_its_energy_rose():
     assert held_once([], []) == []
 
 
-
 def test_a_chord_is_one_onset_and_notes_struck_apart_are_two():
     from audionet.lib.scoring.music_content import ONSET_GAP_S, onsets, summary
 
