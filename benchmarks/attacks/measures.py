@@ -66,7 +66,7 @@ def differentiable(evaluators, judging, expect, rate: int = 16_000) -> dict:
         music.update(yamnet_functions(evaluators, rate))
     floor = "music_floor" in analyses
     if "notes" in analyses:
-        music.update(note_functions(evaluators, expect, rate, held_once=floor))
+        music.update(note_functions(evaluators, expect, rate, defended=floor))
     return {**functions, **(through_floor(music) if floor else music)}
 
 

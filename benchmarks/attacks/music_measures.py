@@ -14,7 +14,8 @@ import numpy as np
 from audionet.benchmarks.attacks.onnx_torch import straight_through
 from audionet.benchmarks.attacks.ports import onnx_graph, resampled
 from audionet.lib.core.audio import Audio
-from audionet.models.eval.music_floor import LOUD_QUANTILE, onset_rises
+from audionet.models.eval.music_floor import HOP as FLOOR_HOP
+from audionet.models.eval.music_floor import LOUD_QUANTILE, key_rises, onset_rises
 
 MUSIC_SOUNDS = "music"  # YAMNet's kind of sound (models/eval/yamnet.py SOUND_KINDS), not the service
 
@@ -115,7 +116,7 @@ def yamnet_functions(evaluators, rate: int) -> dict:
     return {"music_probability": probability}
 
 
-def note_functions(evaluators, expect, rate: int, held_once: bool = False) -> dict:
+def note_functions(evaluators, expect, rate: int, defended: bool = False) -> dict:
     import torch
 
     from audionet.lib.scoring import music_content
@@ -151,6 +152,16 @@ def note_functions(evaluators, expect, rate: int, held_once: bool = False) -> di
         )
         return note, onset
 
+    gap = int(music_content.ONSET_GAP_S * basic_pitch.SAMPLE_RATE / basic_pitch.HOP)  # frames (5)
+
+    def new_onsets(starts):
+        """Per frame, how likely a note starts there and none in the `gap` frames before (`music_content.onsets`)."""
+        started = 1 - torch.prod(1 - starts, dim=1)  # any key
+        quiet = torch.ones_like(started)
+        for back in range(1, gap + 1):
+            quiet = quiet * (1 - torch.nn.functional.pad(started, (back, 0))[: len(started)])
+        return started * quiet
+
     def histogram(note):
         active = note * torch.sigmoid((note - 0.3) / 0.05)
         pitch_classes = (torch.arange(88) + basic_pitch.LOWEST_MIDI) % 12
@@ -177,17 +188,28 @@ def note_functions(evaluators, expect, rate: int, held_once: bool = False) -> di
         found = basic_pitch.decode(
             note.detach().numpy(), onset.detach().numpy(), min_frames=evaluators.notes.min_frames
         )
-        if held_once:
+        if defended:
             heard = Audio(samples.detach().numpy(), rate)
-            found = music_content.held_once(found, onset_rises(heard, [(n.pitch, n.onset_s) for n in found]))
+            found = music_content.struck(found, onset_rises(heard, [(n.pitch, n.onset_s) for n in found]))
         real = music_content.summary(found, samples.shape[-1] / rate)
         edged = torch.nn.functional.pad(onset.detach(), (0, 0, 1, 1))
         peaks = (edged[1:-1] >= edged[:-2]) & (edged[1:-1] > edged[2:])
         starts = torch.sigmoid((onset - 0.5) / 0.05) * peaks
-        if held_once:  # an onset counts where its key was not sounding the frame before (the attacker adapts)
-            before = torch.nn.functional.pad(note, (0, 0, 1, 0))[:-1]
-            starts = starts * (1 - torch.sigmoid((before - 0.3) / 0.05))
-        smooth = {"notes_per_s": starts.sum() / (samples.shape[-1] / rate)}
+        if defended:  # an onset counts where its key's energy rises (music_content.struck: the attacker adapts)
+            rises = key_rises(samples, rate)  # (88, STFT frames) -> basic-pitch's frames
+            at = torch.clamp(
+                (torch.arange(len(starts)) * basic_pitch.HOP * rate / basic_pitch.SAMPLE_RATE / FLOOR_HOP)
+                .round()
+                .long(),
+                max=rises.shape[1] - 1,
+            )
+            starts = starts * torch.sigmoid((rises[:, at].T - music_content.RISE_DB) / 0.5)
+        # and where the key's note activation over the shortest note clears the decoder's frame threshold
+        span = evaluators.notes.min_frames
+        ahead = torch.nn.functional.avg_pool1d(torch.nn.functional.pad(note.T[None], (0, span - 1)), span, 1)
+        starts = starts * torch.sigmoid((ahead[0].T - 0.3) / 0.05)
+        seconds = samples.shape[-1] / rate
+        smooth = {"notes_per_s": starts.sum() / seconds, "onsets_per_s": new_onsets(starts).sum() / seconds}
         keys = correlations(histogram(note))
         smooth["key_clarity"] = keys.max()
         if stated is not None:
@@ -195,5 +217,5 @@ def note_functions(evaluators, expect, rate: int, held_once: bool = False) -> di
             real["key_fit"] = music_content.key_fit(music_content.pitch_class_histogram(found), stated)
         return {name: straight_through(value, torch.tensor(float(real[name]))) for name, value in smooth.items()}
 
-    names = ("notes_per_s", "key_clarity") + (("key_fit",) if stated is not None else ())
+    names = ("notes_per_s", "onsets_per_s", "key_clarity") + (("key_fit",) if stated is not None else ())
     return {name: (lambda samples, name=name: measured(samples)[name]) for name in names}

@@ -17,7 +17,7 @@ from audionet.lib.core.audio import Audio
 from audionet.lib.core.config import split_list
 from audionet.lib.core.errors import ConfigError
 from audionet.lib.core.timing import Timer
-from audionet.lib.scoring.declaration import Judging
+from audionet.lib.scoring.declaration import Judging, Range
 from audionet.lib.scoring.jobs import Verdict
 from audionet.lib.scoring.judge import Judge
 from audionet.lib.scoring.listening import DEAF, seeds_from
@@ -34,6 +34,7 @@ def judge_from_flags(args) -> tuple[Judge, str]:
 
 
 FLOORS = ("music_floor",)  # analyses that only change what other judges hear (a defence, not a measure)
+REPLACED = {"onsets_per_s": ("notes_per_s", Range(2.0, 8.0))}  # a defended measure -> what was read before it
 
 
 def undefended(judge: Judge) -> Judge:
@@ -56,7 +57,12 @@ def undefended(judge: Judge) -> Judge:
 def stripped(judging: Judging) -> Judging:
     """`judging` without its ceilings, gates and floors: how a service was scored before the defence (with
     `undefended`, the attack study's undefended Judge and the evaluators study's undefended column)."""
-    parts = tuple(dataclasses.replace(part, ceiling=None, gate=0.0) for part in judging.parts)
+    parts = tuple(
+        dataclasses.replace(
+            part, ceiling=None, gate=0.0, measures=dict(REPLACED.get(n, (n, r)) for n, r in part.measures.items())
+        )
+        for part in judging.parts
+    )
     analyses = tuple(a for a in judging.analyses if a not in FLOORS)
     return dataclasses.replace(judging, parts=parts, analyses=analyses)
 

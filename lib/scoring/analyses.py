@@ -177,14 +177,14 @@ def sounds(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
 
 
 def notes(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
-    """Transcribed notes (basic-pitch) -> notes_per_s, key_clarity, key_stability, triad_share, ...
+    """Transcribed notes (basic-pitch) -> notes_per_s, onsets_per_s, key_clarity, key_stability, triad_share, ...
     (lib/scoring/music_content.py); where the description names a key, key_fit: how well the notes' pitch
     classes fit it (-1..1)."""
     if evaluators.notes is None:
         return
     for clip, found in zip(clips, batched(clips, timed, "notes", evaluators.notes.notes, heard=True)):
-        if clip.heard is not None:  # the defended hearing (music_floor): a re-struck held note counts once
-            found = music_content.held_once(found, onset_rises(clip.heard, [(n.pitch, n.onset_s) for n in found]))
+        if clip.heard is not None:  # the defended hearing (music_floor): only notes whose key's energy rose count
+            found = music_content.struck(found, onset_rises(clip.heard, [(n.pitch, n.onset_s) for n in found]))
         clip.measures.update(music_content.summary(found, clip.audio.seconds))
         stated = music_content.parse_key(clip.expect.description or "")
         if stated is not None:

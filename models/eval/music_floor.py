@@ -8,10 +8,11 @@ the strongest bin of the clip's loud frames (the `LOUD_QUANTILE` of the frames' 
 the music fills passes unchanged; a tone at L-inf 0.003 where nothing plays sits under the floor and reaches
 the judges at least 10 dB lower. Music is loud where it plays, so little of it sits under the floor.
 
-What the floor cannot stop is a perturbation inside a loud note: basic-pitch then hears the held note struck
-again (a new onset, a new note, more notes per second). `onset_rises` measures, per note, how much its key's
-energy rose at its onset; lib/scoring/music_content.held_once counts a note re-struck while it still sounds as
-the same note unless that energy rose by RISE_DB, which a perturbation 40 dB below the note cannot do.
+What the floor cannot stop is a perturbation inside loud music: basic-pitch then hears a held note struck
+again, or a partial that goes on sounding start as a note. `key_rises` measures, per key and frame, how much the
+key's energy rises there (`onset_rises`: at each note's onset); lib/scoring/music_content.struck counts a note
+only where that energy rose by RISE_DB and reached the note floor (`NOTE_FLOOR_DB` under the loud frames), which
+a perturbation 40 dB below the music cannot make.
 
 Deterministic and differentiable where it matters (`floored`, torch): the attack study's attacker
 differentiates through it (benchmarks/attacks/measures.py); the Judge runs the same function (`floored_audio`).
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from audionet.lib.core.audio import Audio
+from audionet.lib.scoring.music_content import RISE_DB
 
 N_FFT, HOP = 2048, 512
 FLOOR_DB = 30.0  # a bin this far below the loud frames' strongest bin is halved in amplitude (-6 dB)
@@ -57,28 +59,41 @@ def floored_audio(audio: Audio) -> Audio:
 
 
 RISE_WINDOW_S = 0.06  # a note's energy before its onset (the lowest frame) and after it (the highest frame)
+NOTE_FLOOR_DB = 30.0  # and reaches at most this far below the loud frames' strongest bin
+
+
+def key_rises(samples, rate: int):
+    """(88 piano keys from MIDI 21, STFT frames of `HOP`) how much the energy within a semitone of each key rises
+    at each frame, in dB: the highest frame in the `RISE_WINDOW_S` after it over the lowest in the one before,
+    at most `RISE_DB` less how far that highest frame sits below `NOTE_FLOOR_DB` under the loud frames. A key
+    struck rises by several dB; a perturbation 40 dB below a sounding note moves it by a tenth of one, and one
+    where nothing sounds stays under the note floor.
+    Torch, differentiable (the attacker's port reads it as the Judge does)."""
+    import torch
+
+    samples = torch.nn.functional.pad(samples, (0, max(0, N_FFT + 1 - samples.shape[-1])))
+    spectrum = torch.stft(
+        samples, N_FFT, HOP, window=torch.hann_window(N_FFT, dtype=samples.dtype), return_complex=True
+    )
+    power = spectrum.real**2 + spectrum.imag**2  # (bins, frames)
+    frequencies = np.fft.rfftfreq(N_FFT, 1 / rate)
+    centres = 440.0 * 2 ** ((np.arange(21, 109)[:, None] - 69) / 12)
+    bands = np.abs(np.log2(np.maximum(frequencies, 1e-3) / centres)) <= 1 / 24
+    bands[np.arange(88), np.argmin(np.abs(frequencies - centres), axis=1)] = True  # at least the nearest bin
+    energy = torch.from_numpy(bands.astype(np.float32)).to(power.dtype) @ power + 1e-12  # (88, frames)
+    reach = max(1, round(RISE_WINDOW_S * rate / HOP))
+    after = torch.nn.functional.pad(energy, (0, reach)).unfold(1, reach + 1, 1).amax(dim=2)
+    before = torch.nn.functional.pad(energy, (reach, 0), value=float("inf")).unfold(1, reach + 1, 1).amin(dim=2)
+    # a key below the note floor is no note struck, however it rises: capped at RISE_DB less how far below it is
+    floor = torch.quantile(power.amax(dim=0), LOUD_QUANTILE).clamp_min(1e-12) * 10 ** (-NOTE_FLOOR_DB / 10)
+    return torch.minimum(10 * torch.log10(after / before), RISE_DB + 10 * torch.log10(after / floor))
 
 
 def onset_rises(audio: Audio, onsets: Sequence[tuple[int, float]]) -> list[float]:
-    """For each (MIDI pitch, onset second): how much the energy within a semitone of the pitch rises at the
-    onset, in dB (the highest frame in the `RISE_WINDOW_S` after it over the lowest in the one before). A
-    key struck again rises by several dB; a perturbation 40 dB below a held note moves it by a tenth of one."""
+    """For each (MIDI pitch 21-108, onset second): `key_rises` of that key at the onset's frame."""
     import torch
 
-    samples = torch.from_numpy(np.asarray(audio.samples, dtype=np.float32))
-    samples = torch.nn.functional.pad(samples, (0, max(0, N_FFT + 1 - samples.shape[-1])))
     with torch.no_grad():
-        spectrum = torch.stft(samples, N_FFT, HOP, window=torch.hann_window(N_FFT), return_complex=True)
-    power = (spectrum.abs() ** 2).numpy()  # (bins, frames)
-    frequencies = np.fft.rfftfreq(N_FFT, 1 / audio.sample_rate)
-    frame_s, reach = HOP / audio.sample_rate, max(1, round(RISE_WINDOW_S * audio.sample_rate / HOP))
-    rises = []
-    for pitch, onset_s in onsets:
-        centre = 440.0 * 2 ** ((pitch - 69) / 12)
-        band = np.abs(np.log2(np.maximum(frequencies, 1e-3) / centre)) <= 1 / 24
-        band[int(np.argmin(np.abs(frequencies - centre)))] = True  # at least the nearest bin (low notes)
-        energy = power[band].sum(axis=0) + 1e-12
-        at = min(len(energy) - 1, round(onset_s / frame_s))
-        before, after = energy[max(0, at - reach) : at + 1], energy[at : at + reach + 1]
-        rises.append(float(10 * np.log10(after.max() / before.min())))
-    return rises
+        rises = key_rises(torch.from_numpy(np.asarray(audio.samples, dtype=np.float32)), audio.sample_rate).numpy()
+    frame_s = HOP / audio.sample_rate
+    return [float(rises[pitch - 21, min(rises.shape[1] - 1, round(onset_s / frame_s))]) for pitch, onset_s in onsets]

@@ -6,7 +6,7 @@ import numpy as np
 
 from audionet.lib.core.audio import Audio
 from audionet.lib.scoring.music_content import RISE_DB
-from audionet.models.eval.music_floor import floored_audio, onset_rises
+from audionet.models.eval.music_floor import NOTE_FLOOR_DB, floored_audio, onset_rises
 
 RATE = 32_000
 
@@ -43,3 +43,12 @@ def test_a_key_struck_again_rises_and_a_held_note_under_a_faint_perturbation_doe
     onsets = [(60, 1.5), (64, 1.5), (67, 1.5)]
     assert min(onset_rises(Audio(struck, RATE), onsets)) > RISE_DB
     assert max(onset_rises(Audio(held + noise, RATE), onsets)) < RISE_DB / 3
+
+
+def test_a_faint_tone_starting_where_nothing_plays_is_under_the_note_floor():
+    """A 0.003 tone (L-inf 0.003) starting at 1.5 s on a key the chord leaves empty rises from nothing, yet sits
+    more than NOTE_FLOOR_DB under the chord: not a note struck; the same tone at the chord's level is one."""
+    for amplitude, struck in ((0.003, False), (0.2, True)):
+        started = np.concatenate([np.zeros(int(1.5 * RATE), np.float32), tone(880.0, 1.5, amplitude)])
+        (rise,) = onset_rises(Audio(chord() + started, RATE), [(81, 1.5)])
+        assert (rise >= RISE_DB) is struck, (amplitude, rise, NOTE_FLOOR_DB)
