@@ -22,6 +22,8 @@ from typing import Protocol
 
 import numpy as np
 
+from audionet.models.eval.music_floor import RISE_DB  # a note counts as struck when its key's energy rose by this
+
 # Krumhansl & Kessler (1982) probe-tone ratings, tonic first.
 MAJOR_PROFILE = np.array([6.35, 2.23, 3.48, 2.33, 4.38, 4.09, 2.52, 5.19, 2.39, 3.66, 2.29, 2.88])
 MINOR_PROFILE = np.array([6.33, 2.68, 3.52, 5.38, 2.60, 3.53, 2.54, 4.75, 3.98, 2.69, 3.34, 3.17])
@@ -36,7 +38,6 @@ CHORD_WINDOW_S = 0.5  # chord windows: about a beat
 
 
 TOUCH_S = 1e-3  # a note starting within this of where the last one on its key ended was re-struck (held_once)
-RISE_DB = 1.5  # a re-struck note counts as a new note when its key's energy rose by this at the onset
 ONSET_GAP_S = 0.06  # a note starting within this of the note before it joins that note's onset (`onsets`)
 
 

@@ -25,7 +25,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from audionet.lib.core.audio import Audio
-from audionet.lib.scoring.music_content import RISE_DB
 
 N_FFT, HOP = 2048, 512
 FLOOR_DB = 30.0  # a bin this far below the loud frames' strongest bin is halved in amplitude (-6 dB)
@@ -59,6 +58,7 @@ def floored_audio(audio: Audio) -> Audio:
 
 
 RISE_WINDOW_S = 0.06  # a note's energy before its onset (the lowest frame) and after it (the highest frame)
+RISE_DB = 1.5  # a note is struck (lib/scoring/music_content.struck) where its key's energy rose by this at the onset
 NOTE_FLOOR_DB = 30.0  # and reaches at most this far below the loud frames' strongest bin
 
 

@@ -5,8 +5,7 @@ faint perturbation. How far attacks move the judges through it: benchmarks/attac
 import numpy as np
 
 from audionet.lib.core.audio import Audio
-from audionet.lib.scoring.music_content import RISE_DB
-from audionet.models.eval.music_floor import NOTE_FLOOR_DB, floored_audio, onset_rises
+from audionet.models.eval.music_floor import NOTE_FLOOR_DB, RISE_DB, floored_audio, onset_rises
 
 RATE = 32_000
 
