@@ -15,7 +15,7 @@ from audionet.benchmarks.attacks.onnx_torch import straight_through
 from audionet.benchmarks.attacks.ports import onnx_graph, resampled
 from audionet.lib.core.audio import Audio
 from audionet.models.eval.music_floor import HOP as FLOOR_HOP
-from audionet.models.eval.music_floor import LOUD_QUANTILE, key_rises, onset_rises
+from audionet.models.eval.music_floor import LOUD_QUANTILE, key_rises
 
 MUSIC_SOUNDS = "music"  # YAMNet's kind of sound (models/eval/yamnet.py SOUND_KINDS), not the service
 
@@ -190,7 +190,7 @@ def note_functions(evaluators, expect, rate: int, defended: bool = False) -> dic
         )
         if defended:
             heard = Audio(samples.detach().numpy(), rate)
-            found = music_content.struck(found, onset_rises(heard, [(n.pitch, n.onset_s) for n in found]))
+            found = music_content.struck_in(found, heard)
         real = music_content.summary(found, samples.shape[-1] / rate)
         edged = torch.nn.functional.pad(onset.detach(), (0, 0, 1, 1))
         peaks = (edged[1:-1] >= edged[:-2]) & (edged[1:-1] > edged[2:])

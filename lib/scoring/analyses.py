@@ -24,7 +24,7 @@ from audionet.lib.scoring.duplicates import FRAME_S, fingerprint
 from audionet.lib.scoring.jobs import Clip
 from audionet.lib.scoring.pitch import pitch_accuracy
 from audionet.lib.scoring.text import word_error_rate
-from audionet.models.eval.music_floor import floored_audio, onset_rises
+from audionet.models.eval.music_floor import floored_audio
 
 StageTimer = Callable[[str, Sequence[Audio]], AbstractContextManager]
 
@@ -184,7 +184,7 @@ def notes(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
         return
     for clip, found in zip(clips, batched(clips, timed, "notes", evaluators.notes.notes, heard=True)):
         if clip.heard is not None:  # the defended hearing (music_floor): only notes whose key's energy rose count
-            found = music_content.struck(found, onset_rises(clip.heard, [(n.pitch, n.onset_s) for n in found]))
+            found = music_content.struck_in(found, clip.heard)
         clip.measures.update(music_content.summary(found, clip.audio.seconds))
         stated = music_content.parse_key(clip.expect.description or "")
         if stated is not None:

@@ -22,7 +22,7 @@ from typing import Protocol
 
 import numpy as np
 
-from audionet.models.eval.music_floor import RISE_DB  # a note counts as struck when its key's energy rose by this
+from audionet.models.eval.music_floor import RISE_DB, onset_rises  # RISE_DB: a struck note's rise
 
 # Krumhansl & Kessler (1982) probe-tone ratings, tonic first.
 MAJOR_PROFILE = np.array([6.35, 2.23, 3.48, 2.33, 4.38, 4.09, 2.52, 5.19, 2.39, 3.66, 2.29, 2.88])
@@ -211,6 +211,12 @@ def struck(notes: Sequence[NoteLike], rises: Sequence[float]) -> list:
     hear a note start where a partial of the music only goes on sounding; it cannot make that partial rise."""
     rose = {(n.pitch, n.onset_s): rise >= RISE_DB for n, rise in zip(notes, rises)}
     return [note for note in held_once(notes, rises) if rose[(note.pitch, note.onset_s)]]
+
+
+def struck_in(notes: Sequence[NoteLike], heard) -> list:
+    """`struck` with each note's rise measured in `heard` (the answer as the defended Judge hears it, an Audio):
+    what the Judge and the attacker's port both count."""
+    return struck(notes, onset_rises(heard, [(n.pitch, n.onset_s) for n in notes]))
 
 
 def summary(notes: Sequence[NoteLike], seconds: float) -> dict[str, float]:
