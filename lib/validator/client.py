@@ -109,12 +109,18 @@ class MinerClient:
         """The services among `wanted` (default: every registered one) that `target` serves, from its health
         signed by its hotkey for this validator (None when it does not answer, or not with a signed answer);
         nothing else of the answer is kept."""
-        headers = sign_request(self.wallet, HEALTH_PATH, b"", target.hotkey, method="GET")
         try:
-            reply = await self._exchange(target, HEALTH_PATH, b"", headers, timeout, MAX_HEALTH_BYTES, method="GET")
-            return await asyncio.to_thread(self._services_in, target, reply, wanted)
+            return await self.services(target, timeout, wanted)
         except Exception:  # any failure means the same: ask it for every service, and score what it answers
             return None
+
+    async def services(
+        self, target: Target, timeout: float, wanted: Optional[Collection[str]] = None
+    ) -> frozenset[str]:
+        """`served`, raising what went wrong (`failure` makes it a line) where `served` says None."""
+        headers = sign_request(self.wallet, HEALTH_PATH, b"", target.hotkey, method="GET")
+        reply = await self._exchange(target, HEALTH_PATH, b"", headers, timeout, MAX_HEALTH_BYTES, method="GET")
+        return await asyncio.to_thread(self._services_in, target, reply, wanted)
 
     def _check(self, target: Target, path: str, body: bytes, service, reply: Reply) -> tuple[ResponseMeta, Audio]:
         """The answer's signature (fresh when its headers arrived), that it answers this request, and its audio."""

@@ -76,7 +76,10 @@ def test_each_stand_in_answers_the_validators_prompts_audibly(net, index, capsys
     miner, models = net[index]
     code = miner_main(["check", *miner.args, *CHECK])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2] == f"ok   health: signed by the miner; it serves {', '.join(sorted(models))}", lines
+    # a warning where the shared cores made the health slower than a validator waits (a validator then asks for
+    # every service); its services are the same
+    served = f"health: signed by the miner; it serves {', '.join(sorted(models))}"
+    assert re.fullmatch(rf"(ok  |warn) {served}( \(in .*)?", lines[2]), lines
     for service in models:
         verdict = next(line for line in lines if re.match(rf"(ok|warn|FAIL) +{service}: ", line))
         timing = next(line for line in lines if re.match(rf"(ok|warn|FAIL) +{service} time: ", line))

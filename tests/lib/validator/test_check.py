@@ -11,7 +11,7 @@ import pytest
 
 from audionet.lib.scoring.judge import GATES
 from audionet.lib.services import registry
-from audionet.lib.validator.check import chain_findings
+from audionet.lib.validator.check import chain_findings, health_finding
 from audionet.lib.validator.check_verdict import GATE_WORDS, Finding, Reference, ready, service_findings
 from audionet.lib.validator.client import Answer, Target
 from audionet.lib.validator.incentive import CURVE
@@ -37,6 +37,15 @@ def test_registration_and_the_endpoint_against_the_flags():
     assert found[1].level == "FAIL" and "none on chain" in found[1].line
     found, target = chain_findings(metagraph("1.2.3.4:8091"), "5Other", "1.2.3.4:8091")
     assert target is None and str(found[0]) == "FAIL registration: hotkey 5Other is not registered on this subnet"
+
+
+def test_a_health_slower_than_a_validator_waits_is_a_warning_and_one_serving_nothing_scored_fails():
+    assert str(health_finding(frozenset({"vc", "tts", "karaoke"}), 0.2)) == "ok   health: signed by the miner; it serves tts, vc"
+    slow = health_finding(frozenset({"tts"}), 7.5)
+    assert slow.level == "warn" and "in 7.5 s: a validator waits 5 s, then asks for every service" in slow.line
+    assert ready([slow, Finding("ok", "tts", "earns", service="tts")])  # the miner still earns: validators ask it for every service
+    nothing = health_finding(frozenset({"karaoke"}), 0.2)
+    assert str(nothing) == "FAIL health: signed by the miner; it serves nothing the validators score"
 
 
 def test_the_verdict_counts_each_gate_in_words_and_times_answers_against_the_timeout():
