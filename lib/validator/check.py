@@ -33,7 +33,6 @@ from audionet.lib.validator.check_verdict import Finding, Reference, service_fin
 from audionet.lib.validator.client import HEALTH_TIMEOUT_S, MinerClient, Target, connection_limits, failure
 from audionet.lib.validator.round import score_round
 
-
 # the check waits this long for the signed health where a validator waits HEALTH_TIMEOUT_S: on a loaded host a
 # slow health is a warning to read, not the end of the check
 HEALTH_PATIENCE_S = 60.0
