@@ -13,7 +13,12 @@ from functools import cache
 
 import numpy as np
 
-from audionet.benchmarks.attacks.music_measures import note_functions, tag_functions, yamnet_functions
+from audionet.benchmarks.attacks.music_measures import (
+    note_functions,
+    onset_functions,
+    tag_functions,
+    yamnet_functions,
+)
 from audionet.benchmarks.attacks.ports import dvector_port, resampled
 from audionet.lib.core.audio import resample
 
@@ -67,6 +72,8 @@ def differentiable(evaluators, judging, expect, rate: int = 16_000) -> dict:
     floor = "music_floor" in analyses
     if "notes" in analyses:
         music.update(note_functions(evaluators, expect, rate, defended=floor))
+    if "onsets" in analyses:
+        music.update(onset_functions(rate))
     return {**functions, **(through_floor(music) if floor else music)}
 
 

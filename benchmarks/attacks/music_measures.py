@@ -4,7 +4,8 @@ against the prompt (`tag_adherence`), YAMNet's music probability (the ONNX graph
 basic-pitch's activations (the ONNX graph in torch), smooth stand-ins for what its note decoder counts:
 `notes_per_s` (onset peaks above the threshold) and `key_clarity` / `key_fit` (the key profiles against a
 pitch-class histogram of the active notes). The decoder itself is not differentiable; the attack's checks
-with the real Judge hold it.
+with the real Judge hold it. And the signal's own onsets (`onsets_per_s`, models/eval/music_floor.py), with a
+smooth count of the keys pushed over their thresholds.
 """
 
 from __future__ import annotations
@@ -152,16 +153,6 @@ def note_functions(evaluators, expect, rate: int, defended: bool = False) -> dic
         )
         return note, onset
 
-    gap = int(music_content.ONSET_GAP_S * basic_pitch.SAMPLE_RATE / basic_pitch.HOP)  # frames (5)
-
-    def new_onsets(starts):
-        """Per frame, how likely a note starts there and none in the `gap` frames before (`music_content.onsets`)."""
-        started = 1 - torch.prod(1 - starts, dim=1)  # any key
-        quiet = torch.ones_like(started)
-        for back in range(1, gap + 1):
-            quiet = quiet * (1 - torch.nn.functional.pad(started, (back, 0))[: len(started)])
-        return started * quiet
-
     def histogram(note):
         active = note * torch.sigmoid((note - 0.3) / 0.05)
         pitch_classes = (torch.arange(88) + basic_pitch.LOWEST_MIDI) % 12
@@ -209,7 +200,7 @@ def note_functions(evaluators, expect, rate: int, defended: bool = False) -> dic
         ahead = torch.nn.functional.avg_pool1d(torch.nn.functional.pad(note.T[None], (0, span - 1)), span, 1)
         starts = starts * torch.sigmoid((ahead[0].T - 0.3) / 0.05)
         seconds = samples.shape[-1] / rate
-        smooth = {"notes_per_s": starts.sum() / seconds, "onsets_per_s": new_onsets(starts).sum() / seconds}
+        smooth = {"notes_per_s": starts.sum() / seconds}
         keys = correlations(histogram(note))
         smooth["key_clarity"] = keys.max()
         if stated is not None:
@@ -217,5 +208,27 @@ def note_functions(evaluators, expect, rate: int, defended: bool = False) -> dic
             real["key_fit"] = music_content.key_fit(music_content.pitch_class_histogram(found), stated)
         return {name: straight_through(value, torch.tensor(float(real[name]))) for name, value in smooth.items()}
 
-    names = ("notes_per_s", "onsets_per_s", "key_clarity") + (("key_fit",) if stated is not None else ())
+    names = ("notes_per_s", "key_clarity") + (("key_fit",) if stated is not None else ())
     return {name: (lambda samples, name=name: measured(samples)[name]) for name in names}
+
+
+def onset_functions(rate: int) -> dict:
+    """`onsets_per_s` as the Judge counts it (models/eval/music_floor.onsets_per_s), its gradient that of a
+    smooth count: at every frame that stands highest around it, how far the keys' summed rise is pushed over
+    `ONSET_DB`, each key counted as far as it is pushed over `ONSET_KEY_DB` (the attacker adapts to both)."""
+    import torch
+
+    from audionet.models.eval import music_floor
+
+    def onsets(samples):
+        rises = key_rises(samples, rate)
+        soft = (torch.sigmoid((rises - music_floor.ONSET_KEY_DB) / 0.5) * rises).sum(dim=0)
+        reach = max(1, round(music_floor.ONSET_GAP_S * rate / FLOOR_HOP))
+        detached = soft.detach()
+        highest = torch.nn.functional.max_pool1d(detached[None, None], 2 * reach + 1, 1, reach)[0, 0]
+        smooth = (torch.sigmoid((soft - music_floor.ONSET_DB) / 2.0) * (detached >= highest)).sum()
+        seconds = samples.shape[-1] / rate
+        real = music_floor.onsets_per_s(Audio(samples.detach().numpy(), rate))
+        return straight_through(smooth / seconds, torch.tensor(float(real)))
+
+    return {"onsets_per_s": onsets}

@@ -24,7 +24,7 @@ from audionet.lib.scoring.duplicates import FRAME_S, fingerprint
 from audionet.lib.scoring.jobs import Clip
 from audionet.lib.scoring.pitch import pitch_accuracy
 from audionet.lib.scoring.text import word_error_rate
-from audionet.models.eval.music_floor import floored_audio
+from audionet.models.eval.music_floor import floored_audio, onsets_per_s
 
 StageTimer = Callable[[str, Sequence[Audio]], AbstractContextManager]
 
@@ -168,6 +168,14 @@ def music_floor(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
             clip.heard = floored_audio(clip.audio)
 
 
+def onsets(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
+    """How many onsets a second the music has, from its keys' energy (models/eval/music_floor.onsets_per_s; the
+    answer as the music floor hears it, where declared): a chord is one onset -> onsets_per_s."""
+    with timed("onsets", [clip.audio for clip in clips]):
+        for clip in clips:
+            clip.measures["onsets_per_s"] = onsets_per_s(clip.audio if clip.heard is None else clip.heard)
+
+
 def sounds(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
     """AudioSet's broad kinds of sound (YAMNet) -> music_probability, speech_probability (nothing when off)."""
     if evaluators.sounds is None:
@@ -177,7 +185,7 @@ def sounds(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
 
 
 def notes(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
-    """Transcribed notes (basic-pitch) -> notes_per_s, onsets_per_s, key_clarity, key_stability, triad_share, ...
+    """Transcribed notes (basic-pitch) -> notes_per_s, key_clarity, key_stability, triad_share, ...
     (lib/scoring/music_content.py); where the description names a key, key_fit: how well the notes' pitch
     classes fit it (-1..1)."""
     if evaluators.notes is None:
@@ -233,6 +241,7 @@ ANALYSES: dict[str, Callable[..., None]] = {
     "aesthetics": aesthetics,
     "speech_likeness": speech_likeness,
     "music_floor": music_floor,
+    "onsets": onsets,
     "sounds": sounds,
     "notes": notes,
     "tags": tags,

@@ -38,7 +38,6 @@ CHORD_WINDOW_S = 0.5  # chord windows: about a beat
 
 
 TOUCH_S = 1e-3  # a note starting within this of where the last one on its key ended was re-struck (held_once)
-ONSET_GAP_S = 0.06  # a note starting within this of the note before it joins that note's onset (`onsets`)
 
 
 class NoteLike(Protocol):
@@ -193,18 +192,6 @@ def held_once(notes: Sequence[NoteLike], rises: Sequence[float]) -> list:
     return merged
 
 
-def onsets(notes: Sequence[NoteLike]) -> int:
-    """How many times notes start: a note starting within `ONSET_GAP_S` of the one before it joins its onset (a
-    chord is one onset). What a faint perturbation buys on the procedural synth is basic-pitch hearing its chords'
-    partials as notes at onsets it already has (docs/scoring.md#judges-that-cannot-be-bought): more notes, not
-    more onsets (`struck` keeps a new onset from being bought where nothing rises)."""
-    count, last = 0, -np.inf
-    for onset in sorted(n.onset_s for n in notes):
-        count += onset - last > ONSET_GAP_S
-        last = onset
-    return count
-
-
 def struck(notes: Sequence[NoteLike], rises: Sequence[float]) -> list:
     """The notes the defended Judge counts (the `music_floor` analysis): `held_once`, and of those only the ones
     whose key's energy rose by `RISE_DB` at their onset (`rises`, per note). A faint perturbation makes basic-pitch
@@ -229,7 +216,6 @@ def summary(notes: Sequence[NoteLike], seconds: float) -> dict[str, float]:
     return {
         "notes": float(len(notes)),
         "notes_per_s": len(notes) / seconds,
-        "onsets_per_s": onsets(notes) / seconds,
         "distinct_pitches": float(len({int(n.pitch) for n in notes})),
         "pitch_range": float(max((n.pitch for n in notes), default=0) - min((n.pitch for n in notes), default=0)),
         "polyphony": sounding / seconds,  # mean notes sounding at once over the clip

@@ -12,7 +12,9 @@ What the floor cannot stop is a perturbation inside loud music: basic-pitch then
 again, or a partial that goes on sounding start as a note. `key_rises` measures, per key and frame, how much the
 key's energy rises there (`onset_rises`: at each note's onset); lib/scoring/music_content.struck counts a note
 only where that energy rose by RISE_DB and reached the note floor (`NOTE_FLOOR_DB` under the loud frames), which
-a perturbation 40 dB below the music cannot make.
+a perturbation 40 dB below the music cannot make. Nor can it tip basic-pitch into hearing an onset the signal
+really has but the transcriber missed: so the onsets the Judge counts (`onsets_per_s`) are the signal's own,
+the frames where several keys rise by `ONSET_KEY_DB` together, not the transcriber's.
 
 Deterministic and differentiable where it matters (`floored`, torch): the attack study's attacker
 differentiates through it (benchmarks/attacks/measures.py); the Judge runs the same function (`floored_audio`).
@@ -97,3 +99,37 @@ def onset_rises(audio: Audio, onsets: Sequence[tuple[int, float]]) -> list[float
         rises = key_rises(torch.from_numpy(np.asarray(audio.samples, dtype=np.float32)), audio.sample_rate).numpy()
     frame_s = HOP / audio.sample_rate
     return [float(rises[pitch - 21, min(rises.shape[1] - 1, round(onset_s / frame_s))]) for pitch, onset_s in onsets]
+
+
+ONSET_KEY_DB = 9.0  # a key struck at an onset rises this much; a perturbation 40 dB under it moves it ~1 dB
+ONSET_DB = 36.0  # an onset: the rises of the keys struck there sum to this (four keys at 9 dB, two at 18)
+ONSET_GAP_S = RISE_WINDOW_S  # onsets closer than this are one (a rolled chord, a strum)
+
+
+def onset_strength(rises):
+    """(frames,) the summed `key_rises` of the keys that rose by `ONSET_KEY_DB` at each frame (torch)."""
+    import torch
+
+    return torch.where(rises >= ONSET_KEY_DB, rises, torch.zeros_like(rises)).sum(dim=0)
+
+
+def onset_peaks(strength, rate: int):
+    """(frames,) bool: where an onset is, the frames whose `onset_strength` reaches `ONSET_DB` and is the highest
+    within `ONSET_GAP_S` either side (the first of equal ones). Torch in, torch out (no gradient: a mask)."""
+    import torch
+
+    reach = max(1, round(ONSET_GAP_S * rate / HOP))
+    strength = strength.detach()
+    highest = torch.nn.functional.max_pool1d(strength[None, None], 2 * reach + 1, 1, reach)[0, 0]
+    earlier = torch.nn.functional.pad(strength, (1, 0), value=-1.0)[:-1]
+    return (strength >= ONSET_DB) & (strength >= highest) & (strength > earlier)
+
+
+def onsets_per_s(audio: Audio) -> float:
+    """How many onsets a second the signal itself has (`onset_peaks`): what the music Judge counts."""
+    import torch
+
+    with torch.no_grad():
+        rises = key_rises(torch.from_numpy(np.asarray(audio.samples, dtype=np.float32)), audio.sample_rate)
+        count = int(onset_peaks(onset_strength(rises), audio.sample_rate).sum())
+    return count / max(audio.seconds, 1e-9)

@@ -118,15 +118,6 @@ def test_a_held_note_struck_again_counts_once_unless_its_energy_rose():
     assert held_once([], []) == []
 
 
-def test_a_chord_is_one_onset_and_notes_struck_apart_are_two():
-    from audionet.lib.scoring.music_content import ONSET_GAP_S, onsets, summary
-
-    chord = [Note(60, 0.0, 1.0, 0.9), Note(64, 0.01, 1.0, 0.4), Note(67, ONSET_GAP_S, 1.0, 0.3)]  # a rolled chord
-    assert onsets(chord) == 1
-    assert onsets(chord + [Note(72, 0.5, 1.0, 0.9)]) == 2 and onsets([]) == 0
-    assert summary(chord + [Note(72, 0.5, 1.0, 0.9)], 2.0)["onsets_per_s"] == 1.0
-
-
 def test_the_defended_judge_counts_a_note_only_where_its_keys_energy_rose():
     from audionet.lib.scoring.music_content import RISE_DB, struck
 

@@ -1,11 +1,12 @@
 """What the music judges hear (the defended music Judge): the noise floor passes music and suppresses a faint
 tone where nothing plays; the energy rise at an onset tells a key struck again from a held note moved by a
-faint perturbation. How far attacks move the judges through it: benchmarks/attacks (measured, not tested)."""
+faint perturbation; the onsets the Judge counts are where several keys rise together, a rolled chord one, and a
+faint perturbation on held notes adds none. How far attacks move the judges through it: benchmarks/attacks (measured, not tested)."""
 
 import numpy as np
 
 from audionet.lib.core.audio import Audio
-from audionet.models.eval.music_floor import NOTE_FLOOR_DB, RISE_DB, floored_audio, onset_rises
+from audionet.models.eval.music_floor import NOTE_FLOOR_DB, RISE_DB, floored_audio, onset_rises, onsets_per_s
 
 RATE = 32_000
 
@@ -51,3 +52,19 @@ def test_a_faint_tone_starting_where_nothing_plays_is_under_the_note_floor():
         started = np.concatenate([np.zeros(int(1.5 * RATE), np.float32), tone(880.0, 1.5, amplitude)])
         (rise,) = onset_rises(Audio(chord() + started, RATE), [(81, 1.5)])
         assert (rise >= RISE_DB) is struck, (amplitude, rise, NOTE_FLOOR_DB)
+
+
+def test_onsets_are_where_keys_rise_together_a_rolled_chord_one_and_a_faint_perturbation_adds_none():
+    seconds, hz = 4.0, (261.63, 329.63, 392.0, 523.25)
+    decay = np.exp(-3.0 * (np.arange(int(seconds * RATE)) / RATE))
+    strikes = np.zeros(int(seconds * RATE), np.float32)
+    for start in (0.5, 1.5, 2.5):  # a chord struck three times, its notes 20 ms apart (rolled)
+        for n, f in enumerate(hz):
+            at = int((start + 0.02 * n) * RATE)
+            strikes[at:] += (tone(f, seconds, 0.15) * decay)[: len(strikes) - at]
+    assert onsets_per_s(Audio(strikes, RATE)) * seconds == 3
+    held = sum(tone(f, seconds, 0.15) for f in hz)
+    noise = np.random.default_rng(0).choice([-0.003, 0.003], size=len(held)).astype(np.float32)
+    # held from the first sample to the last: the clip's own edges are all it starts and stops at
+    assert onsets_per_s(Audio(held + noise, RATE)) == onsets_per_s(Audio(held, RATE)) <= 2 / seconds
+    assert onsets_per_s(Audio(np.zeros(int(seconds * RATE), np.float32), RATE)) == 0
