@@ -14,8 +14,8 @@ from functools import cache
 import numpy as np
 
 from audionet.benchmarks.attacks.music_measures import (
+    content_functions,
     note_functions,
-    onset_functions,
     tag_functions,
     yamnet_functions,
 )
@@ -71,9 +71,9 @@ def differentiable(evaluators, judging, expect, rate: int = 16_000) -> dict:
         music.update(yamnet_functions(evaluators, rate))
     floor = "music_floor" in analyses
     if "notes" in analyses:
-        music.update(note_functions(evaluators, expect, rate, defended=floor))
-    if "onsets" in analyses:
-        music.update(onset_functions(rate))
+        music.update(note_functions(evaluators, expect, rate))
+    if "content" in analyses:
+        music.update(content_functions(expect, rate))
     return {**functions, **(through_floor(music) if floor else music)}
 
 

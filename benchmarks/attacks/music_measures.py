@@ -117,7 +117,26 @@ def yamnet_functions(evaluators, rate: int) -> dict:
     return {"music_probability": probability}
 
 
-def note_functions(evaluators, expect, rate: int, defended: bool = False) -> dict:
+def key_profiles():
+    """(24, 12) torch: the Krumhansl-Kessler major profiles in the 12 rotations, then the minor ones."""
+    import torch
+
+    from audionet.lib.scoring import music_content
+
+    majors_then_minors = [
+        np.roll(p, t) for p in (music_content.MAJOR_PROFILE, music_content.MINOR_PROFILE) for t in range(12)
+    ]
+    return torch.from_numpy(np.stack(majors_then_minors).astype(np.float32))
+
+
+def correlations(classes, profiles):
+    """(24,) torch: each key profile's Pearson correlation with a pitch-class histogram (music_content's, in torch)."""
+    a = classes - classes.mean()
+    b = profiles - profiles.mean(dim=1, keepdim=True)
+    return (b @ a) / (b.norm(dim=1) * a.norm() + 1e-9)
+
+
+def note_functions(evaluators, expect, rate: int) -> dict:
     import torch
 
     from audionet.lib.scoring import music_content
@@ -126,11 +145,7 @@ def note_functions(evaluators, expect, rate: int, defended: bool = False) -> dic
     if not isinstance(evaluators.notes, basic_pitch.BasicPitch):
         return {}
     graph = onnx_graph("basic-pitch")
-    profiles = torch.from_numpy(
-        np.stack(
-            [np.roll(p, t) for p in (music_content.MAJOR_PROFILE, music_content.MINOR_PROFILE) for t in range(12)]
-        ).astype(np.float32)
-    )
+    profiles = key_profiles()
     stated = music_content.parse_key(expect.description or "")
 
     def activations(samples):
@@ -159,11 +174,6 @@ def note_functions(evaluators, expect, rate: int, defended: bool = False) -> dic
         classes = torch.zeros(12).index_add(0, pitch_classes, active.sum(dim=0))
         return classes / classes.sum().clamp_min(1e-6)
 
-    def correlations(classes):
-        a = classes - classes.mean()
-        b = profiles - profiles.mean(dim=1, keepdim=True)
-        return (b @ a) / (b.norm(dim=1) * a.norm() + 1e-9)
-
     last: dict = {}
 
     def measured(samples) -> dict:
@@ -179,29 +189,17 @@ def note_functions(evaluators, expect, rate: int, defended: bool = False) -> dic
         found = basic_pitch.decode(
             note.detach().numpy(), onset.detach().numpy(), min_frames=evaluators.notes.min_frames
         )
-        if defended:
-            heard = Audio(samples.detach().numpy(), rate)
-            found = music_content.struck_in(found, heard)
         real = music_content.summary(found, samples.shape[-1] / rate)
         edged = torch.nn.functional.pad(onset.detach(), (0, 0, 1, 1))
         peaks = (edged[1:-1] >= edged[:-2]) & (edged[1:-1] > edged[2:])
         starts = torch.sigmoid((onset - 0.5) / 0.05) * peaks
-        if defended:  # an onset counts where its key's energy rises (music_content.struck: the attacker adapts)
-            rises = key_rises(samples, rate)  # (88, STFT frames) -> basic-pitch's frames
-            at = torch.clamp(
-                (torch.arange(len(starts)) * basic_pitch.HOP * rate / basic_pitch.SAMPLE_RATE / FLOOR_HOP)
-                .round()
-                .long(),
-                max=rises.shape[1] - 1,
-            )
-            starts = starts * torch.sigmoid((rises[:, at].T - music_content.RISE_DB) / 0.5)
         # and where the key's note activation over the shortest note clears the decoder's frame threshold
         span = evaluators.notes.min_frames
         ahead = torch.nn.functional.avg_pool1d(torch.nn.functional.pad(note.T[None], (0, span - 1)), span, 1)
         starts = starts * torch.sigmoid((ahead[0].T - 0.3) / 0.05)
         seconds = samples.shape[-1] / rate
         smooth = {"notes_per_s": starts.sum() / seconds}
-        keys = correlations(histogram(note))
+        keys = correlations(histogram(note), profiles)
         smooth["key_clarity"] = keys.max()
         if stated is not None:
             smooth["key_fit"] = keys[(0 if stated.mode == "major" else 12) + stated.tonic]
@@ -212,13 +210,17 @@ def note_functions(evaluators, expect, rate: int, defended: bool = False) -> dic
     return {name: (lambda samples, name=name: measured(samples)[name]) for name in names}
 
 
-def onset_functions(rate: int) -> dict:
-    """`onsets_per_s` as the Judge counts it (models/eval/music_floor.onsets_per_s), its gradient that of a
-    smooth count: at every frame that stands highest around it, how far the keys' summed rise is pushed over
-    `ONSET_DB`, each key counted as far as it is pushed over `ONSET_KEY_DB` (the attacker adapts to both)."""
+def content_functions(expect, rate: int) -> dict:
+    """The `content` analysis as the Judge computes it: its key measures from `pitch_classes` in torch, and
+    `onsets_per_s` (models/eval/music_floor.onsets_per_s) with the gradient of a smooth count: at every frame
+    that stands highest around it, how far the keys' summed rise is pushed over `ONSET_DB`, each key counted
+    as far as it is pushed over `ONSET_KEY_DB` (the attacker adapts to both)."""
     import torch
 
+    from audionet.lib.scoring import music_content
     from audionet.models.eval import music_floor
+
+    profiles, stated = key_profiles(), music_content.parse_key(expect.description or "")
 
     def onsets(samples):
         rises = key_rises(samples, rate)
@@ -231,4 +233,11 @@ def onset_functions(rate: int) -> dict:
         real = music_floor.onsets_per_s(Audio(samples.detach().numpy(), rate))
         return straight_through(smooth / seconds, torch.tensor(float(real)))
 
-    return {"onsets_per_s": onsets}
+    def keys(samples):
+        return correlations(music_floor.pitch_classes(samples, rate), profiles)
+
+    functions = {"onsets_per_s": onsets, "key_clarity": lambda samples: keys(samples).max()}
+    if stated is not None:
+        index = (0 if stated.mode == "major" else 12) + stated.tonic
+        functions["key_fit"] = lambda samples: keys(samples)[index]
+    return functions

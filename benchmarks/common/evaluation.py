@@ -34,7 +34,12 @@ def judge_from_flags(args) -> tuple[Judge, str]:
 
 
 FLOORS = ("music_floor",)  # analyses that only change what other judges hear (a defence, not a measure)
-REPLACED = {"onsets_per_s": ("notes_per_s", Range(2.0, 8.0))}  # a defended measure -> what was read before it
+REPLACED = {  # a defended measure -> what was read before it
+    "onsets_per_s": ("notes_per_s", Range(2.0, 8.0)),
+    "key_clarity": ("key_clarity", Range(0.5, 0.8)),
+    "key_fit": ("key_fit", Range(0.0, 0.7)),
+}
+REPLACED_ANALYSES = {"content": "notes"}  # the signal's content, read from basic-pitch's notes before
 
 
 def undefended(judge: Judge) -> Judge:
@@ -63,7 +68,7 @@ def stripped(judging: Judging) -> Judging:
         )
         for part in judging.parts
     )
-    analyses = tuple(a for a in judging.analyses if a not in FLOORS)
+    analyses = tuple(REPLACED_ANALYSES.get(a, a) for a in judging.analyses if a not in FLOORS)
     return dataclasses.replace(judging, parts=parts, analyses=analyses)
 
 

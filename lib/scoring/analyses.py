@@ -24,7 +24,7 @@ from audionet.lib.scoring.duplicates import FRAME_S, fingerprint
 from audionet.lib.scoring.jobs import Clip
 from audionet.lib.scoring.pitch import pitch_accuracy
 from audionet.lib.scoring.text import word_error_rate
-from audionet.models.eval.music_floor import floored_audio, onsets_per_s
+from audionet.models.eval.music_floor import floored_audio, onsets_per_s, pitch_class_shares
 
 StageTimer = Callable[[str, Sequence[Audio]], AbstractContextManager]
 
@@ -168,12 +168,18 @@ def music_floor(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
             clip.heard = floored_audio(clip.audio)
 
 
-def onsets(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
-    """How many onsets a second the music has, from its keys' energy (models/eval/music_floor.onsets_per_s; the
-    answer as the music floor hears it, where declared): a chord is one onset -> onsets_per_s."""
-    with timed("onsets", [clip.audio for clip in clips]):
+def content(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
+    """The music's onsets and key from the signal itself (the answer as the music floor hears it, where declared;
+    models/eval/music_floor.py): onsets_per_s, a chord one onset; key_clarity, the best key profile's correlation
+    with the shares of amplitude in each pitch class; key_fit, where the description names a key (-1..1)."""
+    with timed("content", [clip.audio for clip in clips]):
         for clip in clips:
-            clip.measures["onsets_per_s"] = onsets_per_s(clip.audio if clip.heard is None else clip.heard)
+            heard = clip.audio if clip.heard is None else clip.heard
+            classes = pitch_class_shares(heard)
+            clip.measures.update(onsets_per_s=onsets_per_s(heard), key_clarity=music_content.estimate_key(classes)[1])
+            stated = music_content.parse_key(clip.expect.description or "")
+            if stated is not None:
+                clip.measures["key_fit"] = music_content.key_fit(classes, stated)
 
 
 def sounds(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
@@ -191,8 +197,6 @@ def notes(evaluators, clips: Sequence[Clip], timed: StageTimer) -> None:
     if evaluators.notes is None:
         return
     for clip, found in zip(clips, batched(clips, timed, "notes", evaluators.notes.notes, heard=True)):
-        if clip.heard is not None:  # the defended hearing (music_floor): only notes whose key's energy rose count
-            found = music_content.struck_in(found, clip.heard)
         clip.measures.update(music_content.summary(found, clip.audio.seconds))
         stated = music_content.parse_key(clip.expect.description or "")
         if stated is not None:
@@ -241,7 +245,7 @@ ANALYSES: dict[str, Callable[..., None]] = {
     "aesthetics": aesthetics,
     "speech_likeness": speech_likeness,
     "music_floor": music_floor,
-    "onsets": onsets,
+    "content": content,
     "sounds": sounds,
     "notes": notes,
     "tags": tags,

@@ -22,8 +22,6 @@ from typing import Protocol
 
 import numpy as np
 
-from audionet.models.eval.music_floor import RISE_DB, onset_rises  # RISE_DB: a struck note's rise
-
 # Krumhansl & Kessler (1982) probe-tone ratings, tonic first.
 MAJOR_PROFILE = np.array([6.35, 2.23, 3.48, 2.33, 4.38, 4.09, 2.52, 5.19, 2.39, 3.66, 2.29, 2.88])
 MINOR_PROFILE = np.array([6.33, 2.68, 3.52, 5.38, 2.60, 3.53, 2.54, 4.75, 3.98, 2.69, 3.34, 3.17])
@@ -35,9 +33,6 @@ KEY_WORDS = re.compile(r"\b([a-g])(\s*[#♯♭]|b|\s+sharp|\s+flat)?[\s-]*(major
 ACCIDENTALS = {"#": 1, "♯": 1, "sharp": 1, "b": -1, "♭": -1, "flat": -1}
 WINDOW_S, HOP_S = 4.0, 2.0  # key windows: a few bars at common tempi
 CHORD_WINDOW_S = 0.5  # chord windows: about a beat
-
-
-TOUCH_S = 1e-3  # a note starting within this of where the last one on its key ended was re-struck (held_once)
 
 
 class NoteLike(Protocol):
@@ -173,37 +168,6 @@ def chord_measures(notes: Sequence[NoteLike], seconds: float, window_s: float = 
         "triad_share": float(np.mean([share for _, share in found])),
         "chord_changes_per_min": 60.0 * changes / max(seconds, 1e-9),
     }
-
-
-def held_once(notes: Sequence[NoteLike], rises: Sequence[float]) -> list:
-    """The notes with each note re-struck while it still sounds (a note on the same key starting where the
-    last one ends) merged into the one before unless its key's energy rose by `RISE_DB` at the onset
-    (`rises`, per note): what a faint perturbation buys on a held note is a new onset inside it, not new
-    energy, so the defended Judge (the `music_floor` analysis) counts such a note once."""
-    merged: list = []
-    sounding: dict[int, int] = {}  # pitch -> index in merged of its last note
-    for note, rise in sorted(zip(notes, rises), key=lambda pair: (pair[0].onset_s, pair[0].pitch)):
-        before = sounding.get(int(note.pitch))
-        if before is not None and note.onset_s <= merged[before].offset_s + TOUCH_S and rise < RISE_DB:
-            merged[before] = merged[before]._replace(offset_s=max(merged[before].offset_s, note.offset_s))
-        else:
-            sounding[int(note.pitch)] = len(merged)
-            merged.append(note)
-    return merged
-
-
-def struck(notes: Sequence[NoteLike], rises: Sequence[float]) -> list:
-    """The notes the defended Judge counts (the `music_floor` analysis): `held_once`, and of those only the ones
-    whose key's energy rose by `RISE_DB` at their onset (`rises`, per note). A faint perturbation makes basic-pitch
-    hear a note start where a partial of the music only goes on sounding; it cannot make that partial rise."""
-    rose = {(n.pitch, n.onset_s): rise >= RISE_DB for n, rise in zip(notes, rises)}
-    return [note for note in held_once(notes, rises) if rose[(note.pitch, note.onset_s)]]
-
-
-def struck_in(notes: Sequence[NoteLike], heard) -> list:
-    """`struck` with each note's rise measured in `heard` (the answer as the defended Judge hears it, an Audio):
-    what the Judge and the attacker's port both count."""
-    return struck(notes, onset_rises(heard, [(n.pitch, n.onset_s) for n in notes]))
 
 
 def summary(notes: Sequence[NoteLike], seconds: float) -> dict[str, float]:

@@ -54,8 +54,8 @@ class MusicGeneration(Service):
     inputs = frozenset({"seconds"})
     seconds_range = (MIN_SECONDS, MAX_SECONDS)
     text_help = "the music prompt"
-    # Learned judges where loaded: CLAP and Audiobox Aesthetics (real networks); offline, the notes and key
-    # that basic-pitch transcribes, musicnn's tags against the description's words, the stated tempo and key,
+    # Learned judges where loaded: CLAP and Audiobox Aesthetics (real networks); offline, the onsets and the
+    # key in the signal itself, musicnn's tags against the description's words, the stated tempo and key,
     # and the signal statistics. The penalties take what earns nothing on its own: audio that is not music
     # (YAMNet), a clip at the edge of the length tolerance keeps 80%; speech sent as music, a snippet padded with
     # silence, a looped snippet. Ranges from the labelled neural tracks and the cheats (docs/scoring.md#music).
@@ -63,15 +63,15 @@ class MusicGeneration(Service):
     judging = Judging(
         "music",
         gates=("missing", "length", "silent", "clipped", "duplicate"),
-        # music_floor: what YAMNet, basic-pitch and musicnn hear is the answer under a noise floor, so a faint
-        # perturbation cannot buy them (models/eval/music_floor.py; docs/scoring.md#judges-that-cannot-be-bought).
+        # music_floor: what YAMNet, musicnn and the content's measures hear is the answer under a noise floor, so
+        # a faint perturbation cannot buy them (models/eval/music_floor.py; docs/scoring.md#judges-that-cannot-be-
+        # bought). basic-pitch's notes are not read: a faint perturbation moves what it transcribes (issue 46).
         analyses=(
             "music_signal",
             "duration",
             "music_floor",
-            "onsets",
+            "content",
             "sounds",
-            "notes",
             "tags",
             "clap",
             "aesthetics",
@@ -82,14 +82,14 @@ class MusicGeneration(Service):
             Part("adherence", 0.25, {"clap_cosine": Range(0.05, 0.45)}),
             # Production quality, content enjoyment and usefulness (complexity is not better when higher).
             Part("aesthetics", 0.25, {"aes_pq": AESTHETICS, "aes_ce": AESTHETICS, "aes_cu": AESTHETICS}),
-            # Musical content: the signal's onsets per second, where several keys rise together, a chord one
-            # onset (the 28 labelled neural tracks 3.8-5.4; the synth 2.5-5.0), not the transcriber's notes or
-            # onsets, which a faint perturbation buys (issue 46), and how clearly the notes fit one key (neural
-            # 0.81, random chords 0.62, noise 0.43).
-            Part("musicality", 0.25, {"onsets_per_s": Range(2.0, 3.5), "key_clarity": Range(0.5, 0.8)}),
+            # Musical content, from the signal (the transcriber's notes are what a faint perturbation buys, issue
+            # 46): onsets per second, where several keys rise together, a chord one onset (the 28 labelled neural
+            # tracks 3.8-5.4; the synth 2.5-5.0), and how clearly the amplitude's pitch classes fit one key
+            # (neural 0.64-0.95, median 0.81; the synth 0.57-0.93).
+            Part("musicality", 0.25, {"onsets_per_s": Range(2.0, 3.5), "key_clarity": Range(0.5, 0.75)}),
             # The description's words against the tags (contrast: own prompts ~0.57, contradicting ~0.43) and
-            # its key against the notes' pitch classes (own ~0.78, a key six fifths away ~-0.5).
-            Part("prompt_fit", 0.15, {"tag_adherence": Range(0.40, 0.65), "key_fit": Range(0.0, 0.7)}),
+            # its key against the pitch classes (own 0.25-0.87, median 0.68; a key six fifths away at most -0.14).
+            Part("prompt_fit", 0.15, {"tag_adherence": Range(0.40, 0.65), "key_fit": Range(0.0, 0.6)}),
             # Relative tempo error against a stated bpm: 6% off scores 1, 25% off 0.
             Part("tempo_match", 0.1, {"tempo_error": Range(0.25, 0.06)}),
             Part("quality", 0.1, {"quality": Range(0.0, 1.0)}),  # the signal statistics' own 0..1

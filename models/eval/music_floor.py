@@ -9,20 +9,17 @@ the music fills passes unchanged; a tone at L-inf 0.003 where nothing plays sits
 the judges at least 10 dB lower. Music is loud where it plays, so little of it sits under the floor.
 
 What the floor cannot stop is a perturbation inside loud music: basic-pitch then hears a held note struck
-again, or a partial that goes on sounding start as a note. `key_rises` measures, per key and frame, how much the
-key's energy rises there (`onset_rises`: at each note's onset); lib/scoring/music_content.struck counts a note
-only where that energy rose by RISE_DB and reached the note floor (`NOTE_FLOOR_DB` under the loud frames), which
-a perturbation 40 dB below the music cannot make. Nor can it tip basic-pitch into hearing an onset the signal
-really has but the transcriber missed: so the onsets the Judge counts (`onsets_per_s`) are the signal's own,
-the frames where several keys rise by `ONSET_KEY_DB` together, not the transcriber's.
+again, a partial that goes on sounding start as a note, an onset the signal has but it missed, or notes held
+longer. So the Judge reads no notes: the onsets it counts (`onsets_per_s`) are the signal's own, the frames where
+several keys' energy rises together (`key_rises`: by `ONSET_KEY_DB` and more, from at most `RISE_DB` under the
+note floor, `NOTE_FLOOR_DB` under the loud frames, which a perturbation 40 dB below the music cannot reach), and
+the key it reads comes from the share of the signal's amplitude in each pitch class (`pitch_classes`).
 
 Deterministic and differentiable where it matters (`floored`, torch): the attack study's attacker
 differentiates through it (benchmarks/attacks/measures.py); the Judge runs the same function (`floored_audio`).
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -60,8 +57,8 @@ def floored_audio(audio: Audio) -> Audio:
 
 
 RISE_WINDOW_S = 0.06  # a note's energy before its onset (the lowest frame) and after it (the highest frame)
-RISE_DB = 1.5  # a note is struck (lib/scoring/music_content.struck) where its key's energy rose by this at the onset
-NOTE_FLOOR_DB = 30.0  # and reaches at most this far below the loud frames' strongest bin
+RISE_DB = 1.5  # the most a key's rise counts where its energy only reaches the note floor (less below it)
+NOTE_FLOOR_DB = 30.0  # the note floor: this far below the loud frames' strongest bin
 
 
 def key_rises(samples, rate: int):
@@ -89,16 +86,6 @@ def key_rises(samples, rate: int):
     # a key below the note floor is no note struck, however it rises: capped at RISE_DB less how far below it is
     floor = torch.quantile(power.amax(dim=0), LOUD_QUANTILE).clamp_min(1e-12) * 10 ** (-NOTE_FLOOR_DB / 10)
     return torch.minimum(10 * torch.log10(after / before), RISE_DB + 10 * torch.log10(after / floor))
-
-
-def onset_rises(audio: Audio, onsets: Sequence[tuple[int, float]]) -> list[float]:
-    """For each (MIDI pitch 21-108, onset second): `key_rises` of that key at the onset's frame."""
-    import torch
-
-    with torch.no_grad():
-        rises = key_rises(torch.from_numpy(np.asarray(audio.samples, dtype=np.float32)), audio.sample_rate).numpy()
-    frame_s = HOP / audio.sample_rate
-    return [float(rises[pitch - 21, min(rises.shape[1] - 1, round(onset_s / frame_s))]) for pitch, onset_s in onsets]
 
 
 ONSET_KEY_DB = 9.0  # a key struck at an onset rises this much; a perturbation 40 dB under it moves it ~1 dB
@@ -133,3 +120,36 @@ def onsets_per_s(audio: Audio) -> float:
         rises = key_rises(torch.from_numpy(np.asarray(audio.samples, dtype=np.float32)), audio.sample_rate)
         count = int(onset_peaks(onset_strength(rises), audio.sample_rate).sum())
     return count / max(audio.seconds, 1e-9)
+
+
+PITCH_WINDOW_S = 0.17  # long enough to tell semitones apart at the lowest pitch read (6 Hz bins at 48 kHz)
+PITCH_RANGE_HZ = (80.0, 5000.0)  # fundamentals and the first partials; above, partials blur the classes
+
+
+def pitch_classes(samples, rate: int):
+    """(12,) torch: the share of the spectrum's amplitude (summed over frames) in each pitch class, C first, over
+    `PITCH_RANGE_HZ`, each STFT bin in the class of its nearest semitone: the key profile the Judge reads
+    (lib/scoring/music_content.estimate_key). Differentiable (the attacker's port reads it as the Judge does)."""
+    import torch
+
+    n_fft = 1 << int(np.ceil(np.log2(rate * PITCH_WINDOW_S)))
+    samples = torch.nn.functional.pad(samples, (0, max(0, n_fft + 1 - samples.shape[-1])))
+    window = torch.hann_window(n_fft, dtype=samples.dtype)
+    spectrum = torch.stft(samples, n_fft, n_fft // 4, window=window, return_complex=True)
+    amplitude = (spectrum.real**2 + spectrum.imag**2 + 1e-20).sqrt().sum(dim=1)  # (bins,)
+    frequencies = np.fft.rfftfreq(n_fft, 1 / rate)
+    inside = np.flatnonzero((frequencies >= PITCH_RANGE_HZ[0]) & (frequencies <= PITCH_RANGE_HZ[1]))
+    classes = np.round(69 + 12 * np.log2(frequencies[inside] / 440.0)).astype(int) % 12
+    membership = torch.zeros(12, len(frequencies), dtype=samples.dtype)
+    membership[torch.from_numpy(classes), torch.from_numpy(inside)] = 1.0
+    histogram = membership @ amplitude
+    return histogram / histogram.sum().clamp_min(1e-12)
+
+
+def pitch_class_shares(audio: Audio) -> np.ndarray:
+    """`pitch_classes` of an Audio (no gradient), as numpy."""
+    import torch
+
+    with torch.no_grad():
+        samples = torch.from_numpy(np.asarray(audio.samples, dtype=np.float32))
+        return pitch_classes(samples, audio.sample_rate).double().numpy()

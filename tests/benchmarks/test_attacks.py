@@ -153,11 +153,11 @@ def test_the_undefended_judge_is_the_same_judge_without_its_guards(judge):
     assert bare.evaluators.vad.speech_ratio([clip]) == [0.0]
 
 
-def test_the_notes_a_short_attack_buys_on_the_undefended_music_judge_the_floored_one_pays_less(judge):
+def test_the_notes_a_short_attack_buys_on_the_undefended_music_judge_the_defended_one_does_not_pay(judge):
     """synth #1 at L-inf 0.001, 15 PGD steps of the attacker whose note stand-in asks for the note activation over
-    the shortest note (measured: +0.101 undefended, +0.075 defended; +0.043 and +0.012 with the weaker stand-in):
-    the defended Judge (music_floor: onsets, only notes struck) pays less, not nothing: what it still pays are
-    notes where the synth's own energy rises (docs/scoring.md#judges-that-cannot-be-bought, what stays open)."""
+    the shortest note (measured: +0.101 undefended, +0.003 defended): the defended Judge reads the music's onsets
+    and key from the signal under its floor, not from basic-pitch's notes (docs/scoring.md#judges-that-cannot-be-
+    bought)."""
     from audionet.benchmarks.attacks import pgd
 
     judges = attacks.judges_for("music", judge, attacks.undefended(judge))
@@ -170,18 +170,18 @@ def test_the_notes_a_short_attack_buys_on_the_undefended_music_judge_the_floored
         clean = clean_of(judged, case, seeds, judged.verdict(case, case.audio, seeds.validator[0]).score)
         settings = pgd.Settings(0.001, 15, 0, 15, seed=1)
         gains[which] = attacks.attack_case(judged, case, settings, clean, seeds, lambda line: None)["gain"]
-    assert gains["undefended"] > 0.05 and gains["defended"] < gains["undefended"] - 0.015, gains
+    assert gains["undefended"] > 0.05 and gains["defended"] < 0.02, gains
 
 
 def test_the_floored_music_judge_keeps_what_the_neural_tracks_earned(judge):
-    """The honest side of the music floor and musicnn's band floor, issue 46's target: the 28 labelled neural
-    tracks keep >= 95 % on average and each >= 88 % (measured with onsets per second, the rise and the note floor:
-    99.7 % on average, the least 89.1 %, neural tracks #1; with the band floor at 30 dB one kept 88.6 %)."""
+    """The honest side of the defended music Judge (the floors, the onsets and key from the signal), issue 46's
+    target: the 28 labelled neural tracks keep >= 95 % on average and each >= 90 % (measured: 101.2 % on average,
+    the least 91.4 %, neural tracks #18)."""
     judges = attacks.judges_for("music", judge, attacks.undefended(judge))
     tracks = [c for c in cases_for("music", 1, 28, seed=0) if not c.attacked]
     before, after = ([judged.verdict(c, c.audio).score for c in tracks] for judged in judges.values())
     assert np.mean(after) >= 0.95 * np.mean(before), (before, after)
-    assert all(a >= 0.88 * b for a, b in zip(after, before)), (before, after)
+    assert all(a >= 0.90 * b for a, b in zip(after, before)), (before, after)
 
 
 def test_eot_left_out_of_an_attacked_service_is_named():

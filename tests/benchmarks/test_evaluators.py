@@ -19,7 +19,7 @@ def test_profiles_and_one_by_one(tmp_path, capsys):
     assert result["command"].startswith("audionet-bench evaluators --profiles offline")
     assert not result["random"] and stem.with_suffix(".png").stat().st_size > 0
     rows_of = result["profiles"]["rows"]
-    music_stages = {"music_quality", "vad", "sounds", "notes", "tags"}
+    music_stages = {"music_quality", "vad", "sounds", "content", "tags"}
     for service, stages in (("tts", {"asr", "mos/distillmos", "vad", "duplicates"}), ("music", music_stages)):
         rows = {r["stage"]: r["s_per_clip"] for r in rows_of if r["service"] == service}
         assert stages <= set(rows) and "clap" not in rows and "aesthetics" not in rows, service
@@ -61,6 +61,9 @@ def test_the_defence_is_timed_beside_the_judge_it_replaced(tmp_path):
     # the defence's own pieces run in the deployed Judge only: the naturalness student and the music floor
     assert "mos/student" in stages["offline", "tts"] and "mos/student" not in stages["offline undefended", "tts"]
     assert "music_floor" in stages["offline", "music"] and "music_floor" not in stages["offline undefended", "music"]
+    # the music's content from the signal in the deployed Judge, from basic-pitch's notes in the one before
+    assert "content" in stages["offline", "music"] and "notes" not in stages["offline", "music"]
+    assert "notes" in stages["offline undefended", "music"]
     text = stem.with_suffix(".md").read_text()
     assert text.count("the defence costs") == 2 and "| evaluator (s/clip) | offline | offline undefended |" in text
     assert not (tmp_path / device_slug("cpu") / "evaluators.json").exists()  # the profiles' own file is left alone

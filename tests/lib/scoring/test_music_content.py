@@ -106,21 +106,3 @@ def test_the_stated_key_of_real_tracks_fits_better_than_a_distant_one(transcribe
         assert stated is not None
         distant = Key((stated.tonic + 6) % 12, stated.mode)
         assert key_fit(histogram, stated) > key_fit(histogram, distant) + 0.3, track.name
-
-
-def test_a_held_note_struck_again_counts_once_unless_its_energy_rose():
-    from audionet.lib.scoring.music_content import RISE_DB, held_once
-
-    split = [Note(60, 0.0, 0.8, 0.9), Note(60, 0.8, 1.1, 0.9), Note(64, 0.0, 1.1, 0.9), Note(60, 1.5, 2.0, 0.9)]
-    merged = held_once(split, [10.0, 0.2, 10.0, 0.1])  # the last starts after a rest: a note of its own
-    assert [(n.pitch, n.onset_s, n.offset_s) for n in merged] == [(60, 0.0, 1.1), (64, 0.0, 1.1), (60, 1.5, 2.0)]
-    assert len(held_once(split, [10.0, RISE_DB + 1, 10.0, 0.1])) == 4  # struck again: counted
-    assert held_once([], []) == []
-
-
-def test_the_defended_judge_counts_a_note_only_where_its_keys_energy_rose():
-    from audionet.lib.scoring.music_content import RISE_DB, struck
-
-    notes = [Note(60, 0.0, 0.8, 0.9), Note(60, 0.8, 1.1, 0.9), Note(67, 0.3, 1.1, 0.9), Note(64, 0.0, 1.1, 0.9)]
-    kept = struck(notes, [10.0, 0.2, RISE_DB - 0.1, RISE_DB])  # a re-strike merged, a partial going on dropped
-    assert [(n.pitch, n.onset_s, n.offset_s) for n in kept] == [(60, 0.0, 1.1), (64, 0.0, 1.1)]

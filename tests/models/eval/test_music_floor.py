@@ -6,7 +6,16 @@ faint perturbation on held notes adds none. How far attacks move the judges thro
 import numpy as np
 
 from audionet.lib.core.audio import Audio
-from audionet.models.eval.music_floor import NOTE_FLOOR_DB, RISE_DB, floored_audio, onset_rises, onsets_per_s
+from audionet.models.eval.music_floor import (
+    HOP,
+    NOTE_FLOOR_DB,
+    ONSET_KEY_DB,
+    RISE_DB,
+    floored_audio,
+    key_rises,
+    onsets_per_s,
+    pitch_class_shares,
+)
 
 RATE = 32_000
 
@@ -18,6 +27,14 @@ def tone(hz: float, seconds: float, amplitude: float, start_s: float = 0.0) -> n
 
 def chord(seconds: float = 3.0) -> np.ndarray:
     return sum(tone(hz, seconds, 0.2) for hz in (261.63, 329.63, 392.0))
+
+
+def rises_at(samples: np.ndarray, keys: list[tuple[int, float]]) -> list[float]:
+    """`key_rises` of each (MIDI pitch, second)."""
+    import torch
+
+    rises = key_rises(torch.from_numpy(samples), RATE).numpy()
+    return [float(rises[pitch - 21, round(second * RATE / HOP)]) for pitch, second in keys]
 
 
 def energy_db(samples: np.ndarray) -> float:
@@ -41,16 +58,17 @@ def test_a_key_struck_again_rises_and_a_held_note_under_a_faint_perturbation_doe
     struck[int(1.0 * RATE) : int(1.5 * RATE)] *= 0.1  # the chord released at 1 s and struck again at 1.5 s
     noise = np.random.default_rng(0).choice([-0.003, 0.003], size=len(held)).astype(np.float32)
     onsets = [(60, 1.5), (64, 1.5), (67, 1.5)]
-    assert min(onset_rises(Audio(struck, RATE), onsets)) > RISE_DB
-    assert max(onset_rises(Audio(held + noise, RATE), onsets)) < RISE_DB / 3
+    assert min(rises_at(struck, onsets)) > ONSET_KEY_DB
+    assert max(rises_at(held + noise, onsets)) < RISE_DB / 3
 
 
 def test_a_faint_tone_starting_where_nothing_plays_is_under_the_note_floor():
     """A 0.003 tone (L-inf 0.003) starting at 1.5 s on a key the chord leaves empty rises from nothing, yet sits
-    more than NOTE_FLOOR_DB under the chord: not a note struck; the same tone at the chord's level is one."""
+    more than NOTE_FLOOR_DB under the chord: its rise counts for nothing; the same tone at the chord's level is
+    struck."""
     for amplitude, struck in ((0.003, False), (0.2, True)):
         started = np.concatenate([np.zeros(int(1.5 * RATE), np.float32), tone(880.0, 1.5, amplitude)])
-        (rise,) = onset_rises(Audio(chord() + started, RATE), [(81, 1.5)])
+        (rise,) = rises_at(chord() + started, [(81, 1.5)])
         assert (rise >= RISE_DB) is struck, (amplitude, rise, NOTE_FLOOR_DB)
 
 
@@ -68,3 +86,16 @@ def test_onsets_are_where_keys_rise_together_a_rolled_chord_one_and_a_faint_pert
     # held from the first sample to the last: the clip's own edges are all it starts and stops at
     assert onsets_per_s(Audio(held + noise, RATE)) == onsets_per_s(Audio(held, RATE)) <= 2 / seconds
     assert onsets_per_s(Audio(np.zeros(int(seconds * RATE), np.float32), RATE)) == 0
+
+
+def test_the_key_read_from_the_signal_is_the_chords_and_a_faint_perturbation_barely_moves_it():
+    from audionet.lib.scoring.music_content import Key, estimate_key, key_fit
+
+    c_major = chord()  # C E G
+    classes = pitch_class_shares(Audio(c_major, RATE))
+    key, clarity = estimate_key(classes)
+    assert key == Key(0, "major") and clarity > 0.75
+    assert key_fit(classes, Key(0, "major")) > key_fit(classes, Key(6, "major")) + 1.0  # six fifths away
+    noise = np.random.default_rng(0).choice([-0.003, 0.003], size=len(c_major)).astype(np.float32)
+    moved = pitch_class_shares(floored_audio(Audio(c_major + noise, RATE)))
+    assert np.abs(moved - classes).max() < 0.01
