@@ -84,11 +84,11 @@ class MusicGeneration(Service):
             Part("aesthetics", 0.25, {"aes_pq": AESTHETICS, "aes_ce": AESTHETICS, "aes_cu": AESTHETICS}),
             # Musical content, from the signal (the transcriber's notes are what a faint perturbation buys, issue
             # 46): onsets per second, where several keys rise together, a chord one onset (the 28 labelled neural
-            # tracks 3.8-5.4; the synth 2.5-5.0), and how clearly the amplitude's pitch classes fit one key
-            # (neural 0.64-0.95, median 0.81; the synth 0.57-0.93).
+            # tracks 3.75-5.75; the synth 1.0-5.0), and how clearly the amplitude's pitch classes fit one key
+            # (neural 0.64-0.94, median 0.81; the synth 0.57-0.96).
             Part("musicality", 0.25, {"onsets_per_s": Range(2.0, 3.5), "key_clarity": Range(0.5, 0.75)}),
             # The description's words against the tags (contrast: own prompts ~0.57, contradicting ~0.43) and
-            # its key against the pitch classes (own 0.25-0.87, median 0.68; a key six fifths away at most -0.14).
+            # its key against the pitch classes (own 0.25-0.92, median 0.68; a key six fifths away at most -0.14).
             Part("prompt_fit", 0.15, {"tag_adherence": Range(0.40, 0.65), "key_fit": Range(0.0, 0.6)}),
             # Relative tempo error against a stated bpm: 6% off scores 1, 25% off 0.
             Part("tempo_match", 0.1, {"tempo_error": Range(0.25, 0.06)}),
