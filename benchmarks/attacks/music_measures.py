@@ -14,8 +14,6 @@ import numpy as np
 
 from audionet.benchmarks.attacks.onnx_torch import straight_through
 from audionet.benchmarks.attacks.ports import onnx_graph, resampled
-from audionet.lib.core.audio import Audio
-from audionet.models.eval.music_floor import HOP as FLOOR_HOP
 from audionet.models.eval.music_floor import LOUD_QUANTILE, key_rises
 
 MUSIC_SOUNDS = "music"  # YAMNet's kind of sound (models/eval/yamnet.py SOUND_KINDS), not the service
@@ -225,12 +223,9 @@ def content_functions(expect, rate: int) -> dict:
     def onsets(samples):
         rises = key_rises(samples, rate)
         soft = (torch.sigmoid((rises - music_floor.ONSET_KEY_DB) / 0.5) * rises).sum(dim=0)
-        reach = max(1, round(music_floor.ONSET_GAP_S * rate / FLOOR_HOP))
-        detached = soft.detach()
-        highest = torch.nn.functional.max_pool1d(detached[None, None], 2 * reach + 1, 1, reach)[0, 0]
-        smooth = (torch.sigmoid((soft - music_floor.ONSET_DB) / 2.0) * (detached >= highest)).sum()
+        smooth = (torch.sigmoid((soft - music_floor.ONSET_DB) / 2.0) * music_floor.highest_around(soft, rate)).sum()
         seconds = samples.shape[-1] / rate
-        real = music_floor.onsets_per_s(Audio(samples.detach().numpy(), rate))
+        real = music_floor.onset_count(rises, rate) / seconds  # the Judge's count (`onsets_per_s`) of these rises
         return straight_through(smooth / seconds, torch.tensor(float(real)))
 
     def keys(samples):

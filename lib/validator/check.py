@@ -80,10 +80,10 @@ def chain_findings(metagraph, hotkey: str, listen: str) -> tuple[list[Finding], 
     return found, Target(neuron.uid, hotkey, neuron.axon or listen)
 
 
-def health_finding(served: frozenset[str], took_s: float) -> Finding:
-    """The signed health's line: what the miner serves, and a warning where a validator would not have waited
-    for it (it then asks for every service: the miner still earns, at the cost of a request per service)."""
-    known = sorted(served & set(registry.names()))
+def health_finding(known: Sequence[str], took_s: float) -> Finding:
+    """The signed health's line: the scored services the miner serves (`known`), and a warning where a validator
+    would not have waited for it (it then asks for every service: the miner still earns, at the cost of a request
+    per service)."""
     text = f"signed by the miner; it serves {', '.join(known) or 'nothing the validators score'}"
     if not known:
         return Finding("FAIL", "health", text)
@@ -118,9 +118,10 @@ async def run_check(chain, wallet, settings: CheckSettings, judge: Judge, source
         except Exception as error:
             why = failure(error, HEALTH_PATIENCE_S, target)
             return [*findings, Finding("FAIL", "health", f"no signed answer from {target.endpoint}/v1/health: {why}")]
-        findings.append(health_finding(served, time.perf_counter() - started))
+        known = sorted(served & set(registry.names()))
+        findings.append(health_finding(known, time.perf_counter() - started))
         rng, seeds = np.random.default_rng(settings.seed), seeds_from(settings.seed)
-        for name in sorted(served & set(registry.names())):
+        for name in known:
             service = registry.get(name)
             timeout = settings.timeouts.get(name, service.timeout_s)
             requests = [service.draw(rng, sources.get(name)) for _ in range(settings.answers)]

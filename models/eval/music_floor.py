@@ -100,26 +100,33 @@ def onset_strength(rises):
     return torch.where(rises >= ONSET_KEY_DB, rises, torch.zeros_like(rises)).sum(dim=0)
 
 
-def onset_peaks(strength, rate: int):
-    """(frames,) bool: where an onset is, the frames whose `onset_strength` reaches `ONSET_DB` and is the highest
-    within `ONSET_GAP_S` either side (the first of equal ones). Torch in, torch out (no gradient: a mask)."""
+def highest_around(strength, rate: int):
+    """(frames,) bool: the frames whose `strength` is the highest within `ONSET_GAP_S` either side (torch, no
+    gradient: a mask)."""
     import torch
 
     reach = max(1, round(ONSET_GAP_S * rate / HOP))
     strength = strength.detach()
-    highest = torch.nn.functional.max_pool1d(strength[None, None], 2 * reach + 1, 1, reach)[0, 0]
+    return strength >= torch.nn.functional.max_pool1d(strength[None, None], 2 * reach + 1, 1, reach)[0, 0]
+
+
+def onset_count(rises, rate: int) -> int:
+    """How many onsets `key_rises` holds: the frames whose `onset_strength` reaches `ONSET_DB` and is the highest
+    within `ONSET_GAP_S` either side (the first of equal ones)."""
+    import torch
+
+    strength = onset_strength(rises.detach())
     earlier = torch.nn.functional.pad(strength, (1, 0), value=-1.0)[:-1]
-    return (strength >= ONSET_DB) & (strength >= highest) & (strength > earlier)
+    return int(((strength >= ONSET_DB) & highest_around(strength, rate) & (strength > earlier)).sum())
 
 
 def onsets_per_s(audio: Audio) -> float:
-    """How many onsets a second the signal itself has (`onset_peaks`): what the music Judge counts."""
+    """How many onsets a second the signal itself has (`onset_count`): what the music Judge counts."""
     import torch
 
     with torch.no_grad():
         rises = key_rises(torch.from_numpy(np.asarray(audio.samples, dtype=np.float32)), audio.sample_rate)
-        count = int(onset_peaks(onset_strength(rises), audio.sample_rate).sum())
-    return count / max(audio.seconds, 1e-9)
+    return onset_count(rises, audio.sample_rate) / max(audio.seconds, 1e-9)
 
 
 PITCH_WINDOW_S = 0.17  # long enough to tell semitones apart at the lowest pitch read (6 Hz bins at 48 kHz)

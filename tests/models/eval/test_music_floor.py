@@ -1,7 +1,8 @@
 """What the music judges hear (the defended music Judge): the noise floor passes music and suppresses a faint
 tone where nothing plays; the energy rise at an onset tells a key struck again from a held note moved by a
 faint perturbation; the onsets the Judge counts are where several keys rise together, a rolled chord one, and a
-faint perturbation on held notes adds none. How far attacks move the judges through it: benchmarks/attacks (measured, not tested)."""
+faint perturbation on held notes adds none; the key read from the signal's pitch classes. How far attacks move
+the judges through it: benchmarks/attacks (measured, not tested)."""
 
 import numpy as np
 
