@@ -41,11 +41,17 @@ log = logging.getLogger("validator")
 
 
 HEALTH_TIMEOUT_S = 5.0  # a miner that cannot say what it serves within this is asked for every service
+# How a request fails when its kept-alive connection closes before any answer comes: the miner's idle close and
+# this send crossed. A loaded validator can send later than its keep-alive expiry meant (CI lost an honest answer
+# so, twice), so such a request goes out once more, unchanged, on another connection. Unchanged, its nonce
+# guards the miner: had the first copy reached it, the second is a replay and refused, never generated twice.
+CROSSED = (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
 
 
 def connection_limits(**sizes) -> httpx.Limits:
     """httpx's limits for asking miners: a kept-alive connection is given up at half of how long a miner keeps one
-    (`IDLE_CONNECTION_S`; httpx's default expiry equals it), so no request goes out on one the miner is closing."""
+    (`IDLE_CONNECTION_S`; httpx's default expiry equals it), so a request seldom goes out on one the miner is
+    closing (and one that does goes out again: `CROSSED`)."""
     return httpx.Limits(keepalive_expiry=IDLE_CONNECTION_S / 2, **sizes)
 
 
@@ -167,8 +173,15 @@ class MinerClient:
 
     async def _fetch(self, url: str, body: bytes, headers: dict, timeout: float, cap: int, method: str) -> Reply:
         http = self.pools[zlib.crc32(url.split("/")[2].encode()) % len(self.pools)]  # by the miner's endpoint
-        async with http.stream(method, url, content=body, headers=headers | IDENTITY, timeout=timeout) as response:
+        request = http.build_request(method, url, content=body, headers=headers | IDENTITY, timeout=timeout)
+        try:
+            response = await http.send(request, stream=True)
+        except CROSSED:
+            response = await http.send(request, stream=True)
+        try:
             return await read_async(response.status_code, response.headers, response.aiter_raw(), cap)
+        finally:
+            await response.aclose()
 
 
 def failure(error: Exception, timeout: float, target: Target) -> str:

@@ -54,9 +54,9 @@ SLOW_ANSWER_BYTES = 800_000  # 16 s at 50 KB/s: inside TTS's 20 s timeout, past 
 FAT_LIST = [f"service-{n:07d}" for n in range(FAT_SERVICES // 22)] + ["tts", "vc", "music"]
 
 
-def head(status: str, length: int, headers: dict, content_type: str = RESPONSE_CONTENT_TYPE) -> bytes:
+def head(status: str, length: int, headers: dict, content_type: str = RESPONSE_CONTENT_TYPE, close=True) -> bytes:
     lines = [f"HTTP/1.1 {status}", f"Content-Type: {content_type}", f"Content-Length: {length}"]
-    lines += [f"{key}: {value}" for key, value in headers.items()] + ["Connection: close", "", ""]
+    lines += [f"{key}: {value}" for key, value in headers.items()] + ["Connection: close"] * close + ["", ""]
     return "\r\n".join(lines).encode()
 
 

@@ -121,6 +121,42 @@ async def serve_signed(wallet, validator_hotkey: str, nonce_age_s: float, drip_s
     return port
 
 
+def test_a_request_that_crosses_the_miners_idle_close_goes_out_once_more(wallets):
+    """The miner closes a kept-alive connection as the next request arrives on it, unanswered (CI, loaded: an honest
+    answer lost as ReadError, twice): the request goes out again, unchanged, and is answered (main: the error)."""
+    validator, wallet = wallets("validator"), wallets("miner")
+    seen = {"connections": 0, "requests": 0}
+
+    async def handle(reader, writer):
+        seen["connections"] += 1
+        miner = BadMiner("miner", "slow_link", wallet, 0, validator.hotkey.ss58_address, 5.0)
+        for served in range(2):  # the second request on a connection is the one that crosses its close
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError:
+                break
+            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-l")))
+            body = await reader.readexactly(length)
+            seen["requests"] += 1
+            if served:
+                break
+            payload, signature = miner.answer("/v1/tts", body)
+            writer.write(bombs.head("200 OK", len(payload), signature, close=False) + payload)
+            await writer.drain()
+        writer.close()
+
+    async def run():
+        port = free_port()
+        target = Target(3, wallet.hotkey.ss58_address, f"127.0.0.1:{port}")
+        async with await asyncio.start_server(handle, "127.0.0.1", port), httpx.AsyncClient() as http:
+            client = MinerClient(validator, http)
+            return [await client.query(target, TTS, TTSRequest(text="Noon.", seed=seed), 10.0) for seed in (1, 2, 3)]
+
+    answers = asyncio.run(run())
+    assert [answer.error for answer in answers] == [None] * 3
+    assert seen == {"connections": 3, "requests": 5}  # the 2nd and 3rd queries each went out twice
+
+
 def test_an_answer_is_judged_fresh_when_its_headers_arrive(wallets):
     """Headers 8 s after the nonce, the body 3 s more: judged (main: refused as stale at 11 s). Headers 11 s after
     the nonce: stale. A fresh answer sent twice: the second is a replay."""
