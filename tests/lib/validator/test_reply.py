@@ -135,7 +135,9 @@ def test_a_request_that_crosses_the_miners_idle_close_goes_out_once_more(wallets
                 head = await reader.readuntil(b"\r\n\r\n")
             except asyncio.IncompleteReadError:
                 break
-            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-l")))
+            length = int(
+                next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-l"))
+            )
             body = await reader.readexactly(length)
             seen["requests"] += 1
             if served:
