@@ -43,10 +43,10 @@ def score(judging: Judging, measures: Mapping[str, object]):
             continue
         weights = [part.mix.get(name, 1.0) for name in present]
         value = sum(w * ranged(part.measures[n], measures[n]) for w, n in zip(weights, present)) / sum(weights)
-        if part.ceiling is not None and part.ceiling.measure in measures:
-            value = torch.minimum(
-                value, ranged(part.ceiling.range, measures[part.ceiling.measure]) + part.ceiling.slack
-            )
+        capping = [name for name in part.ceiling.measures if name in measures] if part.ceiling else []
+        if capping:
+            bound = sum(ranged(part.ceiling.measures[n], measures[n]) for n in capping) / len(capping)
+            value = torch.minimum(value, bound + part.ceiling.slack)
         weighted, total = weighted + part.weight * value, total + part.weight
         if part.gate:
             gates.append(1.0 - part.gate * (1.0 - value))
@@ -66,8 +66,8 @@ def best_possible(judging: Judging, fixed: Mapping[str, float], movable) -> floa
     for part in judging.parts:
         for name, scale in part.measures.items():
             best.setdefault(name, scale.one)
-        if part.ceiling is not None:
-            best.setdefault(part.ceiling.measure, part.ceiling.range.one)
+        for name, scale in (part.ceiling.measures.items() if part.ceiling else ()):
+            best.setdefault(name, scale.one)
     for penalty in judging.penalties:
         best.setdefault(penalty.measure, penalty.range.zero)
     return judging.breakdown({**fixed, **{name: best[name] for name in movable if name in best}}).score

@@ -85,6 +85,26 @@ def markdown(data: dict) -> str:
         f"- cheats scoring at or above the lower of the two honest classes: **{cheats}**",
         f"- own prompt above the contradicting one: **{played['own_prompt_wins']} of {played['pairs']}** tracks"
         " (target at least 80%)",
+        "",
+        "### What owning CLAP and Audiobox Aesthetics is worth",
+        "",
+        "The standard profile's learned music judges are public networks nothing floors; each is paid at most its"
+        " floored counterpart plus a slack (lib/services/music.py). Mean score with both at half their range, at"
+        " their top (an attacker who owns them), and at their top without the ceilings:",
+        "",
+    ]
+    owned = played["learned_owned"]
+    lines.append(
+        table(
+            ["class", "at half", "owned", "owned, no ceilings"],
+            [[n, *(f"{owned[n][k]:.3f}" for k in music.LEARNED_SCORES)] for n in (music.NEURAL, music.SYNTH)],
+        )
+    )
+    lines += [
+        f"- the synth's gain from owning them: **{owned['synth_gain_capped']:+.3f}** with the ceilings"
+        f" ({owned['synth_gain_uncapped']:+.3f} without; target at most +0.05)",
+        f"- the neural tracks keep **{owned['neural_kept_at_top']['mean']:.1%}** of their uncapped top (least"
+        f" {owned['neural_kept_at_top']['least']:.1%}; target at least 95%)",
     ]
     return "\n".join(lines) + "\n"
 

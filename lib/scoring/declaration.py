@@ -45,16 +45,18 @@ class Range:
 
 @dataclass(frozen=True)
 class Ceiling:
-    """A bound on a part from a judge that cannot be bought: the part is at most `range(measure) + slack`.
-    The part's own judges decide wherever they agree with it; a fooled judge is capped by it."""
+    """A bound on a part from judges that cannot be bought: the part is at most the mean of `measures`' ranged
+    values + `slack`. The part's own judges decide wherever they agree with it; a fooled judge is capped by it."""
 
-    measure: str
-    range: Range
+    measures: Mapping[str, Range]
     slack: float
 
     def bound(self, measures: Mapping[str, float]) -> Optional[float]:
-        """The cap, or None where the measure was not measured (its evaluator is off)."""
-        return self.range(measures[self.measure]) + self.slack if self.measure in measures else None
+        """The cap, or None where none of its measures was measured (their evaluators are off)."""
+        present = [name for name in self.measures if name in measures]
+        if not present:
+            return None
+        return sum(self.measures[name](measures[name]) for name in present) / len(present) + self.slack
 
 
 @dataclass(frozen=True)
@@ -142,5 +144,5 @@ class Judging:
 
     def measure_names(self) -> set[str]:
         """Every raw measure the parts, their ceilings and the penalties read."""
-        ceilings = {p.ceiling.measure for p in self.parts if p.ceiling}
+        ceilings = {name for p in self.parts if p.ceiling for name in p.ceiling.measures}
         return {name for p in self.parts for name in p.measures} | ceilings | {p.measure for p in self.penalties}

@@ -27,7 +27,7 @@ MOS_MIX = {"mos_distillmos": 3.0, "mos_utmos": 3.0, "mos_dnsmos": 1.0}
 # (models/eval/robust_mos.py), which such a perturbation barely moves, caps their mix: trained to put natural
 # engines at 4.5 or more and robotic ones at 1.0 or less, its ceiling gives nothing below 2.0 and never binds
 # above 3.5, a margin of a whole MOS on either side of what it was taught; the slack absorbs the rest.
-NATURALNESS_CEILING = Ceiling("mos_student", Range(2.0, 3.5), slack=0.05)
+NATURALNESS_CEILING = Ceiling({"mos_student": Range(2.0, 3.5)}, slack=0.05)
 INTELLIGIBLE = Range(1.0, 0.0)  # word error rate: 0 is every word heard, 1 none
 # The content penalty: an answer that does not say the text is worth nothing, however natural it sounds.
 # It starts at WER 0.7, so the offline ASR's errors on honest speech cost nothing (honest Kokoro reaches

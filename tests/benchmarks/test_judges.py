@@ -23,4 +23,8 @@ def test_the_study_ranks_real_audio_above_cheap_and_broken_audio(tmp_path):
     music = data["music_classes"]["findings"]
     assert music["mean_score"]["neural tracks"] > music["mean_score"]["noise"] + 0.5
     assert music["pairs"] == 2 and len(data["music_classes"]["rows"]["1 s loop"]) == 2
+    for row in data["music_classes"]["rows"]["procedural synth"] + data["music_classes"]["rows"]["neural tracks"]:
+        assert row["learned_middle"] <= row["owned"] <= row["owned_uncapped"]  # owning CLAP and Audiobox pays
+    owned = music["learned_owned"]
+    assert owned["synth_gain_capped"] <= owned["synth_gain_uncapped"] and owned["neural_kept_at_top"]["least"] <= 1
     assert stem.with_suffix(".png").stat().st_size > 0

@@ -45,13 +45,15 @@ def test_the_breakdown_renormalises_over_parts_present_then_applies_every_penalt
 
 
 def test_a_ceiling_caps_a_part_only_where_its_judge_says_less_and_is_off_when_unmeasured():
-    part = Part("nat", 1.0, {"d": Range(2.0, 4.0)}, ceiling=Ceiling("s", Range(2.0, 4.0), slack=0.1))
+    part = Part("nat", 1.0, {"d": Range(2.0, 4.0)}, ceiling=Ceiling({"s": Range(2.0, 4.0)}, slack=0.1))
     assert part.value({"d": 4.0, "s": 5.0}) == 1.0  # the robust judge agrees: the part's own judge decides
     assert part.value({"d": 4.0, "s": 2.0}) == pytest.approx(0.1)  # a fooled judge is capped at the slack
     assert part.value({"d": 2.5, "s": 2.0}) == pytest.approx(0.1) and part.value({"d": 2.1, "s": 2.0}) == pytest.approx(
         0.05
     )
     assert part.value({"d": 4.0}) == 1.0  # the robust judge is off: no cap
+    two = Ceiling({"s": Range(2.0, 4.0), "t": Range(0.0, 1.0)}, slack=0.1)  # the mean of the measures present
+    assert two.bound({"s": 4.0, "t": 0.0}) == pytest.approx(0.6) and two.bound({"t": 0.5}) == pytest.approx(0.6)
 
 
 def test_a_gate_scales_the_whole_score_by_its_part():
@@ -74,6 +76,21 @@ def test_tts_and_vc_cap_what_a_perturbation_buys_with_the_naturalness_student():
     assert natural.parts["naturalness"] == pytest.approx(2.2 / 2.3)  # far above the cap: DistillMOS decides
     clone = VC.judging.breakdown({**robotic, "speaker_cosine": 0.99, "pitch_offset_st": 0.0, "pitch_spread_log2": 0.0})
     assert clone.parts["similarity"] == pytest.approx(0.05)
+
+
+def test_music_pays_clap_and_the_aesthetics_no_more_than_the_floored_judges_agree():
+    """Both at their top (what a perturbation buys on the standard profile): synth-like content and tags cap
+    them; a track whose onsets, key and tags are a neural track's is paid what CLAP and Audiobox say."""
+    owned = {"clap_cosine": 0.6, "aes_pq": 9.0, "aes_ce": 9.0, "aes_cu": 9.0}
+    flat = {"onsets_per_s": 2.0, "key_clarity": 0.6, "tag_adherence": 0.42, "key_fit": 0.1, **owned}
+    capped = MUSIC.judging.breakdown(flat).parts
+    slack = MUSIC.LEARNED_SLACK
+    assert capped["aesthetics"] == pytest.approx((0.0 + 0.4) / 2 + slack)  # the musicality, 0.2, plus the slack
+    assert capped["adherence"] == pytest.approx((0.08 + 0.1 / 0.6) / 2 + slack)
+    lively = {"onsets_per_s": 4.5, "key_clarity": 0.8, "tag_adherence": 0.6, "key_fit": 0.55, **owned}
+    assert MUSIC.judging.breakdown(lively).parts["aesthetics"] == MUSIC.judging.breakdown(lively).parts["adherence"]
+    assert MUSIC.judging.breakdown(lively).parts["adherence"] == 1.0
+    assert MUSIC.judging.breakdown({**lively, "clap_cosine": 0.25}).parts["adherence"] == pytest.approx(0.5)
 
 
 def test_voice_clone_pitch_counts_the_median_offset_and_the_spread():
