@@ -66,8 +66,9 @@ def best_possible(judging: Judging, fixed: Mapping[str, float], movable) -> floa
     for part in judging.parts:
         for name, scale in part.measures.items():
             best.setdefault(name, scale.one)
-        for name, scale in (part.ceiling.measures.items() if part.ceiling else ()):
-            best.setdefault(name, scale.one)
+        if part.ceiling is not None:
+            for name, scale in part.ceiling.measures.items():
+                best.setdefault(name, scale.one)
     for penalty in judging.penalties:
         best.setdefault(penalty.measure, penalty.range.zero)
     return judging.breakdown({**fixed, **{name: best[name] for name in movable if name in best}}).score

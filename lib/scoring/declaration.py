@@ -72,14 +72,18 @@ class Part:
     gate: float = 0.0  # the share of the whole score this part also gates (0: a plain weighted part)
 
     def value(self, measures: Mapping[str, float]) -> Optional[float]:
+        value = self.uncapped(measures)
+        cap = self.ceiling.bound(measures) if self.ceiling and value is not None else None
+        return value if cap is None else min(value, cap)
+
+    def uncapped(self, measures: Mapping[str, float]) -> Optional[float]:
+        """What the part's own judges say, before its ceiling; None where none of them was measured."""
         present = [name for name in self.measures if name in measures]
         if not present:
             return None
         weights = [self.mix.get(name, 1.0) for name in present]
         total = sum(weights)
-        value = sum(w * self.measures[n](measures[n]) for w, n in zip(weights, present)) / total if total else 0.0
-        cap = self.ceiling.bound(measures) if self.ceiling else None
-        return value if cap is None else min(value, cap)
+        return sum(w * self.measures[n](measures[n]) for w, n in zip(weights, present)) / total if total else 0.0
 
 
 @dataclass(frozen=True)

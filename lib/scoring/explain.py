@@ -1,6 +1,7 @@
-"""A score in words: the parts a service's declaration (declaration.py) pays for and the penalties that took
-from it, by the declaration's names, over one clip or several ("adherence 0.12, musicality 0.40; penalties:
-loop took 100% (3 of 3 clips)"). The self-check and the localnet report both explain scores with it, from the
+"""A score in words: the parts a service's declaration (declaration.py) pays for, the ceilings that held a
+part under what its own judges said, and the penalties that took from it, by the declaration's names, over one
+clip or several ("adherence 0.12, musicality 0.40; ceilings: adherence held 0.30 under its own judges (2 of 3
+clips); penalties: loop took 100% (3 of 3 clips)"). The self-check and the localnet report both explain scores with it, from the
 `components` a verdict row carries (parts by name, each penalty as `<name>_penalty`: the share it took).
 
 Data and arithmetic only: the miner's self-check and the report read it without the scoring stack.
@@ -36,6 +37,22 @@ def parts_of(judging: Judging, components: Sequence[Mapping[str, float]]) -> dic
     return found
 
 
+def ceilings_of(judging: Judging, components: Sequence[Mapping[str, float]]) -> dict[str, tuple[float, int]]:
+    """Each ceiling that held its part notably below what the part's own judges said (a judge the attack
+    cannot move disagreed): (the mean it took over the clips, the clips it held), from each clip's measures."""
+    found = {}
+    for part in judging.parts:
+        taken = []
+        for clip in components:
+            own, cap = part.uncapped(clip), part.ceiling.bound(clip) if part.ceiling else None
+            if own is not None and cap is not None and part.name in clip and clip[part.name] == min(own, cap):
+                taken.append(own - clip[part.name])
+        hit = sum(share >= NOTABLE for share in taken)
+        if hit:
+            found[part.name] = (fmean(taken), hit)
+    return found
+
+
 def penalties_of(judging: Judging, components: Sequence[Mapping[str, float]]) -> dict[str, tuple[float, int]]:
     """Each penalty that took a notable share: (its mean share taken over the clips, the clips it took from),
     the largest first."""
@@ -49,14 +66,23 @@ def penalties_of(judging: Judging, components: Sequence[Mapping[str, float]]) ->
 
 
 def in_words(judging: Judging, components: Sequence[Mapping[str, float]]) -> str:
-    """'parts adherence 0.12, aesthetics 0.05; penalties: loop took 100% (3 of 3 clips)'; '' for no clip."""
+    """'parts adherence 0.12, aesthetics 0.05; penalties: loop took 100% (3 of 3 clips)', with the ceilings that
+    held a part between them; '' for no clip."""
     if not components:
         return ""
     parts = ", ".join(f"{words(name)} {value:.2f}" for name, value in parts_of(judging, components).items())
-    taken = penalties_of(judging, components)
     n = len(components)
-    penalties = ", ".join(
-        f"{words(name)} took {share:.0%}" + (f" ({hit} of {n} clips)" if n > 1 else "")
-        for name, (share, hit) in taken.items()
+    clips = lambda hit: f" ({hit} of {n} clips)" if n > 1 else ""  # noqa: E731
+    held = ", ".join(
+        f"{words(name)} held {taken:.2f} under its own judges" + clips(hit)
+        for name, (taken, hit) in ceilings_of(judging, components).items()
     )
-    return f"parts {parts or 'none measured'}; " + (f"penalties: {penalties}" if penalties else "no penalty")
+    penalties = ", ".join(
+        f"{words(name)} took {share:.0%}" + clips(hit)
+        for name, (share, hit) in penalties_of(judging, components).items()
+    )
+    return (
+        f"parts {parts or 'none measured'}; "
+        + (f"ceilings: {held}; " if held else "")
+        + (f"penalties: {penalties}" if penalties else "no penalty")
+    )
