@@ -1,8 +1,9 @@
 """A score in words: the parts a service's declaration (declaration.py) pays for, the ceilings that held a
 part under what its own judges said, and the penalties that took from it, by the declaration's names, over one
 clip or several ("adherence 0.12, musicality 0.40; ceilings: adherence held 0.30 under its own judges (2 of 3
-clips); penalties: loop took 100% (3 of 3 clips)"). The self-check and the localnet report both explain scores with it, from the
-`components` a verdict row carries (parts by name, each penalty as `<name>_penalty`: the share it took).
+clips); penalties: loop took 100% (3 of 3 clips)"). The self-check and the localnet report both explain scores
+with it, from the `components` a verdict row carries (its raw measures, parts by name, each penalty as
+`<name>_penalty`: the share it took).
 
 Data and arithmetic only: the miner's self-check and the report read it without the scoring stack.
 """
