@@ -39,8 +39,11 @@ def test_the_subnet_has_256_uids_every_class_and_answers_drawn_from_the_samples(
     honest = {g.quality for g in groups if g.kind == "honest"}
     assert min(honest) == SPREAD[0] == 0.7 and max(honest) == 1.0
     partial = next(g for g in groups if g.kind == "partial cheat").answers["vc"]
-    cheat = samples.scores["vc"][samples.best_attack("vc")]
-    assert np.isin(partial, cheat).mean() == pytest.approx(0.25, abs=0.02)  # a quarter of its answers cheat
+    cheat, honest_vc = samples.scores["vc"][samples.best_attack("vc")], samples.honest("vc")
+    # a quarter of its answers cheat: told apart by value, except a value both tables hold (0: an honest clone
+    # the content penalty zeroed, as it zeroes cheats), which may come from either
+    cheated, either = np.isin(partial, cheat), np.isin(partial, cheat) & np.isin(partial, honest_vc)
+    assert (cheated & ~either).mean() <= 0.25 <= cheated.mean() and (cheated & ~either).mean() > 0.1
     assert all(set(g.answers) == {"tts"} for g in groups if g.name == "tts specialist")
     upgrades = {g.kind: g for g in groups if "upgrade" in g.kind}
     assert upgrades["upgrade"].new_model and not upgrades["quiet upgrade"].new_model
