@@ -42,10 +42,10 @@ def ceilings_of(judging: Judging, components: Sequence[Mapping[str, float]]) -> 
     """Each ceiling that held its part notably below what the part's own judges said (a judge the attack
     cannot move disagreed): (the mean it took over the clips, the clips it held), from each clip's measures."""
     found = {}
-    for part in judging.parts:
+    for part in (p for p in judging.parts if p.ceiling is not None):
         taken = []
         for clip in components:
-            own, cap = part.uncapped(clip), part.ceiling.bound(clip) if part.ceiling else None
+            own, cap = part.uncapped(clip), part.ceiling.bound(clip)
             if own is not None and cap is not None and part.name in clip and clip[part.name] == min(own, cap):
                 taken.append(own - clip[part.name])
         hit = sum(share >= NOTABLE for share in taken)

@@ -100,11 +100,16 @@ async def _behave(miner: BadMiner, writer: asyncio.StreamWriter, path: str, body
     await writer.drain()
 
 
+async def read_request(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
+    """(head, body) of the next request on a connection (asyncio.IncompleteReadError once it closes)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    match = re.search(rb"content-length:\s*(\d+)", head, re.IGNORECASE)
+    return head, await reader.readexactly(int(match.group(1)) if match else 0)
+
+
 async def _serve_one(miner: BadMiner, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
-        head = await reader.readuntil(b"\r\n\r\n")
-        match = re.search(rb"content-length:\s*(\d+)", head, re.IGNORECASE)
-        body = await reader.readexactly(int(match.group(1)) if match else 0)
+        head, body = await read_request(reader)
         await _behave(miner, writer, head.split(b" ")[1].decode(), body)
     except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.CancelledError):
         pass  # the validator gave up on us, or the servers are stopping: as intended

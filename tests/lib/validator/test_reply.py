@@ -15,7 +15,7 @@ from audionet.lib.localnet import free_port
 from audionet.lib.services import TTS, TTSRequest
 from audionet.lib.validator.client import MinerClient, Target
 from tests.stress import bombs
-from tests.stress.badminers import BadMiner, BadMinerServers
+from tests.stress.badminers import BadMiner, BadMinerServers, read_request
 
 REQUEST = TTSRequest(text="The ferry leaves at noon.", seed=4)
 
@@ -101,9 +101,7 @@ async def serve_signed(wallet, validator_hotkey: str, nonce_age_s: float, drip_s
     port, answer = free_port(), {}
 
     async def handle(reader, writer):
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-l")))
-        body = await reader.readexactly(length)
+        _, body = await read_request(reader)
         if not answer:
             miner = BadMiner("miner", "slow_link", wallet, port, validator_hotkey, 5.0)
             payload, _ = miner.answer("/v1/tts", body)
@@ -132,13 +130,9 @@ def test_a_request_that_crosses_the_miners_idle_close_goes_out_once_more(wallets
         miner = BadMiner("miner", "slow_link", wallet, 0, validator.hotkey.ss58_address, 5.0)
         for served in range(2):  # the second request on a connection is the one that crosses its close
             try:
-                head = await reader.readuntil(b"\r\n\r\n")
+                _, body = await read_request(reader)
             except asyncio.IncompleteReadError:
                 break
-            length = int(
-                next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-l"))
-            )
-            body = await reader.readexactly(length)
             seen["requests"] += 1
             if served:
                 break
