@@ -86,6 +86,13 @@ def loop_one_second(kit, request, own, other) -> Audio:
     return one_second_looped(own)
 
 
+def loop_with_hiss(kit, request, own, other) -> Audio:
+    """The 1 s loop with fresh hiss at -40 dBFS: sounding pauses that never recur dilute the loop measure (one
+    loop of the synth in two escapes its penalty this way)."""
+    looped = one_second_looped(own)
+    return Audio(looped.samples + 0.01 * kit.rng.standard_normal(len(looped.samples)), looped.sample_rate)
+
+
 def time_compressed(kit, request, own, other) -> Audio:
     """Speech played 1.6x faster (pitch kept): shorter to generate and still within the length gate."""
     import librosa
@@ -186,6 +193,7 @@ CATALOGUE: tuple[Attack, ...] = (
     Attack("noise", every, "white noise of a plausible length", noise),
     Attack("silence padding", every, "30% of an answer, then silence", silence_padding),
     Attack("1 s loop", every, "one second of an answer, looped", loop_one_second),
+    Attack("1 s loop + hiss", every, "the 1 s loop with fresh hiss at -40 dBFS", loop_with_hiss),
     Attack("time-compressed", speech, "speech 1.6x faster (a short answer passed off as whole)", time_compressed),
     Attack("music as speech", speech, "procedural music for a speech request", music_as_speech),
     Attack("speech as music", music, "the prompt read aloud and looped", speech_as_music),
