@@ -19,6 +19,7 @@ import numpy as np
 
 from audionet.benchmarks.adversaries.attacks import Kit, for_service
 from audionet.benchmarks.common.flags import add_service_flags, one_line_errors, study_parser
+from audionet.benchmarks.common.owning import SCORES, owned_scores
 from audionet.benchmarks.common.results import command_line, pyplot, save_figure, table, write_result
 from audionet.lib.core.config import Parser, positive_int
 from audionet.lib.services import registry
@@ -64,7 +65,9 @@ def play_round(service, honest, judge, kit, rng, sources, previous) -> tuple[lis
     verdicts.insert(0, judge.score(service.judging, [service.job(request, own, HONEST)])[0])
     names = [HONEST] + [attack.name for attack in attacks]
     results = [
-        {"miner": n, "score": v.score, "gate": v.gate, "components": v.components} for n, v in zip(names, verdicts)
+        {"miner": n, "score": v.score, "gate": v.gate, "components": v.components}
+        | owned_scores(service.judging, v.measures, bool(v.gate))
+        for n, v in zip(names, verdicts)
     ]
     return results, own
 
@@ -94,6 +97,7 @@ def summarise(results: list[dict]) -> dict[str, dict]:
             "gated": sum(1 for r in rows if r["gate"]),
             "rounds": len(rows),
             "gates": dict(gates.most_common()),
+            "owned": {key: fmean(r[key] for r in rows) for key in SCORES if key in rows[0]},
         }
     return summary
 
@@ -164,8 +168,22 @@ def markdown(report: dict) -> str:
             what = result["what"].get(name, "the best offline backend")
             scores = [f"{row['score']:.3f}", f"{row['score_std']:.3f}", f"{row['gated']} of {row['rounds']}"]
             rows.append([label, what, *scores, gates, verdict])
-        parts += [f"## {result['title']}", "", table(headers, rows)]
+        parts += [f"## {result['title']}", "", table(headers, rows), *owning_table(result["summary"])]
     return "\n".join(parts)
+
+
+def owning_table(summary: dict) -> list[str]:
+    """Each miner that a gate does not always stop, with the judges nothing floors (benchmarks/common/owning.py)
+    at half their range, owned, and owned without the ceilings: what owning them is worth for any weights."""
+    owned = {name: row["owned"] for name, row in summary.items() if row.get("owned", {}).get("owned_uncapped")}
+    if not owned:
+        return []
+    rows = [
+        [name, *(f"{found[key]:.3f}" for key in SCORES), f"{found['owned'] - found['learned_middle']:+.3f}"]
+        for name, found in sorted(owned.items(), key=lambda item: -item[1]["owned"])
+    ]
+    headers = ["Miner", "judges at half", "owned", "owned, no ceilings", "gain from owning them"]
+    return ["", "Owning the judges nothing floors (ceilinged parts at their top):", "", table(headers, rows)]
 
 
 def plot(report: dict, path: str) -> str:

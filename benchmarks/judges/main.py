@@ -12,6 +12,7 @@ contradicting one. Writes <out>/<device-slug>/judges-<profile>.{json,md,png}.
 from __future__ import annotations
 
 from audionet.benchmarks.common.flags import one_line_errors, study_parser
+from audionet.benchmarks.common.owning import SCORES
 from audionet.benchmarks.common.results import command_line, pyplot, save_figure, table, write_result
 from audionet.benchmarks.judges import music, speech
 from audionet.lib.core.config import Parser, positive_int
@@ -97,7 +98,7 @@ def markdown(data: dict) -> str:
     lines.append(
         table(
             ["class", "at half", "owned", "owned, no ceilings"],
-            [[n, *(f"{owned[n][k]:.3f}" for k in music.LEARNED_SCORES)] for n in (music.NEURAL, music.SYNTH)],
+            [[n, *(f"{owned[n][k]:.3f}" for k in SCORES)] for n in (music.NEURAL, music.SYNTH)],
         )
     )
     lines += [

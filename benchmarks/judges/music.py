@@ -5,22 +5,15 @@ adversary catalogue built from the neural track (the hardest raw material a chea
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from audionet.benchmarks.adversaries.attacks import Kit, for_service
-from audionet.benchmarks.attacks.surrogate import best_possible
 from audionet.benchmarks.common.labelled_music import excerpt, labelled_tracks, prompts
+from audionet.benchmarks.common.owning import SCORES, owned_scores
 from audionet.lib.services import MUSIC, MusicRequest
 
 LENGTHS = (4.0, 6.0, 8.0, 10.0)
 NEURAL, SYNTH = "neural tracks", "procedural synth"
-# The learned music judges nothing floors (the standard profile's CLAP and Audiobox Aesthetics; off offline):
-# an attacker who knows them drives them to their top, so the study asks what owning them is worth.
-LEARNED = ("clap_cosine", "aes_pq", "aes_ce", "aes_cu")
-LEARNED_MIDDLE = 0.5  # the learned judges' verdict on an answer before it is attacked: half of each range
-LEARNED_SCORES = ("learned_middle", "owned", "owned_uncapped")  # learned_scores' keys
 
 
 def kit(rng: np.random.Generator) -> Kit:
@@ -58,7 +51,7 @@ def run(judge, tracks: int, seed: int, tick) -> tuple[dict, list[dict]]:
             (verdict,) = judge.score(MUSIC.judging, [MUSIC.job(own, audio, name)], remember=False)
             rows[name].append(
                 {"track": track.name, "score": verdict.score, "gate": verdict.gate, **verdict.parts}
-                | learned_scores(MUSIC.judging, verdict)
+                | owned_scores(MUSIC.judging, verdict.measures, bool(verdict.gate))
             )
         (mine,) = judge.score(MUSIC.judging, [MUSIC.job(own, clip, "own")], remember=False)
         (theirs,) = judge.score(MUSIC.judging, [MUSIC.job(other, clip, "other")], remember=False)
@@ -75,28 +68,12 @@ def run(judge, tracks: int, seed: int, tick) -> tuple[dict, list[dict]]:
     return rows, pairs
 
 
-def learned_scores(judging, verdict) -> dict:
-    """The answer's score were CLAP and the aesthetics measured: at half their range (`learned_middle`), at
-    their top (`owned`: what an attacker who owns them reaches, the ceilings binding) and at their top without
-    the ceilings (`owned_uncapped`). 0 where a gate fired."""
-    if verdict.gate:
-        return {"learned_middle": 0.0, "owned": 0.0, "owned_uncapped": 0.0}
-    ranges = {name: scale for part in judging.parts for name, scale in part.measures.items() if name in LEARNED}
-    middle = {name: r.zero + LEARNED_MIDDLE * (r.one - r.zero) for name, r in ranges.items()}
-    uncapped = dataclasses.replace(judging, parts=tuple(dataclasses.replace(p, ceiling=None) for p in judging.parts))
-    return {
-        "learned_middle": judging.breakdown({**verdict.measures, **middle}).score,
-        "owned": best_possible(judging, verdict.measures, LEARNED),
-        "owned_uncapped": best_possible(uncapped, verdict.measures, LEARNED),
-    }
-
-
 def owning_the_learned_judges(rows: dict) -> dict:
     """Per honest class: the mean score with the learned judges at half their range and at their top, with and
     without the ceilings; for the neural tracks, the share of the uncapped top each keeps under the ceilings."""
     found = {}
     for name in (NEURAL, SYNTH):
-        found[name] = {key: float(np.mean([r[key] for r in rows[name]])) for key in LEARNED_SCORES}
+        found[name] = {key: float(np.mean([r[key] for r in rows[name]])) for key in SCORES}
     kept = [r["owned"] / r["owned_uncapped"] for r in rows[NEURAL] if r["owned_uncapped"] > 0]
     found["neural_kept_at_top"] = {"mean": float(np.mean(kept)), "least": float(np.min(kept))}
     found["synth_gain_capped"] = found[SYNTH]["owned"] - found[SYNTH]["learned_middle"]

@@ -60,3 +60,17 @@ def test_the_gates_that_should_catch_an_attack_do(report):
     summary = report["services"]["vc"]["summary"]
     for replay in ("replay, pitch-shifted", "replay, time-stretched"):  # they say the wrong words
         assert summary[replay]["score"] < 0.2, replay
+
+
+def test_owning_every_judge_nothing_floors_buys_the_cheap_engines_nothing(report):
+    # The standard profile's MOS predictors, speaker encoder, CLAP and aesthetics cannot be loaded here: each row
+    # says what the answer would score with them at half their range and at their top (an attacker who owns them)
+    for result in report["services"].values():
+        for row in result["results"]:
+            scores = [row["learned_middle"], row["owned"], row["owned_uncapped"]]
+            assert scores == [0.0, 0.0, 0.0] if row["gate"] else scores[1] <= scores[2], row
+    for service, engine in (("tts", "espeak"), ("vc", "espeak cloner")):
+        owned = report["services"][service]["summary"][engine]["owned"]
+        # the naturalness student caps the owned judges: without it owning them would be worth a great deal
+        assert owned["owned"] - owned["learned_middle"] <= 0.05 < owned["owned_uncapped"] - owned["owned"] - 0.15
+    assert "Owning the judges nothing floors" in adversaries.markdown(report)
