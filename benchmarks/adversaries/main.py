@@ -97,7 +97,7 @@ def summarise(results: list[dict]) -> dict[str, dict]:
             "gated": sum(1 for r in rows if r["gate"]),
             "rounds": len(rows),
             "gates": dict(gates.most_common()),
-            "owned": {key: fmean(r[key] for r in rows) for key in SCORES if key in rows[0]},
+            "owned": {key: fmean(r[key] for r in rows) for key in SCORES},
         }
     return summary
 

@@ -13,15 +13,15 @@ import dataclasses
 from collections.abc import Mapping
 
 from audionet.benchmarks.attacks.surrogate import best_possible
-from audionet.lib.scoring.declaration import Judging
+from audionet.lib.scoring.declaration import Judging, Range
 
 MIDDLE = 0.5  # the learned judges' verdict on an answer before it is attacked: half of each range
 SCORES = ("learned_middle", "owned", "owned_uncapped")  # owned_scores' keys
 
 
-def capped_measures(judging: Judging) -> tuple[str, ...]:
-    """The measures of every part that has a ceiling: the judges an attacker can own."""
-    return tuple(name for part in judging.parts if part.ceiling is not None for name in part.measures)
+def capped_ranges(judging: Judging) -> dict[str, Range]:
+    """The measures of every part that has a ceiling (the judges an attacker can own), with their ranges."""
+    return {name: scale for part in judging.parts if part.ceiling is not None for name, scale in part.measures.items()}
 
 
 def owned_scores(judging: Judging, measures: Mapping[str, float], gated: bool) -> dict[str, float]:
@@ -30,9 +30,8 @@ def owned_scores(judging: Judging, measures: Mapping[str, float], gated: bool) -
     fired: owning a judge opens no gate."""
     if gated:
         return dict.fromkeys(SCORES, 0.0)
-    learned = capped_measures(judging)
-    ranges = {name: scale for part in judging.parts for name, scale in part.measures.items() if name in learned}
-    middle = {name: r.zero + MIDDLE * (r.one - r.zero) for name, r in ranges.items()}
+    learned = capped_ranges(judging)
+    middle = {name: r.zero + MIDDLE * (r.one - r.zero) for name, r in learned.items()}
     uncapped = dataclasses.replace(judging, parts=tuple(dataclasses.replace(p, ceiling=None) for p in judging.parts))
     return {
         "learned_middle": judging.breakdown({**measures, **middle}).score,

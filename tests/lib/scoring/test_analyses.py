@@ -24,5 +24,5 @@ def test_a_loop_is_a_loop_even_when_its_second_holds_a_pause():
     # Music that does not repeat itself exactly stays far from it, pauses or not
     track = excerpt(labelled_tracks()[0], 6.0, 8.0)
     gapped = track.samples.copy()
-    gapped[RATE // 2 : RATE] = 0.0
+    gapped[track.sample_rate // 2 : track.sample_rate] = 0.0  # half a second of silence
     assert repetition(track) < 0.1 and repetition(Audio(gapped, track.sample_rate)) < 0.1
